@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { canonicalJson, chainHash, GENESIS_HASH, verifyChain, type ChainRecord } from "./hash";
+
+function chain(n: number): ChainRecord[] {
+  const out: ChainRecord[] = [];
+  let prev = GENESIS_HASH;
+  for (let seq = 1; seq <= n; seq++) {
+    const fields = { seq, kind: "stage" as const, operation_id: `op-${seq}`, recorded_at: "2026-08-28T10:00:00.000Z", actor: null, payload: { n: seq }, prev_hash: prev };
+    const hash = chainHash(fields);
+    out.push({ ...fields, hash });
+    prev = hash;
+  }
+  return out;
+}
+
+describe("canonical hashing", () => {
+  it("is RFC 8785: key order and number forms do not matter", () => {
+    expect(canonicalJson({ b: 1, a: [1e0, "x"] })).toBe('{"a":[1,"x"],"b":1}');
+    expect(canonicalJson({ a: 1, b: 2 })).toBe(canonicalJson({ b: 2, a: 1 }));
+  });
+  it("verifies an intact chain and names the first bad seq", () => {
+    const c = chain(10);
+    expect(verifyChain(c)).toMatchObject({ ok: true, count: 10 });
+    const edited = c.map((r) => (r.seq === 4 ? { ...r, payload: { n: 40 } } : r));
+    expect(verifyChain(edited)).toMatchObject({ ok: false, badSeq: 4 });
+    const deleted = c.filter((r) => r.seq !== 6);
+    expect(verifyChain(deleted)).toMatchObject({ ok: false, badSeq: 6 });
+    const swapped = [...c];
+    [swapped[2], swapped[3]] = [swapped[3], swapped[2]];
+    expect(verifyChain(swapped)).toMatchObject({ ok: false, badSeq: 3 });
+  });
+  it("catches a record re-hashed after an edit (its successor no longer links)", () => {
+    const c = chain(5);
+    const forged = { ...c[1], payload: { n: 99 } };
+    forged.hash = chainHash(forged);
+    expect(verifyChain([c[0], forged, ...c.slice(2)])).toMatchObject({ ok: false, badSeq: 3 });
+  });
+});

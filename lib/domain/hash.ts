@@ -1,0 +1,81 @@
+import { createHash } from "node:crypto";
+import canonicalizeImport from "canonicalize";
+
+// canonicalize ships CommonJS with a default export; normalise both module shapes.
+const canonicalizeFn = ((canonicalizeImport as unknown as { default?: unknown }).default ??
+  canonicalizeImport) as (v: unknown) => string | undefined;
+
+/** RFC 8785 (JSON Canonicalization Scheme) text of a JSON value. */
+export function canonicalJson(value: unknown): string {
+  const text = canonicalizeFn(value);
+  if (text === undefined) throw new Error("canonicalJson: value is not representable as JSON");
+  return text;
+}
+
+export function sha256Hex(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+/** Equality of two JSON values, independent of key order. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  return canonicalJson(a ?? null) === canonicalJson(b ?? null);
+}
+
+/** The hash-chained fields of one audit record (shared/API.md "Audit export"). */
+export type ChainFields = {
+  seq: number;
+  kind: "stage" | "correction" | "security";
+  operation_id: string | null;
+  recorded_at: string;
+  actor: string | null;
+  payload: unknown;
+  prev_hash: string;
+};
+
+/** The first record's prev_hash. */
+export const GENESIS_HASH = "0".repeat(64);
+
+/** hash = SHA-256 of the canonical JSON of every chained field, prev_hash included. */
+export function chainHash(fields: ChainFields): string {
+  return sha256Hex(
+    canonicalJson({
+      seq: fields.seq,
+      kind: fields.kind,
+      operation_id: fields.operation_id,
+      recorded_at: fields.recorded_at,
+      actor: fields.actor,
+      payload: fields.payload,
+      prev_hash: fields.prev_hash,
+    }),
+  );
+}
+
+export type ChainRecord = ChainFields & { hash: string };
+
+/**
+ * Walks every link: each record's hash must match its own content, its prev_hash the previous
+ * record's hash, and seq must step by one. Returns the first bad seq, or null when intact.
+ */
+export function verifyChain(
+  records: Iterable<ChainRecord>,
+  start: { prevHash: string; prevSeq: number } = { prevHash: GENESIS_HASH, prevSeq: 0 },
+): { ok: true; count: number; head: string } | { ok: false; badSeq: number; count: number; problem: string } {
+  let prevHash = start.prevHash;
+  let prevSeq = start.prevSeq;
+  let count = 0;
+  for (const r of records) {
+    const problem =
+      r.seq !== prevSeq + 1
+        ? `expected seq ${prevSeq + 1}, found ${r.seq}`
+        : r.prev_hash !== prevHash
+          ? "prev_hash does not match the previous record's hash"
+          : chainHash(r) !== r.hash
+            ? "hash does not match the record's content"
+            : null;
+    if (problem) return { ok: false, badSeq: Number.isInteger(r.seq) && r.seq === prevSeq + 1 ? r.seq : prevSeq + 1, count, problem };
+    prevHash = r.hash;
+    prevSeq = r.seq;
+    count++;
+  }
+  return { ok: true, count, head: prevHash };
+}

@@ -1,0 +1,42 @@
+/**
+ * RFC 3339 timestamps compared exactly. `Date.parse` keeps only milliseconds, so two reads a
+ * few microseconds apart would tie; the classification rules ("at or after the receipt") need
+ * the full precision the client sent.
+ */
+const RFC3339 =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$/;
+
+export function isRfc3339(value: string): boolean {
+  return toInstant(value) !== null;
+}
+
+/** Nanoseconds since the epoch, or null when the text is not an RFC 3339 date-time. */
+export function toInstant(value: string): bigint | null {
+  const m = RFC3339.exec(value);
+  if (!m) return null;
+  const [, y, mo, d, h, mi, s, frac = "", zone] = m;
+  const whole = `${y}-${mo}-${d}T${h}:${mi}:${s}${zone.toUpperCase() === "Z" ? "Z" : zone}`;
+  const ms = Date.parse(whole);
+  if (Number.isNaN(ms)) return null;
+  // Date.parse accepts 2026-02-30; round-tripping the calendar date rejects it.
+  const local = new Date(Date.UTC(+y, +mo - 1, +d, +h, +mi, +s));
+  if (local.getUTCDate() !== +d || local.getUTCMonth() !== +mo - 1 || +h > 23 || +mi > 59 || +s > 59) {
+    return null;
+  }
+  return BigInt(ms) * 1_000_000n + BigInt(frac.padEnd(9, "0"));
+}
+
+/** -1, 0 or 1, like a comparator. Both values must be valid RFC 3339 texts. */
+export function compareInstants(a: string, b: string): number {
+  const x = toInstant(a);
+  const y = toInstant(b);
+  if (x === null || y === null) throw new Error("compareInstants: not an RFC 3339 date-time");
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** The UTC millisecond form used for storage and range filters ("2026-08-28T14:02:11.000Z"). */
+export function normalizeInstant(value: string): string | null {
+  const n = toInstant(value);
+  if (n === null) return null;
+  return new Date(Number(n / 1_000_000n)).toISOString();
+}

@@ -1,0 +1,110 @@
+import { z } from "zod";
+import { isRfc3339 } from "./time";
+
+/**
+ * The ingest wire format (shared/DOMAIN.md "Wire format"). Objects are loose: unknown fields are
+ * accepted and kept verbatim in the stored payload, but classification reads only the fields
+ * named here. The schema validates; the stored payload is always the raw input, never the
+ * parsed copy.
+ */
+
+const timestamp = z
+  .string()
+  .refine(isRfc3339, { message: "must be an RFC 3339 date-time, e.g. 2026-08-28T14:02:11Z" });
+
+const shortText = z.string().max(4096);
+
+/** Ids appear in URLs and filters: printable, no whitespace, no URL delimiters. */
+export const operationIdSchema = z
+  .string()
+  .min(1, "must not be empty")
+  .max(200, "must be at most 200 characters")
+  .regex(/^[^\s/?#%\\\u0000-\u001f\u007f]+$/, "must be printable, without spaces or / ? # % \\");
+
+const jsonObject = z.record(z.string(), z.unknown());
+
+const named = z.union([shortText, z.looseObject({ name: shortText.optional(), version: shortText.optional() })]);
+
+export const intentSchema = z.looseObject({
+  target: shortText.optional(),
+  effect: shortText.optional(),
+  fingerprint: shortText.optional(),
+  params: jsonObject.optional(),
+  relied_on: z.unknown().optional(),
+});
+
+export const receiptStatuses = ["accepted", "rejected"] as const;
+export const receiptSchema = z.looseObject({
+  status: z.enum(receiptStatuses),
+  receipt_id: shortText.nullish(),
+  observed_at: timestamp,
+  tool: named.nullish(),
+  params: jsonObject.nullish(),
+  raw: z.unknown().optional(),
+  effects: z.array(z.unknown()).nullish(),
+  environment: jsonObject.nullish(),
+  preconditions_checked: z.array(z.unknown()).nullish(),
+  partial: z.boolean().nullish(),
+});
+
+export const evidenceSchema = z.union([
+  z.string().max(65536),
+  z.looseObject({ object_id: shortText.nullish(), fingerprint: shortText.nullish(), url: shortText.nullish() }),
+]);
+
+export const readStatuses = ["match", "absent", "mismatch", "unavailable"] as const;
+export const canonicalReadSchema = z.looseObject({
+  status: z.enum(readStatuses),
+  observed_at: timestamp,
+  evidence: evidenceSchema.nullish(),
+  reader: jsonObject.nullish(),
+});
+
+export const sideEffectStatuses = ["observed", "not_observed", "unknown"] as const;
+export const sideEffectSchema = z.looseObject({
+  name: shortText.min(1, "must not be empty"),
+  status: z.enum(sideEffectStatuses),
+});
+
+export const idempotencySchema = z.looseObject({
+  enforced: z.boolean().nullish(),
+  key: shortText.nullish(),
+});
+
+export const operationRecordSchema = z
+  .looseObject({
+    operation_id: operationIdSchema,
+    trajectory_id: operationIdSchema.nullish(),
+    depends_on: z.array(operationIdSchema).max(1000).nullish(),
+    agent: named.nullish(),
+    tool: named.nullish(),
+    claimed_outcome: shortText.nullish(),
+    intent: intentSchema.optional(),
+    receipt: receiptSchema.optional(),
+    canonical_read: z.union([canonicalReadSchema, z.array(canonicalReadSchema).min(1).max(1000)]).optional(),
+    side_effects: z.array(sideEffectSchema).max(1000).optional(),
+    idempotency: idempotencySchema.nullish(),
+  })
+  .refine(
+    (r) => r.intent !== undefined || r.receipt !== undefined || r.canonical_read !== undefined || r.side_effects !== undefined,
+    { message: "a record must carry at least one stage: intent, receipt, canonical_read or side_effects" },
+  );
+
+export type OperationRecord = z.infer<typeof operationRecordSchema>;
+export type Intent = z.infer<typeof intentSchema>;
+export type Receipt = z.infer<typeof receiptSchema>;
+export type CanonicalRead = z.infer<typeof canonicalReadSchema>;
+export type SideEffect = z.infer<typeof sideEffectSchema>;
+export type Evidence = z.infer<typeof evidenceSchema>;
+export type ReadStatus = (typeof readStatuses)[number];
+
+export const STAGE_KEYS = ["intent", "receipt", "canonical_read", "side_effects"] as const;
+export type Stage = (typeof STAGE_KEYS)[number];
+
+/** A zod error as the `details` of a 422: one entry per problem, with a JSON path. */
+export function describeIssues(error: z.ZodError): { path: string; message: string }[] {
+  return error.issues.map((i) => ({
+    path: i.path.length ? i.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("").replace(/^\./, "") : "(record)",
+    message: i.message,
+  }));
+}
