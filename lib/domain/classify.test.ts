@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import essay from "../../../shared/fixtures/essay-x-post.json";
+import essay from "./fixtures/essay-x-post.json";
 import { classify, type OperationFacts, type StageFact } from "./classify";
 import { REASONS, RETRY_DECISIONS } from "./outcomes";
 import { splitRecord } from "./stages";

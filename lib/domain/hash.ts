@@ -52,30 +52,56 @@ export function chainHash(fields: ChainFields): string {
 
 export type ChainRecord = ChainFields & { hash: string };
 
+export type ChainVerdict =
+  | { ok: true; count: number; head: string; lastSeq: number }
+  | { ok: false; badSeq: number; count: number; problem: string };
+
 /**
- * Walks every link: each record's hash must match its own content, its prev_hash the previous
- * record's hash, and seq must step by one. Returns the first bad seq, or null when intact.
+ * Walks every link, one record at a time (so a million-record export streams through): each
+ * record's hash must match its own content, its prev_hash the previous record's hash, and seq
+ * must step by one. The first failure is kept and names the first bad seq.
  */
-export function verifyChain(
-  records: Iterable<ChainRecord>,
-  start: { prevHash: string; prevSeq: number } = { prevHash: GENESIS_HASH, prevSeq: 0 },
-): { ok: true; count: number; head: string } | { ok: false; badSeq: number; count: number; problem: string } {
-  let prevHash = start.prevHash;
-  let prevSeq = start.prevSeq;
-  let count = 0;
-  for (const r of records) {
+export class ChainVerifier {
+  private prevHash: string;
+  private prevSeq: number;
+  private count = 0;
+  private failure: { badSeq: number; problem: string } | null = null;
+
+  constructor(start: { prevHash: string; prevSeq: number } = { prevHash: GENESIS_HASH, prevSeq: 0 }) {
+    this.prevHash = start.prevHash;
+    this.prevSeq = start.prevSeq;
+  }
+
+  /** Returns false once the chain is broken. */
+  push(r: ChainRecord): boolean {
+    if (this.failure) return false;
+    const expected = this.prevSeq + 1;
     const problem =
-      r.seq !== prevSeq + 1
-        ? `expected seq ${prevSeq + 1}, found ${r.seq}`
-        : r.prev_hash !== prevHash
+      r.seq !== expected
+        ? `expected seq ${expected}, found ${r.seq}`
+        : r.prev_hash !== this.prevHash
           ? "prev_hash does not match the previous record's hash"
           : chainHash(r) !== r.hash
             ? "hash does not match the record's content"
             : null;
-    if (problem) return { ok: false, badSeq: Number.isInteger(r.seq) && r.seq === prevSeq + 1 ? r.seq : prevSeq + 1, count, problem };
-    prevHash = r.hash;
-    prevSeq = r.seq;
-    count++;
+    if (problem) {
+      this.failure = { badSeq: expected, problem };
+      return false;
+    }
+    this.prevHash = r.hash;
+    this.prevSeq = r.seq;
+    this.count++;
+    return true;
   }
-  return { ok: true, count, head: prevHash };
+
+  verdict(): ChainVerdict {
+    if (this.failure) return { ok: false, count: this.count, ...this.failure };
+    return { ok: true, count: this.count, head: this.prevHash, lastSeq: this.prevSeq };
+  }
+}
+
+export function verifyChain(records: Iterable<ChainRecord>, start?: { prevHash: string; prevSeq: number }): ChainVerdict {
+  const v = new ChainVerifier(start);
+  for (const r of records) if (!v.push(r)) break;
+  return v.verdict();
 }

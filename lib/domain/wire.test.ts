@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import essay from "../../../shared/fixtures/essay-x-post.json";
+import essay from "./fixtures/essay-x-post.json";
 import { checkJsonShape } from "./json";
 import { reconcileRecord, splitRecord } from "./stages";
 import { compareInstants, normalizeInstant, toInstant } from "./time";

@@ -1,0 +1,10 @@
+import { json } from "@/lib/api/route";
+import { checkHealth } from "@/lib/store/health";
+
+export const dynamic = "force-dynamic";
+
+export async function GET() {
+  const problem = await checkHealth();
+  if (problem) return json({ status: "unavailable", error: { code: "unavailable", message: problem } }, 503);
+  return json({ status: "ok" });
+}

@@ -1,0 +1,14 @@
+import { ApiError } from "@/lib/api/errors";
+import { apiRoute, json } from "@/lib/api/route";
+import { describeIssues } from "@/lib/domain/wire";
+import { listOperations, listQuerySchema } from "@/lib/store/list-operations";
+
+export const GET = apiRoute("operations:read", async ({ req }) => {
+  const params = Object.fromEntries(new URL(req.url).searchParams);
+  const parsed = listQuerySchema.safeParse(params);
+  if (!parsed.success) {
+    const issues = describeIssues(parsed.error);
+    throw new ApiError("invalid_query", issues.map((i) => `${i.path}: ${i.message}`).join("; "), issues);
+  }
+  return json(await listOperations(parsed.data));
+});

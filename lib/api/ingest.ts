@@ -1,0 +1,58 @@
+import "server-only";
+import { checkJsonShape, isPlainObject } from "@/lib/domain/json";
+import { describeIssues, operationRecordSchema } from "@/lib/domain/wire";
+import { ingestRecords, type IngestResult, type ValidRecord } from "@/lib/store/ingest-records";
+import { MiB } from "./body";
+import { ApiError } from "./errors";
+
+export const MAX_REQUEST_BYTES = 4 * MiB;
+export const MAX_RECORD_BYTES = 1 * MiB;
+export const MAX_BATCH = 500;
+
+/** Validates one record; returns the error it earns, or null. */
+function validate(raw: unknown): ApiError | null {
+  const shape = checkJsonShape(raw);
+  if (shape) return new ApiError("invalid_record", `${shape.path}: ${shape.message}`, [shape]);
+  if (!isPlainObject(raw)) return new ApiError("invalid_record", "a record must be a JSON object");
+  if (Buffer.byteLength(JSON.stringify(raw)) > MAX_RECORD_BYTES) {
+    return new ApiError("too_large", "a record may be at most 1 MiB", { max_bytes: MAX_RECORD_BYTES });
+  }
+  const parsed = operationRecordSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = describeIssues(parsed.error);
+    return new ApiError("invalid_record", issues.map((i) => `${i.path}: ${i.message}`).join("; "), issues);
+  }
+  return null;
+}
+
+const asItem = (r: IngestResult) =>
+  "error" in r ? { index: r.index, status: r.status, ...r.error.toJSON() } : { index: r.index, status: r.status, ...r.body };
+
+/**
+ * POST /api/v1/receipts: one record, or `{"records": [...]}`. Returns status and body.
+ * A batch stores its valid items together; an invalid or conflicting item stores nothing.
+ */
+export async function ingestBody(body: unknown, actor: string): Promise<{ status: number; body: unknown }> {
+  if (isPlainObject(body) && "records" in body && !("operation_id" in body)) {
+    const records = body.records;
+    if (!Array.isArray(records)) throw new ApiError("invalid_request", "records must be an array of operation records");
+    if (records.length > MAX_BATCH) throw new ApiError("too_large", `a batch may hold at most ${MAX_BATCH} records`, { max_records: MAX_BATCH, records: records.length });
+    if (!records.length) throw new ApiError("invalid_request", "records is empty: send at least one record");
+    const failed: IngestResult[] = [];
+    const valid: ValidRecord[] = [];
+    records.forEach((raw, index) => {
+      const error = validate(raw);
+      if (error) failed.push({ index, status: error.status, error });
+      else valid.push({ index, operationId: (raw as { operation_id: string }).operation_id, raw: raw as Record<string, unknown> });
+    });
+    const results = [...failed, ...(await ingestRecords(valid, actor))].sort((a, b) => a.index - b.index);
+    const allOk = results.every((r) => !("error" in r));
+    return { status: allOk ? 200 : 207, body: { results: results.map(asItem) } };
+  }
+  const error = validate(body);
+  if (error) throw error;
+  const raw = body as Record<string, unknown>;
+  const [result] = await ingestRecords([{ index: 0, operationId: raw.operation_id as string, raw }], actor);
+  if ("error" in result) throw result.error;
+  return { status: result.status, body: result.body };
+}

@@ -1,0 +1,61 @@
+/**
+ * The one permission table: roles, token scopes and what each allows. Server checks and UI
+ * both read it, so a button a role may not use is never shown and the server refuses anyway.
+ */
+export const ROLES = ["viewer", "reviewer", "admin"] as const;
+export type Role = (typeof ROLES)[number];
+
+export const SCOPES = ["ingest", "read", "export", "review"] as const;
+export type Scope = (typeof SCOPES)[number];
+
+const ROLE_RANK: Record<Role, number> = { viewer: 0, reviewer: 1, admin: 2 };
+
+/** The minimum role of a token's owner for each scope (shared/API.md "Authentication"). */
+export const SCOPE_MIN_ROLE: Record<Scope, Role> = {
+  ingest: "viewer",
+  read: "viewer",
+  export: "viewer",
+  review: "reviewer",
+};
+
+export const PERMISSIONS = {
+  "receipts:ingest": { scope: "ingest", minRole: "viewer" },
+  "operations:read": { scope: "read", minRole: "viewer" },
+  "audit:export": { scope: "export", minRole: "viewer" },
+  "operations:correct": { scope: "review", minRole: "reviewer" },
+  "users:manage": { scope: null, minRole: "admin" },
+  "tokens:own": { scope: null, minRole: "viewer" },
+} as const satisfies Record<string, { scope: Scope | null; minRole: Role }>;
+export type Permission = keyof typeof PERMISSIONS;
+
+export function isRole(v: unknown): v is Role {
+  return typeof v === "string" && (ROLES as readonly string[]).includes(v);
+}
+
+export function isScope(v: unknown): v is Scope {
+  return typeof v === "string" && (SCOPES as readonly string[]).includes(v);
+}
+
+export function roleAtLeast(role: Role, min: Role): boolean {
+  return ROLE_RANK[role] >= ROLE_RANK[min];
+}
+
+/** Scopes a token may carry for an owner of this role. */
+export function scopesAllowedFor(role: Role): Scope[] {
+  return SCOPES.filter((s) => roleAtLeast(role, SCOPE_MIN_ROLE[s]));
+}
+
+export type Principal =
+  | { kind: "session"; userId: string; email: string; role: Role }
+  | { kind: "token"; userId: string; email: string; role: Role; tokenId: string; scopes: Scope[] };
+
+/**
+ * Whether a principal may use a permission. A token needs the scope *and* an owner whose
+ * current role still allows it (a demoted owner's review token stops reviewing).
+ */
+export function can(principal: Principal, permission: Permission): boolean {
+  const rule = PERMISSIONS[permission];
+  if (!roleAtLeast(principal.role, rule.minRole)) return false;
+  if (principal.kind === "token") return rule.scope !== null && principal.scopes.includes(rule.scope);
+  return true;
+}

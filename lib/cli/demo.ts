@@ -1,0 +1,54 @@
+/**
+ * `npm run demo`: build, migrate the embedded database, load the demo data, create the demo
+ * users and an API token, print where to sign in, and start the server.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import path from "node:path";
+import { prepare, startServer } from "./start";
+
+export const DEMO_USERS = [
+  { email: "admin@reconcile.test", password: "reconcile-demo-admin", role: "admin" },
+  { email: "reviewer@reconcile.test", password: "reconcile-demo-reviewer", role: "reviewer" },
+  { email: "viewer@reconcile.test", password: "reconcile-demo-viewer", role: "viewer" },
+] as const;
+
+function cli(args: string[], env: NodeJS.ProcessEnv, allowFail = false): string {
+  const r = spawnSync(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", ...args], {
+    env,
+    encoding: "utf8",
+  });
+  if (r.status !== 0 && !allowFail) throw new Error(`${args[0]} failed: ${r.stderr || r.stdout}`);
+  return r.stdout;
+}
+
+async function main() {
+  const port = process.env.PORT || "3000";
+  if (!process.argv.includes("--no-build")) {
+    console.log("building the app (next build)…");
+    execFileSync(process.execPath, [path.resolve("node_modules/next/dist/bin/next"), "build"], { stdio: "inherit" });
+  }
+  const env = await prepare();
+  console.log(cli(["demo:load"], env).trim());
+  for (const u of DEMO_USERS) cli(["users:add", "--email", u.email, "--password", u.password, "--role", u.role], env, true);
+  const token = cli(["tokens:add", "--email", DEMO_USERS[0].email, "--scopes", "ingest,read,export,review", "--name", `demo ${new Date().toISOString()}`], env)
+    .trim()
+    .split("\n")
+    .pop();
+  const url = `http://localhost:${port}`;
+  console.log(`
+Reconcile demo is starting at ${url}
+
+  Sign in at ${url}/login
+${DEMO_USERS.map((u) => `    ${u.role.padEnd(9)} ${u.email} / ${u.password}`).join("\n")}
+
+  An API token for the admin (ingest, read, export, review), shown once:
+    ${token}
+  Try:  curl -H "Authorization: Bearer ${token}" ${url}/api/v1/operations?outcome=divergent
+`);
+  startServer(env, port);
+}
+
+main().catch((e) => {
+  console.error(e instanceof Error ? e.message : e);
+  process.exit(1);
+});

@@ -1,0 +1,47 @@
+/**
+ * `npm start`: applies pending migrations, makes sure an AUTH_SECRET exists (created once and
+ * kept under ./data when unset), then runs the production server in this process's place.
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { deployMigrations } from "./schema-engine";
+
+export const DEFAULT_DATABASE_URL = "file:./data/reconcile.db";
+
+export function ensureAuthSecret(dataDir = "data"): string {
+  if (process.env.AUTH_SECRET) return process.env.AUTH_SECRET;
+  const file = path.join(dataDir, "auth-secret");
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString("base64url") + "\n", { mode: 0o600 });
+  }
+  return readFileSync(file, "utf8").trim();
+}
+
+export async function prepare(): Promise<NodeJS.ProcessEnv> {
+  const url = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
+  const { applied } = await deployMigrations(url);
+  if (applied.length) console.log(`applied ${applied.length} migration(s): ${applied.join(", ")}`);
+  return { ...process.env, DATABASE_URL: url, AUTH_SECRET: ensureAuthSecret() };
+}
+
+export function startServer(env: NodeJS.ProcessEnv, port = env.PORT || "3000") {
+  const next = path.resolve("node_modules/next/dist/bin/next");
+  const args = [next, "start", "-p", String(port), ...(env.HOSTNAME ? ["-H", env.HOSTNAME] : [])];
+  const child = spawn(process.execPath, args, { env, stdio: "inherit" });
+  for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => child.kill(sig));
+  child.on("exit", (code) => process.exit(code ?? 0));
+  return child;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
+  prepare().then(
+    (env) => startServer(env),
+    (e) => {
+      console.error(`could not start: ${e instanceof Error ? e.message : e}`);
+      process.exit(1);
+    },
+  );
+}

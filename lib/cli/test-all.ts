@@ -1,0 +1,76 @@
+/**
+ * `npm test`: the whole suite, in order: typecheck, lint, the PostgreSQL schema twin check,
+ * unit tests, a production build, integration tests against the real server on SQLite (and on
+ * PostgreSQL when TEST_DATABASE_URL names one), and the Playwright e2e suite in Chromium.
+ * Ends with one plain line "N passed, N failed" counting every test (and every check step).
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+
+type Step = { name: string; passed: number; failed: number; ok: boolean };
+const steps: Step[] = [];
+const bin = (name: string) => path.resolve("node_modules/.bin", name);
+mkdirSync("test-results", { recursive: true });
+
+function run(name: string, cmd: string, args: string[], env: Record<string, string> = {}): boolean {
+  console.log(`\n━━ ${name} ━━`);
+  const r = spawnSync(cmd, args, { stdio: "inherit", env: { ...process.env, ...env } });
+  return r.status === 0;
+}
+
+function check(name: string, cmd: string, args: string[]) {
+  const ok = run(name, cmd, args);
+  steps.push({ name, passed: ok ? 1 : 0, failed: ok ? 0 : 1, ok });
+}
+
+function vitest(name: string, project: string, env: Record<string, string> = {}) {
+  const out = `test-results/${name.replace(/\W+/g, "-")}.json`;
+  rmSync(out, { force: true });
+  const ok = run(name, bin("vitest"), ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile=${out}`], env);
+  let passed = 0;
+  let failed = ok ? 0 : 1;
+  if (existsSync(out)) {
+    const j = JSON.parse(readFileSync(out, "utf8"));
+    passed = j.numPassedTests;
+    failed = j.numFailedTests + (ok || j.numFailedTests ? 0 : 1);
+  }
+  steps.push({ name, passed, failed, ok });
+}
+
+function playwright() {
+  const out = "test-results/e2e.json";
+  rmSync(out, { force: true });
+  const ok = run("e2e (Chromium)", bin("playwright"), ["test"], { PLAYWRIGHT_JSON_OUTPUT_NAME: out });
+  let passed = 0;
+  let failed = ok ? 0 : 1;
+  if (existsSync(out)) {
+    const s = JSON.parse(readFileSync(out, "utf8")).stats;
+    passed = s.expected + s.flaky;
+    failed = s.unexpected + (ok || s.unexpected ? 0 : 1);
+  }
+  steps.push({ name: "e2e (Chromium)", passed, failed, ok });
+}
+
+check("typecheck", bin("tsc"), ["--noEmit"]);
+check("lint", bin("eslint"), [".", "--max-warnings=0"]);
+check("schema twin", bin("tsx"), ["lib/cli/prisma-generate.ts", "--check"]);
+vitest("unit", "unit");
+const built = run("build", bin("next"), ["build"]);
+steps.push({ name: "build", passed: built ? 1 : 0, failed: built ? 0 : 1, ok: built });
+if (built) {
+  vitest("integration (SQLite)", "integration");
+  if (process.env.TEST_DATABASE_URL) {
+    vitest("integration (PostgreSQL)", "integration", { INTEGRATION_DATABASE_URL: process.env.TEST_DATABASE_URL });
+  } else {
+    console.log("\nTEST_DATABASE_URL is not set: the PostgreSQL integration run is left out.");
+  }
+  playwright();
+}
+
+console.log("\n━━ summary ━━");
+for (const s of steps) console.log(`${s.ok ? "ok  " : "FAIL"} ${s.name}: ${s.passed} passed, ${s.failed} failed`);
+const passed = steps.reduce((n, s) => n + s.passed, 0);
+const failed = steps.reduce((n, s) => n + s.failed, 0);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed || steps.some((s) => !s.ok) ? 1 : 0);

@@ -1,0 +1,80 @@
+import { classify, toolName, type Classification, type StageFact } from "./classify";
+import { isPlainObject } from "./json";
+import { retryDecision, type EffectiveOutcome, type Idempotency, type RetryDecision } from "./outcomes";
+import { mergeEnvelopes } from "./stages";
+import type { Stage } from "./wire";
+
+/** A stage record as stored (chain payload of kind "stage"). */
+export type StoredStage = {
+  seq: number;
+  stage: Stage;
+  observed_at: string | null;
+  recorded_at: string;
+  /** The stage exactly as received. */
+  data: unknown;
+  envelope: Record<string, unknown> | null;
+};
+
+export type OperationState = {
+  envelope: Record<string, unknown>;
+  classification: Classification;
+  effective_outcome: EffectiveOutcome;
+  retry: RetryDecision;
+  /** The agent claimed success while the outcome is not verified. */
+  overclaimed: boolean;
+  /** Uncertain or divergent and not resolved, or overclaimed. */
+  needs_review: boolean;
+  tool: string | null;
+  agent: string | null;
+  target: string | null;
+  trajectory_id: string | null;
+  claimed_outcome: string | null;
+  receipt_status: string | null;
+  receipt_id: string | null;
+  depends_on: string[];
+  /** Operation id, receipt id and evidence object ids: what free-text search finds. */
+  search_keys: string[];
+};
+
+const str = (v: unknown): string | null => (typeof v === "string" && v.length > 0 ? v : null);
+
+/**
+ * Everything derived about one operation from its immutable records. Stage payloads were
+ * validated at ingest, so they are read here with the wire types.
+ */
+export function deriveOperation(operationId: string, stages: StoredStage[]): OperationState {
+  const ordered = [...stages].sort((a, b) => a.seq - b.seq);
+  const envelope = mergeEnvelopes(ordered.map((s) => s.envelope));
+  const facts = ordered.map((s) => ({ stage: s.stage, seq: s.seq, payload: s.data }) as StageFact);
+  const classification = classify({ tool: envelope.tool, idempotency: envelope.idempotency as Idempotency, stages: facts });
+  const effective: EffectiveOutcome = classification.outcome;
+  const intent = ordered.find((s) => s.stage === "intent")?.data as Record<string, unknown> | undefined;
+  const receipt = ordered.find((s) => s.stage === "receipt")?.data as Record<string, unknown> | undefined;
+  const claimed = str(envelope.claimed_outcome);
+  const overclaimed = claimed === "success" && effective !== "verified";
+  const keys = new Set<string>([operationId]);
+  if (str(receipt?.receipt_id)) keys.add(receipt!.receipt_id as string);
+  for (const s of ordered) {
+    if (s.stage !== "canonical_read" || !isPlainObject(s.data)) continue;
+    const ev = s.data.evidence;
+    if (isPlainObject(ev) && str(ev.object_id)) keys.add(ev.object_id as string);
+  }
+  const agent = envelope.agent;
+  return {
+    envelope,
+    classification,
+    effective_outcome: effective,
+    retry: retryDecision(effective, envelope.idempotency as Idempotency),
+    overclaimed,
+    needs_review: effective === "uncertain" || effective === "divergent" || overclaimed,
+    tool: toolName(envelope.tool),
+    agent: typeof agent === "string" ? str(agent) : isPlainObject(agent) ? str(agent.name) : null,
+    target: str(intent?.target),
+    trajectory_id: str(envelope.trajectory_id),
+    claimed_outcome: claimed,
+    receipt_status: str(receipt?.status),
+    receipt_id: str(receipt?.receipt_id),
+    depends_on: Array.isArray(envelope.depends_on) ? [...new Set(envelope.depends_on.filter((d): d is string => typeof d === "string"))] : [],
+    search_keys: [...keys],
+  };
+}

@@ -1,0 +1,26 @@
+import { z } from "zod";
+
+/**
+ * Security events, one typed shape per `type`, all appended to the audit chain. Built only
+ * through `securityEvent()` so that every event is validated before it is chained.
+ */
+const base = { source: z.string().nullable().optional() };
+export const securityEventSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("user.created"), email: z.string(), role: z.string(), via: z.enum(["cli", "setup", "admin", "demo", "sso"]), ...base }),
+  z.object({ type: z.literal("user.role_changed"), email: z.string(), from: z.string(), to: z.string(), ...base }),
+  z.object({ type: z.literal("user.disabled"), email: z.string(), ...base }),
+  z.object({ type: z.literal("user.enabled"), email: z.string(), ...base }),
+  z.object({ type: z.literal("token.created"), token_id: z.string(), owner: z.string(), name: z.string(), scopes: z.array(z.string()), ...base }),
+  z.object({ type: z.literal("token.revoked"), token_id: z.string(), owner: z.string(), ...base }),
+  z.object({ type: z.literal("signin.succeeded"), email: z.string(), method: z.string(), ...base }),
+  z.object({ type: z.literal("signin.failed"), email: z.string(), reason: z.string(), ...base }),
+  z.object({ type: z.literal("signout"), email: z.string(), ...base }),
+  z.object({ type: z.literal("authorization.refused"), permission: z.string(), method: z.string(), path: z.string(), ...base }),
+  z.object({ type: z.literal("audit.exported"), format: z.string(), filter: z.record(z.string(), z.unknown()), ...base }),
+  z.object({ type: z.literal("projections.rebuilt"), operations: z.number(), ...base }),
+]);
+export type SecurityEvent = z.infer<typeof securityEventSchema>;
+
+export function securityEvent(event: SecurityEvent): SecurityEvent {
+  return securityEventSchema.parse(event);
+}

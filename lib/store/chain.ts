@@ -1,0 +1,96 @@
+import "server-only";
+import { chainHash, GENESIS_HASH, type ChainFields, type ChainRecord } from "@/lib/domain/hash";
+import type { Tx } from "./db";
+
+export type ChainEntry = {
+  kind: ChainFields["kind"];
+  operation_id: string | null;
+  actor: string | null;
+  payload: unknown;
+  /** Query columns for stage records; they repeat what the payload says. */
+  stage?: string | null;
+  observed_at?: string | null;
+};
+
+/**
+ * Appends entries to the one audit chain inside the caller's transaction: takes the chain
+ * lock, reads the head, assigns consecutive seqs and links each hash to the one before.
+ * The caller's state change and these records commit or fail together.
+ */
+export async function appendToChain(
+  tx: Tx,
+  entries: ChainEntry[],
+  recordedAt = new Date().toISOString(),
+  opts: { locked?: boolean } = {},
+): Promise<ChainRecord[]> {
+  if (entries.length === 0) return [];
+  if (!opts.locked) await lockChain(tx);
+  const head = await tx.chainRecord.findFirst({ orderBy: { seq: "desc" }, select: { seq: true, hash: true } });
+  let seq = head?.seq ?? 0;
+  let prev = head?.hash ?? GENESIS_HASH;
+  const out: ChainRecord[] = [];
+  for (const e of entries) {
+    seq += 1;
+    const fields: ChainFields = {
+      seq,
+      kind: e.kind,
+      operation_id: e.operation_id,
+      recorded_at: recordedAt,
+      actor: e.actor,
+      payload: e.payload,
+      prev_hash: prev,
+    };
+    const hash = chainHash(fields);
+    out.push({ ...fields, hash });
+    prev = hash;
+  }
+  await tx.chainRecord.createMany({
+    data: out.map((r, i) => ({
+      seq: r.seq,
+      kind: r.kind,
+      operationId: r.operation_id,
+      stage: entries[i].stage ?? null,
+      observedAt: entries[i].observed_at ?? null,
+      recordedAt: r.recorded_at,
+      actor: r.actor,
+      payload: JSON.stringify(r.payload),
+      prevHash: r.prev_hash,
+      hash: r.hash,
+    })),
+  });
+  return out;
+}
+
+/**
+ * Written first, so concurrent appenders queue here (see ChainLock in prisma/schema.prisma).
+ * Callers that must read state before appending take it themselves, first thing.
+ */
+export async function lockChain(tx: Tx): Promise<void> {
+  await tx.$executeRawUnsafe(
+    "INSERT INTO chain_lock (id, n) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET n = chain_lock.n + 1",
+  );
+}
+
+type StoredRow = {
+  seq: number;
+  kind: string;
+  operationId: string | null;
+  recordedAt: string;
+  actor: string | null;
+  payload: string;
+  prevHash: string;
+  hash: string;
+};
+
+export function toChainRecord(row: StoredRow): ChainRecord {
+  return {
+    seq: row.seq,
+    kind: row.kind as ChainRecord["kind"],
+    operation_id: row.operationId,
+    recorded_at: row.recordedAt,
+    actor: row.actor,
+    payload: JSON.parse(row.payload),
+    prev_hash: row.prevHash,
+    hash: row.hash,
+  };
+}

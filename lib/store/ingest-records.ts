@@ -1,0 +1,124 @@
+import "server-only";
+import { ApiError } from "@/lib/api/errors";
+import { deriveOperation, type OperationState, type StoredStage } from "@/lib/domain/operation";
+import { reconcileRecord, mergeEnvelopes, type StageRecordDraft } from "@/lib/domain/stages";
+import { appendToChain, lockChain } from "./chain";
+import { writeTransaction } from "./db";
+import { writeProjection } from "./projection";
+import { loadStages } from "./stage-records";
+
+/** The derived state the API answers with for each operation (shared/API.md "Ingest"). */
+export function derivedState(operationId: string, state: OperationState) {
+  const c = state.classification;
+  return {
+    operation_id: operationId,
+    outcome: c.outcome,
+    reason: c.reason,
+    failure_category: c.failure_category,
+    observed_side_effects: c.observed_side_effects,
+    retry: c.retry,
+  };
+}
+
+export type ValidRecord = { index: number; operationId: string; raw: Record<string, unknown> };
+
+export type IngestResult =
+  | { index: number; status: 200 | 201; body: ReturnType<typeof derivedState> & { duplicate: boolean } }
+  | { index: number; status: number; error: ApiError };
+
+/**
+ * Ingests validated records in one transaction: every accepted record's new stage records are
+ * appended to the chain and the projection updated together; a record in conflict stores
+ * nothing and gets its own error. The chain lock is taken first, so two requests carrying the
+ * same stage cannot both store it.
+ */
+export async function ingestRecords(records: ValidRecord[], actor: string): Promise<IngestResult[]> {
+  if (!records.length) return [];
+  return writeTransaction(async (tx) => {
+    await lockChain(tx);
+    const ids = [...new Set(records.map((r) => r.operationId))];
+    const existing = await loadStages(tx, ids);
+    const identities = new Map(
+      (await tx.operation.findMany({ where: { operationId: { in: ids } } })).map((o) => [o.operationId, o]),
+    );
+    const isNew = new Set(ids.filter((id) => !identities.has(id)));
+
+    // Decide each record against what is stored plus what earlier records of this batch add.
+    const working = new Map<string, { stage: StageRecordDraft["stage"]; payload: unknown; envelope: Record<string, unknown> | null }[]>();
+    for (const id of ids) {
+      working.set(id, (existing.get(id) ?? []).map((s) => ({ stage: s.stage, payload: s.data, envelope: s.envelope })));
+    }
+    const accepted: { record: ValidRecord; fresh: StageRecordDraft[]; duplicate: boolean }[] = [];
+    const results: IngestResult[] = [];
+    for (const record of records) {
+      const held = working.get(record.operationId)!;
+      const decision = reconcileRecord(record.raw, held, mergeEnvelopes(held.map((h) => h.envelope)));
+      if (decision.kind === "conflict") {
+        results.push({ index: record.index, status: 409, error: new ApiError("conflict", decision.message, decision.details) });
+        continue;
+      }
+      for (const d of decision.fresh) held.push({ stage: d.stage, payload: d.payload, envelope: d.envelope });
+      accepted.push({ record, fresh: decision.fresh, duplicate: decision.duplicate });
+    }
+
+    const entries = accepted.flatMap(({ record, fresh }) =>
+      fresh.map((d) => ({
+        kind: "stage" as const,
+        operation_id: record.operationId,
+        actor,
+        stage: d.stage,
+        observed_at: d.observed_at,
+        payload: { stage: d.stage, observed_at: d.observed_at, data: d.payload, ...(d.envelope ? { envelope: d.envelope } : {}) },
+      })),
+    );
+    const appended = await appendToChain(tx, entries, undefined, { locked: true });
+
+    // New operations get their immutable identity row; touched ones a fresh projection.
+    const stagesById = new Map<string, StoredStage[]>();
+    for (const id of ids) stagesById.set(id, [...(existing.get(id) ?? [])]);
+    appended.forEach((rec, i) => {
+      const p = rec.payload as { stage: StoredStage["stage"]; observed_at: string | null; data: unknown; envelope?: Record<string, unknown> };
+      stagesById.get(rec.operation_id!)!.push({
+        seq: rec.seq,
+        stage: entries[i].stage,
+        observed_at: p.observed_at,
+        recorded_at: rec.recorded_at,
+        data: p.data,
+        envelope: p.envelope ?? null,
+      });
+    });
+    const touched = [...new Set(appended.map((r) => r.operation_id!))];
+    const created = touched.filter((id) => isNew.has(id));
+    if (created.length) {
+      const rows = created.map((id) => {
+        const first = stagesById.get(id)![0];
+        return { operationId: id, createdSeq: first.seq, createdAt: first.recorded_at };
+      });
+      await tx.operation.createMany({ data: rows });
+      for (const r of rows) identities.set(r.operationId, r);
+    }
+    const states = await writeProjection(
+      tx,
+      touched.map((id) => ({ identity: identities.get(id)!, stages: stagesById.get(id)! })),
+    );
+
+    // Duplicates of known operations still answer with the current derived state.
+    const untouched = ids.filter((id) => !states.has(id) && identities.has(id));
+    for (const id of untouched) states.set(id, deriveOperation(id, stagesById.get(id)!));
+    const firstAcceptedIndex = new Map<string, number>();
+    for (const a of accepted) {
+      if (!firstAcceptedIndex.has(a.record.operationId) && a.fresh.length) firstAcceptedIndex.set(a.record.operationId, a.record.index);
+    }
+    for (const { record, duplicate } of accepted) {
+      const state = states.get(record.operationId);
+      if (!state) continue; // unreachable: an accepted record either added stages or its operation exists
+      const createdHere = isNew.has(record.operationId) && firstAcceptedIndex.get(record.operationId) === record.index;
+      results.push({
+        index: record.index,
+        status: createdHere ? 201 : 200,
+        body: { ...derivedState(record.operationId, state), duplicate },
+      });
+    }
+    return results.sort((a, b) => a.index - b.index);
+  });
+}

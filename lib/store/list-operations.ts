@@ -1,0 +1,100 @@
+import "server-only";
+import { z } from "zod";
+import { EFFECTIVE_OUTCOMES, OUTCOMES } from "@/lib/domain/outcomes";
+import { normalizeInstant } from "@/lib/domain/time";
+import { reader } from "./db";
+
+/** Query parameters of GET /api/v1/operations, shared by the route and the pages. */
+export const listQuerySchema = z
+  .object({
+    outcome: z.enum(EFFECTIVE_OUTCOMES).optional(),
+    classified_as: z.enum(OUTCOMES).optional(),
+    tool: z.string().min(1).max(200).optional(),
+    trajectory_id: z.string().min(1).max(200).optional(),
+    needs_review: z.enum(["true", "false"]).transform((v) => v === "true").optional(),
+    q: z.string().trim().min(1).max(200).optional(),
+    since: z.string().transform((v, ctx) => normalizeInstant(v) ?? (ctx.addIssue({ code: "custom", message: "must be an RFC 3339 date-time" }), z.NEVER)).optional(),
+    until: z.string().transform((v, ctx) => normalizeInstant(v) ?? (ctx.addIssue({ code: "custom", message: "must be an RFC 3339 date-time" }), z.NEVER)).optional(),
+    limit: z.coerce.number().int("must be a whole number").min(1, "must be at least 1").default(50).transform((n) => Math.min(n, 200)),
+    cursor: z
+      .string()
+      .regex(/^[0-9]{1,15}$/, "is not a cursor this API returned")
+      .transform(Number)
+      .optional(),
+  })
+  .strict();
+export type ListQuery = z.infer<typeof listQuerySchema>;
+
+export type OperationListItem = {
+  operation_id: string;
+  trajectory_id: string | null;
+  tool: string | null;
+  agent: string | null;
+  target: string | null;
+  claimed_outcome: string | null;
+  receipt_status: string | null;
+  receipt_id: string | null;
+  outcome: string;
+  reason: string;
+  failure_category: number | null;
+  effective_outcome: string;
+  needs_review: boolean;
+  overclaimed: boolean;
+  created_at: string;
+  updated_at: string;
+};
+
+/** How many operations a free-text search considers; more precise queries narrow it. */
+const SEARCH_KEY_LIMIT = 1000;
+
+/** Newest first, keyset-paginated on the operation's place in the chain (created_seq). */
+export async function listOperations(query: ListQuery): Promise<{ items: OperationListItem[]; next_cursor: string | null }> {
+  const db = await reader();
+  let idFilter: string[] | undefined;
+  if (query.q) {
+    // Exact or prefix match on operation id, receipt id and evidence object ids (an index range).
+    const keys = await db.operationKey.findMany({
+      where: { key: { gte: query.q, lt: query.q + "\uffff" } },
+      select: { operationId: true },
+      take: SEARCH_KEY_LIMIT,
+    });
+    idFilter = [...new Set(keys.map((k) => k.operationId))];
+    if (!idFilter.length) return { items: [], next_cursor: null };
+  }
+  const rows = await db.operationView.findMany({
+    where: {
+      ...(query.outcome ? { effectiveOutcome: query.outcome } : {}),
+      ...(query.classified_as ? { outcome: query.classified_as } : {}),
+      ...(query.tool ? { tool: query.tool } : {}),
+      ...(query.trajectory_id ? { trajectoryId: query.trajectory_id } : {}),
+      ...(query.needs_review !== undefined ? { needsReview: query.needs_review } : {}),
+      ...(idFilter ? { operationId: { in: idFilter } } : {}),
+      ...(query.since || query.until ? { createdAt: { ...(query.since ? { gte: query.since } : {}), ...(query.until ? { lt: query.until } : {}) } } : {}),
+      ...(query.cursor !== undefined ? { createdSeq: { lt: query.cursor } } : {}),
+    },
+    orderBy: { createdSeq: "desc" },
+    take: query.limit + 1,
+  });
+  const page = rows.slice(0, query.limit);
+  return {
+    items: page.map((r) => ({
+      operation_id: r.operationId,
+      trajectory_id: r.trajectoryId,
+      tool: r.tool,
+      agent: r.agent,
+      target: r.target,
+      claimed_outcome: r.claimedOutcome,
+      receipt_status: r.receiptStatus,
+      receipt_id: r.receiptId,
+      outcome: r.outcome,
+      reason: r.reason,
+      failure_category: r.failureCategory,
+      effective_outcome: r.effectiveOutcome,
+      needs_review: r.needsReview,
+      overclaimed: r.overclaimed,
+      created_at: r.createdAt,
+      updated_at: r.updatedAt,
+    })),
+    next_cursor: rows.length > query.limit ? String(page[page.length - 1].createdSeq) : null,
+  };
+}

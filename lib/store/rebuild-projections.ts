@@ -1,0 +1,38 @@
+import "server-only";
+import { lockChain } from "./chain";
+import { writeTransaction } from "./db";
+import { writeProjection } from "./projection";
+import { loadStages } from "./stage-records";
+
+const PAGE = 500;
+
+/**
+ * Recreates the derived projection from the immutable records alone: clears it, then derives
+ * every operation again, page by page. Each page holds the chain lock, so ingest running
+ * meanwhile never interleaves with a half-derived operation.
+ */
+export async function rebuildProjections(onProgress?: (done: number) => void): Promise<{ operations: number }> {
+  await writeTransaction(async (tx) => {
+    await lockChain(tx);
+    await tx.operationView.deleteMany({});
+    await tx.operationKey.deleteMany({});
+    await tx.operationEdge.deleteMany({});
+  });
+  let after = -1;
+  let done = 0;
+  for (;;) {
+    const n = await writeTransaction(async (tx) => {
+      await lockChain(tx);
+      const ops = await tx.operation.findMany({ where: { createdSeq: { gt: after } }, orderBy: { createdSeq: "asc" }, take: PAGE });
+      if (!ops.length) return 0;
+      const stages = await loadStages(tx, ops.map((o) => o.operationId));
+      await writeProjection(tx, ops.map((identity) => ({ identity, stages: stages.get(identity.operationId) ?? [] })));
+      after = ops[ops.length - 1].createdSeq;
+      return ops.length;
+    });
+    if (!n) break;
+    done += n;
+    onProgress?.(done);
+  }
+  return { operations: done };
+}

@@ -1,0 +1,43 @@
+import "server-only";
+import type { StoredStage } from "@/lib/domain/operation";
+import type { Stage } from "@/lib/domain/wire";
+import type { Db, Tx } from "./db";
+
+/** The chain payload of a stage record. */
+export type StagePayload = { stage: Stage; observed_at: string | null; data: unknown; envelope?: Record<string, unknown> };
+
+type Row = { seq: number; operationId: string | null; recordedAt: string; payload: string; hash: string };
+
+export type LoadedStage = StoredStage & { operation_id: string; hash: string };
+
+export function toStoredStage(row: Row): LoadedStage {
+  const p = JSON.parse(row.payload) as StagePayload;
+  return {
+    operation_id: row.operationId!,
+    seq: row.seq,
+    stage: p.stage,
+    observed_at: p.observed_at,
+    recorded_at: row.recordedAt,
+    data: p.data,
+    envelope: p.envelope ?? null,
+    hash: row.hash,
+  };
+}
+
+/** All stage records of these operations, in chain order, grouped by operation. */
+export async function loadStages(db: Db | Tx, operationIds: string[]): Promise<Map<string, LoadedStage[]>> {
+  const out = new Map<string, LoadedStage[]>();
+  if (!operationIds.length) return out;
+  const rows = await db.chainRecord.findMany({
+    where: { kind: "stage", operationId: { in: operationIds } },
+    orderBy: { seq: "asc" },
+    select: { seq: true, operationId: true, recordedAt: true, payload: true, hash: true },
+  });
+  for (const row of rows) {
+    const s = toStoredStage(row);
+    const list = out.get(s.operation_id) ?? [];
+    list.push(s);
+    out.set(s.operation_id, list);
+  }
+  return out;
+}

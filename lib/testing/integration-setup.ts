@@ -1,0 +1,93 @@
+/**
+ * Vitest global setup for the integration suite: a fresh database (a temporary SQLite file, or
+ * a clean schema of the PostgreSQL named by INTEGRATION_DATABASE_URL), migrated by the real
+ * deploy, and the real production server (`next start`) on a free port against it.
+ */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import type { TestProject } from "vitest/node";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    baseUrl: string;
+    databaseUrl: string;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+}
+
+async function resetPostgres(url: string) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query("DROP SCHEMA IF EXISTS public CASCADE");
+    await client.query("CREATE SCHEMA public");
+  } finally {
+    await client.end();
+  }
+}
+
+async function waitForHealth(baseUrl: string, child: ChildProcess, output: () => string) {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}):\n${output()}`);
+    try {
+      const res = await fetch(`${baseUrl}/api/health`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`the server did not become healthy within 60 s:\n${output()}`);
+}
+
+export default async function setup(project: TestProject) {
+  let tmp: string | null = null;
+  let databaseUrl = process.env.INTEGRATION_DATABASE_URL;
+  if (databaseUrl) {
+    await resetPostgres(databaseUrl);
+  } else {
+    tmp = mkdtempSync(path.join(os.tmpdir(), "reconcile-itest-"));
+    databaseUrl = `file:${path.join(tmp, "test.db")}`;
+  }
+  // The real deploy, as `npm run db:deploy` runs it.
+  execFileSync(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", "db:deploy"], {
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    stdio: "pipe",
+  });
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  let log = "";
+  const child = spawn(process.execPath, [path.resolve("node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, AUTH_SECRET: "integration-test-secret-0123456789abcdef", NODE_ENV: "production" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout!.on("data", (d) => (log += d));
+  child.stderr!.on("data", (d) => (log += d));
+  await waitForHealth(baseUrl, child, () => log);
+  process.env.DATABASE_URL = databaseUrl;
+  project.provide("baseUrl", baseUrl);
+  project.provide("databaseUrl", databaseUrl);
+
+  return async () => {
+    child.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 300));
+    if (child.exitCode === null) child.kill("SIGKILL");
+    if (/\b5\d\d\b.*error|unhandled error/i.test(log)) console.error("server log:\n" + log);
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  };
+}
