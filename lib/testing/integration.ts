@@ -43,7 +43,16 @@ export async function call(path: string, init: Init = {}): Promise<{ status: num
   if (init.raw !== undefined) body = init.raw as BodyInit;
   else if (init.body !== undefined) body = JSON.stringify(init.body);
   if (body !== undefined) headers["content-type"] = init.contentType ?? "application/json";
-  const res = await fetch(baseUrl + path, { method: init.method ?? (body !== undefined ? "POST" : "GET"), headers, body });
+  const method = init.method ?? (body !== undefined ? "POST" : "GET");
+  let res: Response;
+  try {
+    res = await fetch(baseUrl + path, { method, headers, body });
+  } catch (e) {
+    // A pooled keep-alive socket the server closed while a slow step ran: a browser retries an
+    // idempotent request on a fresh connection, and so do we (never a POST).
+    if (method !== "GET") throw e;
+    res = await fetch(baseUrl + path, { method, headers, body });
+  }
   const text = await res.text();
   let parsed: unknown = null;
   try {
