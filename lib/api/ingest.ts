@@ -1,7 +1,8 @@
 import "server-only";
 import { checkJsonShape, isPlainObject } from "@/lib/domain/json";
 import { describeIssues, operationRecordSchema } from "@/lib/domain/wire";
-import { ingestRecords, type IngestResult, type ValidRecord } from "@/lib/store/ingest-records";
+import type { IngestResult, ValidRecord } from "@/lib/store/ingest-records";
+import { submitIngest } from "@/lib/store/ingest-queue";
 import { MiB } from "./body";
 import { ApiError } from "./errors";
 
@@ -43,16 +44,16 @@ export async function ingestBody(body: unknown, actor: string): Promise<{ status
     records.forEach((raw, index) => {
       const error = validate(raw);
       if (error) failed.push({ index, status: error.status, error });
-      else valid.push({ index, operationId: (raw as { operation_id: string }).operation_id, raw: raw as Record<string, unknown> });
+      else valid.push({ index, operationId: (raw as { operation_id: string }).operation_id, raw: raw as Record<string, unknown>, actor });
     });
-    const results = [...failed, ...(await ingestRecords(valid, actor))].sort((a, b) => a.index - b.index);
+    const results = [...failed, ...(await submitIngest(valid))].sort((a, b) => a.index - b.index);
     const allOk = results.every((r) => !("error" in r));
     return { status: allOk ? 200 : 207, body: { results: results.map(asItem) } };
   }
   const error = validate(body);
   if (error) throw error;
   const raw = body as Record<string, unknown>;
-  const [result] = await ingestRecords([{ index: 0, operationId: raw.operation_id as string, raw }], actor);
+  const [result] = await submitIngest([{ index: 0, operationId: raw.operation_id as string, raw, actor }]);
   if ("error" in result) throw result.error;
   return { status: result.status, body: result.body };
 }

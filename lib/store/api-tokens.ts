@@ -46,18 +46,40 @@ export async function createApiToken(input: {
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
- * The principal behind a bearer token, or null when it is unknown, revoked, or its owner is
- * disabled. Checked against the database on every request.
+ * Authenticated tokens are remembered for a few seconds so that a busy ingest client does not
+ * pay a database round trip per request. Revoking a token or disabling a user in this process
+ * forgets at once (forgetTokens); other instances see it within the TTL, well inside the 60 s
+ * a disabled user's access may outlive the change.
  */
-export async function authenticateToken(token: string): Promise<Extract<Principal, { kind: "token" }> | null> {
+const CACHE_TTL_MS = 5_000;
+const CACHE_MAX = 10_000;
+type TokenPrincipal = Extract<Principal, { kind: "token" }>;
+const cacheHolder = globalThis as unknown as { __reconcileTokenCache?: Map<string, { principal: TokenPrincipal; until: number }> };
+const cache = (cacheHolder.__reconcileTokenCache ??= new Map());
+
+export function forgetTokens(): void {
+  cache.clear();
+}
+
+/**
+ * The principal behind a bearer token, or null when it is unknown, revoked, or its owner is
+ * disabled.
+ */
+export async function authenticateToken(token: string): Promise<TokenPrincipal | null> {
   if (!looksLikeToken(token)) return null;
+  const hash = hashToken(token);
+  const hit = cache.get(hash);
+  if (hit && hit.until > Date.now()) return hit.principal;
   const db = await reader();
-  const row = await db.apiToken.findUnique({ where: { tokenHash: hashToken(token) }, include: { user: true } });
-  if (!row || row.revokedAt || row.user.disabled || !isRole(row.user.role)) return null;
+  const row = await db.apiToken.findUnique({ where: { tokenHash: hash }, include: { user: true } });
+  if (!row || row.revokedAt || row.user.disabled || !isRole(row.user.role)) {
+    cache.delete(hash);
+    return null;
+  }
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     await writeTransaction((tx) => tx.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }));
   }
-  return {
+  const principal: TokenPrincipal = {
     kind: "token",
     tokenId: row.id,
     userId: row.userId,
@@ -65,4 +87,7 @@ export async function authenticateToken(token: string): Promise<Extract<Principa
     role: row.user.role,
     scopes: row.scopes.split(",").filter(isScope),
   };
+  if (cache.size >= CACHE_MAX) cache.clear();
+  cache.set(hash, { principal, until: Date.now() + CACHE_TTL_MS });
+  return principal;
 }

@@ -1,6 +1,7 @@
 import "server-only";
 import { chainHash, GENESIS_HASH, type ChainFields, type ChainRecord } from "@/lib/domain/hash";
 import type { Tx } from "./db";
+import { insertMany } from "./sql";
 
 export type ChainEntry = {
   kind: ChainFields["kind"];
@@ -25,8 +26,8 @@ export async function appendToChain(
 ): Promise<ChainRecord[]> {
   if (entries.length === 0) return [];
   if (!opts.locked) await lockChain(tx);
-  const head = await tx.chainRecord.findFirst({ orderBy: { seq: "desc" }, select: { seq: true, hash: true } });
-  let seq = head?.seq ?? 0;
+  const [head] = (await tx.$queryRawUnsafe("SELECT seq, hash FROM chain_records ORDER BY seq DESC LIMIT 1")) as { seq: number | bigint; hash: string }[];
+  let seq = head ? Number(head.seq) : 0;
   let prev = head?.hash ?? GENESIS_HASH;
   const out: ChainRecord[] = [];
   for (const e of entries) {
@@ -44,20 +45,23 @@ export async function appendToChain(
     out.push({ ...fields, hash });
     prev = hash;
   }
-  await tx.chainRecord.createMany({
-    data: out.map((r, i) => ({
-      seq: r.seq,
-      kind: r.kind,
-      operationId: r.operation_id,
-      stage: entries[i].stage ?? null,
-      observedAt: entries[i].observed_at ?? null,
-      recordedAt: r.recorded_at,
-      actor: r.actor,
-      payload: JSON.stringify(r.payload),
-      prevHash: r.prev_hash,
-      hash: r.hash,
-    })),
-  });
+  await insertMany(
+    tx,
+    "chain_records",
+    ["seq", "kind", "operation_id", "stage", "observed_at", "recorded_at", "actor", "payload", "prev_hash", "hash"],
+    out.map((r, i) => [
+      r.seq,
+      r.kind,
+      r.operation_id,
+      entries[i].stage ?? null,
+      entries[i].observed_at ?? null,
+      r.recorded_at,
+      r.actor,
+      JSON.stringify(r.payload),
+      r.prev_hash,
+      r.hash,
+    ]),
+  );
   return out;
 }
 

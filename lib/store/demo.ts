@@ -12,8 +12,8 @@ export async function loadDemoData(now = new Date()): Promise<{ loaded: number; 
   const records = demoRecords(now);
   let loaded = 0;
   for (let i = 0; i < records.length; i += 100) {
-    const chunk = records.slice(i, i + 100).map((raw, j) => ({ index: i + j, operationId: raw.operation_id as string, raw }));
-    const results = await ingestRecords(chunk, "demo");
+    const chunk = records.slice(i, i + 100).map((raw, j) => ({ index: i + j, operationId: raw.operation_id as string, raw, actor: "demo" }));
+    const results = await ingestRecords(chunk);
     const failed = results.filter((r) => "error" in r);
     if (failed.length) throw new Error(`demo data refused: ${JSON.stringify(failed[0])}`);
     loaded += chunk.length;

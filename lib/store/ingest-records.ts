@@ -4,7 +4,8 @@ import { deriveOperation, type OperationState, type StoredStage } from "@/lib/do
 import { reconcileRecord, mergeEnvelopes, type StageRecordDraft } from "@/lib/domain/stages";
 import { appendToChain, lockChain } from "./chain";
 import { writeTransaction } from "./db";
-import { writeProjection } from "./projection";
+import { writeProjection, type Identity } from "./projection";
+import { insertMany, selectIn } from "./sql";
 import { loadStages } from "./stage-records";
 
 /** The derived state the API answers with for each operation (shared/API.md "Ingest"). */
@@ -20,7 +21,7 @@ export function derivedState(operationId: string, state: OperationState) {
   };
 }
 
-export type ValidRecord = { index: number; operationId: string; raw: Record<string, unknown> };
+export type ValidRecord = { index: number; operationId: string; raw: Record<string, unknown>; actor: string };
 
 export type IngestResult =
   | { index: number; status: 200 | 201; body: ReturnType<typeof derivedState> & { duplicate: boolean } }
@@ -32,15 +33,20 @@ export type IngestResult =
  * nothing and gets its own error. The chain lock is taken first, so two requests carrying the
  * same stage cannot both store it.
  */
-export async function ingestRecords(records: ValidRecord[], actor: string): Promise<IngestResult[]> {
+export async function ingestRecords(records: ValidRecord[]): Promise<IngestResult[]> {
   if (!records.length) return [];
   return writeTransaction(async (tx) => {
     await lockChain(tx);
     const ids = [...new Set(records.map((r) => r.operationId))];
-    const existing = await loadStages(tx, ids);
-    const identities = new Map(
-      (await tx.operation.findMany({ where: { operationId: { in: ids } } })).map((o) => [o.operationId, o]),
+    const known = await selectIn<{ operation_id: string; created_seq: number | bigint; created_at: string }>(
+      tx,
+      "SELECT operation_id, created_seq, created_at FROM operations WHERE operation_id IN %IN%",
+      ids,
     );
+    const identities = new Map<string, Identity>(
+      known.map((o) => [o.operation_id, { operationId: o.operation_id, createdSeq: Number(o.created_seq), createdAt: o.created_at }]),
+    );
+    const existing = await loadStages(tx, [...identities.keys()]);
     const isNew = new Set(ids.filter((id) => !identities.has(id)));
 
     // Decide each record against what is stored plus what earlier records of this batch add.
@@ -65,7 +71,7 @@ export async function ingestRecords(records: ValidRecord[], actor: string): Prom
       fresh.map((d) => ({
         kind: "stage" as const,
         operation_id: record.operationId,
-        actor,
+        actor: record.actor,
         stage: d.stage,
         observed_at: d.observed_at,
         payload: { stage: d.stage, observed_at: d.observed_at, data: d.payload, ...(d.envelope ? { envelope: d.envelope } : {}) },
@@ -94,12 +100,13 @@ export async function ingestRecords(records: ValidRecord[], actor: string): Prom
         const first = stagesById.get(id)![0];
         return { operationId: id, createdSeq: first.seq, createdAt: first.recorded_at };
       });
-      await tx.operation.createMany({ data: rows });
+      await insertMany(tx, "operations", ["operation_id", "created_seq", "created_at"], rows.map((r) => [r.operationId, r.createdSeq, r.createdAt]));
       for (const r of rows) identities.set(r.operationId, r);
     }
     const states = await writeProjection(
       tx,
       touched.map((id) => ({ identity: identities.get(id)!, stages: stagesById.get(id)! })),
+      { existing: touched.filter((id) => !isNew.has(id)) },
     );
 
     // Duplicates of known operations still answer with the current derived state.

@@ -1,8 +1,9 @@
 import "server-only";
 import { deriveOperation, type OperationState, type StoredStage } from "@/lib/domain/operation";
 import type { Tx } from "./db";
+import { deleteIn, insertMany } from "./sql";
 
-type Identity = { operationId: string; createdSeq: number; createdAt: string };
+export type Identity = { operationId: string; createdSeq: number; createdAt: string };
 
 export function viewRow(identity: Identity, stages: StoredStage[], state: OperationState) {
   const last = stages.reduce((m, s) => (s.seq > m.seq ? s : m), stages[0]);
@@ -27,9 +28,34 @@ export function viewRow(identity: Identity, stages: StoredStage[], state: Operat
     overclaimed: state.overclaimed,
     stageCount: stages.length,
     correctionCount: 0,
-    lastCorrectionId: null,
+    lastCorrectionId: null as string | null,
   };
 }
+
+/** Column names of operation_views for each field of viewRow(). */
+const VIEW_COLUMNS: Record<keyof ReturnType<typeof viewRow>, string> = {
+  operationId: "operation_id",
+  createdSeq: "created_seq",
+  createdAt: "created_at",
+  lastSeq: "last_seq",
+  updatedAt: "updated_at",
+  tool: "tool",
+  agent: "agent",
+  target: "target",
+  trajectoryId: "trajectory_id",
+  claimedOutcome: "claimed_outcome",
+  receiptStatus: "receipt_status",
+  receiptId: "receipt_id",
+  outcome: "outcome",
+  reason: "reason",
+  failureCategory: "failure_category",
+  effectiveOutcome: "effective_outcome",
+  needsReview: "needs_review",
+  overclaimed: "overclaimed",
+  stageCount: "stage_count",
+  correctionCount: "correction_count",
+  lastCorrectionId: "last_correction_id",
+};
 
 /**
  * Replaces the derived rows (view, search keys, dependency edges) of these operations with
@@ -38,6 +64,8 @@ export function viewRow(identity: Identity, stages: StoredStage[], state: Operat
 export async function writeProjection(
   tx: Tx,
   ops: { identity: Identity; stages: StoredStage[] }[],
+  /** Operations that may already have derived rows (default: all of them). */
+  opts: { existing?: string[] } = {},
 ): Promise<Map<string, OperationState>> {
   const states = new Map<string, OperationState>();
   if (!ops.length) return states;
@@ -52,11 +80,15 @@ export async function writeProjection(
     for (const key of state.search_keys) keys.push({ key, operationId: identity.operationId });
     for (const dep of state.depends_on) edges.push({ operationId: identity.operationId, dependsOn: dep });
   }
-  await tx.operationView.deleteMany({ where: { operationId: { in: ids } } });
-  await tx.operationKey.deleteMany({ where: { operationId: { in: ids } } });
-  await tx.operationEdge.deleteMany({ where: { operationId: { in: ids } } });
-  await tx.operationView.createMany({ data: views });
-  if (keys.length) await tx.operationKey.createMany({ data: keys });
-  if (edges.length) await tx.operationEdge.createMany({ data: edges });
+  const stale = opts.existing ?? ids;
+  if (stale.length) {
+    await deleteIn(tx, "operation_views", "operation_id", stale);
+    await deleteIn(tx, "operation_keys", "operation_id", stale);
+    await deleteIn(tx, "operation_edges", "operation_id", stale);
+  }
+  const columns = Object.keys(VIEW_COLUMNS) as (keyof ReturnType<typeof viewRow>)[];
+  await insertMany(tx, "operation_views", columns.map((c) => VIEW_COLUMNS[c]), views.map((v) => columns.map((c) => v[c])));
+  await insertMany(tx, "operation_keys", ["key", "operation_id"], keys.map((k) => [k.key, k.operationId]));
+  await insertMany(tx, "operation_edges", ["operation_id", "depends_on"], edges.map((e) => [e.operationId, e.dependsOn]));
   return states;
 }

@@ -2,6 +2,7 @@ import "server-only";
 import type { StoredStage } from "@/lib/domain/operation";
 import type { Stage } from "@/lib/domain/wire";
 import type { Db, Tx } from "./db";
+import { selectIn } from "./sql";
 
 /** The chain payload of a stage record. */
 export type StagePayload = { stage: Stage; observed_at: string | null; data: unknown; envelope?: Record<string, unknown> };
@@ -28,13 +29,13 @@ export function toStoredStage(row: Row): LoadedStage {
 export async function loadStages(db: Db | Tx, operationIds: string[]): Promise<Map<string, LoadedStage[]>> {
   const out = new Map<string, LoadedStage[]>();
   if (!operationIds.length) return out;
-  const rows = await db.chainRecord.findMany({
-    where: { kind: "stage", operationId: { in: operationIds } },
-    orderBy: { seq: "asc" },
-    select: { seq: true, operationId: true, recordedAt: true, payload: true, hash: true },
-  });
-  for (const row of rows) {
-    const s = toStoredStage(row);
+  const rows = await selectIn<{ seq: number | bigint; operation_id: string; recorded_at: string; payload: string; hash: string }>(
+    db,
+    "SELECT seq, operation_id, recorded_at, payload, hash FROM chain_records WHERE kind = 'stage' AND operation_id IN %IN% ORDER BY seq",
+    operationIds,
+  );
+  for (const r of rows) {
+    const s = toStoredStage({ seq: Number(r.seq), operationId: r.operation_id, recordedAt: r.recorded_at, payload: r.payload, hash: r.hash });
     const list = out.get(s.operation_id) ?? [];
     list.push(s);
     out.set(s.operation_id, list);

@@ -1,0 +1,146 @@
+/**
+ * `npm run bench:ingest`: ingest throughput and latency against the real production server on
+ * a fresh embedded SQLite database (or BENCH_DATABASE_URL), and the raw better-sqlite3 insert
+ * rate of the same rows as a ceiling. Prints figures; asserts nothing (docs/BENCHMARKS.md).
+ *
+ * Needs a build (`npm run build`). Options: --seconds N (single-record run, default 15),
+ * --batches N (default 60).
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import autocannon from "autocannon";
+import Database from "better-sqlite3";
+import { chainHash, GENESIS_HASH } from "../domain/hash";
+import { splitRecord } from "../domain/stages";
+
+const { values } = parseArgs({ options: { seconds: { type: "string", default: "15" }, batches: { type: "string", default: "60" } } });
+const SECONDS = Number(values.seconds);
+const BATCHES = Number(values.batches);
+const tsx = [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts"];
+
+let counter = 0;
+function record(tag: string) {
+  const id = `bench-${tag}-${process.pid}-${++counter}`;
+  return {
+    operation_id: id,
+    trajectory_id: `bench-run-${Math.floor(counter / 10)}`,
+    tool: { name: "social.publish", version: "2" },
+    agent: { name: "bench", version: "1" },
+    claimed_outcome: "success",
+    intent: { target: "social account", effect: "publish exactly one post", fingerprint: `sha256:${id}`, params: { text: `post ${id}` } },
+    receipt: { status: "accepted", receipt_id: `r-${id}`, observed_at: "2026-08-28T10:00:00Z", params: { text: `post ${id}` } },
+    canonical_read: { status: "match", observed_at: "2026-08-28T10:01:00Z", evidence: { object_id: `o-${id}`, fingerprint: `sha256:${id}` } },
+    side_effects: [{ name: "quota decrement", status: "observed" }],
+  };
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+async function main() {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), "reconcile-bench-"));
+  const url = process.env.BENCH_DATABASE_URL || `file:${path.join(tmp, "bench.db")}`;
+  const env = { ...process.env, DATABASE_URL: url, AUTH_SECRET: "bench-secret-0123456789abcdef0123456789" };
+  execFileSync(process.execPath, [...tsx, "db:deploy"], { env, stdio: "pipe" });
+  execFileSync(process.execPath, [...tsx, "users:add", "--email", "bench@bench.test", "--password", "bench-password-123", "--role", "admin"], { env, stdio: "pipe" });
+  const token = execFileSync(process.execPath, [...tsx, "tokens:add", "--email", "bench@bench.test", "--scopes", "ingest,read", "--name", "bench"], { env, encoding: "utf8" })
+    .trim()
+    .split("\n")
+    .pop()!;
+  const port = 3400 + (process.pid % 500);
+  const server = spawn(process.execPath, [path.resolve("node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], { env, stdio: "ignore" });
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i++) {
+    try {
+      if ((await fetch(`${base}/api/health`)).ok) break;
+    } catch {
+      /* starting */
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  console.log(`Reconcile ingest benchmark · ${os.cpus().length} cores · ${url.startsWith("file:") ? "SQLite (embedded)" : "PostgreSQL"} · node ${process.version}\n`);
+
+  // warm-up
+  for (let i = 0; i < 20; i++) await fetch(`${base}/api/v1/receipts`, { method: "POST", headers, body: JSON.stringify(record("warm")) });
+
+  // 1. batches of 100, 4 clients
+  const batchLatencies: number[] = [];
+  let batchErrors = 0;
+  let done = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (done < BATCHES) {
+        done++;
+        const body = JSON.stringify({ records: Array.from({ length: 100 }, () => record("batch")) });
+        const s = performance.now();
+        const res = await fetch(`${base}/api/v1/receipts`, { method: "POST", headers, body });
+        await res.arrayBuffer();
+        batchLatencies.push(performance.now() - s);
+        if (res.status !== 200) batchErrors++;
+      }
+    }),
+  );
+  const batchSeconds = (performance.now() - t0) / 1000;
+  const batchRate = (BATCHES * 100) / batchSeconds;
+  batchLatencies.sort((a, b) => a - b);
+  console.log(`batched (100 records/request, 4 clients): ${BATCHES} requests, ${(BATCHES * 100).toLocaleString()} receipts in ${batchSeconds.toFixed(1)} s`);
+  console.log(`  throughput ${batchRate.toFixed(0)} receipts/s · p50 ${pct(batchLatencies, 50).toFixed(0)} ms · p99 ${pct(batchLatencies, 99).toFixed(0)} ms per request · errors ${batchErrors}`);
+
+  // 2. single records, 50 connections
+  const single = await autocannon({
+    url: `${base}/api/v1/receipts`,
+    connections: 50,
+    duration: SECONDS,
+    requests: [{ method: "POST", headers, setupRequest: (req: object) => ({ ...req, body: JSON.stringify(record("single")) }) }],
+  });
+  const non2xx = single.non2xx + single.errors + single.timeouts;
+  console.log(`single records (50 connections, ${SECONDS} s): ${single.requests.total} requests`);
+  console.log(`  throughput ${single.requests.average.toFixed(0)} receipts/s · p50 ${single.latency.p50} ms · p99 ${single.latency.p99} ms · errors ${non2xx}`);
+  server.kill("SIGTERM");
+
+  // 3. the ceiling: the same rows straight into better-sqlite3 (chain rows + identity + view)
+  const rawDb = path.join(tmp, "raw.db");
+  execFileSync(process.execPath, [...tsx, "db:deploy"], { env: { ...env, DATABASE_URL: `file:${rawDb}` }, stdio: "pipe" });
+  const db = new Database(rawDb);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = FULL");
+  const insChain = db.prepare("INSERT INTO chain_records (seq, kind, operation_id, stage, observed_at, recorded_at, actor, payload, prev_hash, hash) VALUES (?, 'stage', ?, ?, ?, ?, 'bench', ?, ?, ?)");
+  const insOp = db.prepare("INSERT INTO operations (operation_id, created_seq, created_at) VALUES (?, ?, ?)");
+  const insView = db.prepare(
+    "INSERT INTO operation_views (operation_id, created_seq, created_at, last_seq, updated_at, tool, outcome, reason, effective_outcome, needs_review, overclaimed, stage_count, correction_count) VALUES (?, ?, ?, ?, ?, 'social.publish', 'verified', 'x', 'verified', 0, 0, 4, 0)",
+  );
+  let seq = 0;
+  let prev = GENESIS_HASH;
+  const rawBatch = db.transaction((records: ReturnType<typeof record>[]) => {
+    const now = new Date().toISOString();
+    for (const r of records) {
+      const first = seq + 1;
+      for (const d of splitRecord(r)) {
+        seq++;
+        const payload = { stage: d.stage, observed_at: d.observed_at, data: d.payload };
+        const hash = chainHash({ seq, kind: "stage", operation_id: r.operation_id, recorded_at: now, actor: "bench", payload, prev_hash: prev });
+        insChain.run(seq, r.operation_id, d.stage, d.observed_at, now, JSON.stringify(payload), prev, hash);
+        prev = hash;
+      }
+      insOp.run(r.operation_id, first, now);
+      insView.run(r.operation_id, first, now, seq, now);
+    }
+  });
+  const r0 = performance.now();
+  for (let i = 0; i < BATCHES; i++) rawBatch(Array.from({ length: 100 }, () => record("raw")));
+  const rawRate = (BATCHES * 100) / ((performance.now() - r0) / 1000);
+  db.close();
+  console.log(`raw better-sqlite3 ceiling (same rows, hashed, 100/transaction): ${rawRate.toFixed(0)} receipts/s`);
+  console.log(`  HTTP batched ingest reaches ${((batchRate / rawRate) * 100).toFixed(0)}% of the raw ceiling`);
+  rmSync(tmp, { recursive: true, force: true });
+  process.exit(0);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

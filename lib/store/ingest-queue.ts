@@ -1,0 +1,60 @@
+import "server-only";
+import { ingestRecords, type IngestResult, type ValidRecord } from "./ingest-records";
+
+/**
+ * Group commit for ingest. Writes are serialised by the chain lock anyway, so requests that
+ * arrive while a transaction runs wait here and then commit together in the next one: one
+ * fsync and one chain-head read for many requests instead of one each. Each request's records
+ * stay whole (never split across transactions), are decided in arrival order exactly as if the
+ * requests had run one after another, and get their own results back.
+ */
+const MAX_RECORDS_PER_TRANSACTION = 2000;
+
+type Job = { records: ValidRecord[]; resolve: (r: IngestResult[]) => void; reject: (e: unknown) => void };
+
+const state = globalThis as unknown as { __reconcileIngestQueue?: { jobs: Job[]; running: boolean } };
+const queue = (state.__reconcileIngestQueue ??= { jobs: [], running: false });
+
+export function submitIngest(records: ValidRecord[]): Promise<IngestResult[]> {
+  if (!records.length) return Promise.resolve([]);
+  return new Promise((resolve, reject) => {
+    queue.jobs.push({ records, resolve, reject });
+    if (!queue.running) void drain();
+  });
+}
+
+async function drain() {
+  queue.running = true;
+  try {
+    while (queue.jobs.length) {
+      const group: Job[] = [];
+      let size = 0;
+      while (queue.jobs.length && (group.length === 0 || size + queue.jobs[0].records.length <= MAX_RECORDS_PER_TRANSACTION)) {
+        const job = queue.jobs.shift()!;
+        group.push(job);
+        size += job.records.length;
+      }
+      // Renumber so that indexes are unique in the combined batch, then hand each job its own.
+      const offsets: number[] = [];
+      const combined: ValidRecord[] = [];
+      for (const job of group) {
+        offsets.push(combined.length);
+        for (const r of job.records) combined.push({ ...r, index: combined.length });
+      }
+      try {
+        const results = await ingestRecords(combined);
+        group.forEach((job, j) => {
+          const from = offsets[j];
+          const to = from + job.records.length;
+          job.resolve(
+            results.filter((r) => r.index >= from && r.index < to).map((r) => ({ ...r, index: job.records[r.index - from].index })),
+          );
+        });
+      } catch (e) {
+        for (const job of group) job.reject(e);
+      }
+    }
+  } finally {
+    queue.running = false;
+  }
+}
