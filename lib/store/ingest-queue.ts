@@ -19,12 +19,17 @@ export function submitIngest(records: ValidRecord[]): Promise<IngestResult[]> {
   if (!records.length) return Promise.resolve([]);
   return new Promise((resolve, reject) => {
     queue.jobs.push({ records, resolve, reject });
-    if (!queue.running) void drain();
+    if (!queue.running) {
+      queue.running = true;
+      setImmediate(drain);
+    }
   });
 }
 
+/** Yields to the event loop's I/O phase, so requests already received can join the group. */
+const ioTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 async function drain() {
-  queue.running = true;
   try {
     while (queue.jobs.length) {
       const group: Job[] = [];
@@ -53,6 +58,7 @@ async function drain() {
       } catch (e) {
         for (const job of group) job.reject(e);
       }
+      await ioTurn();
     }
   } finally {
     queue.running = false;
