@@ -1,6 +1,17 @@
 import { defineConfig } from "@playwright/test";
 
-const port = Number(process.env.E2E_PORT || 3210);
+/** Two servers, each on its own fresh database: one with the demo data, one empty (first run). */
+export const DEMO_PORT = Number(process.env.E2E_PORT || 3210);
+export const EMPTY_PORT = DEMO_PORT + 1;
+
+const server = (port: number, mode: string) => ({
+  command: `node node_modules/tsx/dist/cli.mjs --conditions=react-server lib/testing/e2e-server.ts ${port} ${mode}`,
+  url: `http://127.0.0.1:${port}/api/health`,
+  timeout: 120_000,
+  reuseExistingServer: false,
+  stdout: "pipe" as const,
+  stderr: "pipe" as const,
+});
 
 export default defineConfig({
   testDir: "e2e",
@@ -12,7 +23,7 @@ export default defineConfig({
   reporter: [["list"], ["json"]],
   outputDir: "test-results/e2e",
   use: {
-    baseURL: `http://127.0.0.1:${port}`,
+    baseURL: `http://127.0.0.1:${DEMO_PORT}`,
     screenshot: "only-on-failure",
     trace: "retain-on-failure",
     launchOptions: {
@@ -20,12 +31,5 @@ export default defineConfig({
       args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
     },
   },
-  webServer: {
-    command: `node node_modules/tsx/dist/cli.mjs --conditions=react-server lib/testing/e2e-server.ts ${port}`,
-    url: `http://127.0.0.1:${port}/api/health`,
-    timeout: 120_000,
-    reuseExistingServer: false,
-    stdout: "pipe",
-    stderr: "pipe",
-  },
+  webServer: [server(DEMO_PORT, "demo"), server(EMPTY_PORT, "empty")],
 });

@@ -1,7 +1,11 @@
 import "server-only";
 import { NextResponse } from "next/server";
 import { can, type Permission, type Principal } from "@/lib/auth/permissions";
+import { currentPrincipal } from "@/lib/auth/session";
+import { sourceAddress } from "@/lib/auth/request";
 import { authenticateToken } from "@/lib/store/api-tokens";
+import { writeTransaction } from "@/lib/store/db";
+import { recordSecurityEvent } from "@/lib/store/security-events";
 import { ApiError } from "./errors";
 
 type Handler<P> = (ctx: { req: Request; principal: Principal; params: P }) => Promise<Response>;
@@ -18,7 +22,11 @@ export function apiRoute<P = Record<string, never>>(permission: Permission, hand
       if (!principal) {
         throw new ApiError("unauthenticated", "sign in, or send Authorization: Bearer <token>");
       }
+      if (principal.kind === "session" && !SAFE_METHODS.has(req.method) && !sameOrigin(req)) {
+        throw new ApiError("forbidden", "cross-site request refused: send it from this site, or use a token");
+      }
       if (!can(principal, permission)) {
+        await recordRefusal(req, principal, permission);
         throw new ApiError("forbidden", `this ${principal.kind === "token" ? "token" : "account"} may not ${permission.replace(":", " ")}`, {
           permission,
         });
@@ -30,13 +38,46 @@ export function apiRoute<P = Record<string, never>>(permission: Permission, hand
   };
 }
 
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * CSRF protection for cookie-authenticated writes: the browser says where the request came
+ * from (Origin, or Sec-Fetch-Site), and it must be this site. Token requests carry no cookie
+ * and need no such check.
+ */
+function sameOrigin(req: Request): boolean {
+  const site = req.headers.get("sec-fetch-site");
+  if (site) return site === "same-origin";
+  const origin = req.headers.get("origin");
+  if (!origin) return false;
+  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
+  try {
+    return new URL(origin).host === host;
+  } catch {
+    return false;
+  }
+}
+
+async function recordRefusal(req: Request, principal: Principal, permission: Permission) {
+  await writeTransaction((tx) =>
+    recordSecurityEvent(tx, principal.email, {
+      type: "authorization.refused",
+      permission,
+      method: req.method,
+      path: new URL(req.url).pathname,
+      source: sourceAddress(req.headers),
+    }),
+  );
+}
+
+/** A bearer token when one is sent (a bad one is not silently replaced by a cookie), else the session. */
 export async function authenticate(req: Request): Promise<Principal | null> {
   const header = req.headers.get("authorization");
   if (header) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     return m ? authenticateToken(m[1]) : null;
   }
-  return null;
+  return currentPrincipal();
 }
 
 export function errorResponse(e: unknown): Response {

@@ -4,13 +4,9 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import path from "node:path";
+import { DEMO_USERS } from "../domain/demo-data";
 import { prepare, startServer } from "./start";
 
-export const DEMO_USERS = [
-  { email: "admin@reconcile.test", password: "reconcile-demo-admin", role: "admin" },
-  { email: "reviewer@reconcile.test", password: "reconcile-demo-reviewer", role: "reviewer" },
-  { email: "viewer@reconcile.test", password: "reconcile-demo-viewer", role: "viewer" },
-] as const;
 
 function cli(args: string[], env: NodeJS.ProcessEnv, allowFail = false): string {
   const r = spawnSync(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", ...args], {

@@ -76,6 +76,8 @@ function op(id: string, base: Date, o: {
   return record;
 }
 
+export { DEMO_USERS } from "./demo-users";
+
 export const DEMO_ESSAY_OPERATION_ID = essay.record.operation_id;
 
 export function demoRecords(now = new Date()): Rec[] {

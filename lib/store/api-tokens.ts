@@ -91,3 +91,23 @@ export async function authenticateToken(token: string): Promise<TokenPrincipal |
   cache.set(hash, { principal, until: Date.now() + CACHE_TTL_MS });
   return principal;
 }
+
+export type TokenSummary = { id: string; name: string; prefix: string; last4: string; scopes: string[]; createdAt: Date; lastUsedAt: Date | null };
+
+/** A user's live tokens, newest first (never the token itself: it is not stored). */
+export async function listTokens(userId: string): Promise<TokenSummary[]> {
+  const db = await reader();
+  const rows = await db.apiToken.findMany({ where: { userId, revokedAt: null }, orderBy: { createdAt: "desc" } });
+  return rows.map((r) => ({ id: r.id, name: r.name, prefix: r.prefix, last4: r.last4, scopes: r.scopes.split(","), createdAt: r.createdAt, lastUsedAt: r.lastUsedAt }));
+}
+
+/** Revokes one of the owner's tokens. Another user's token is "not found" to them. */
+export async function revokeToken(input: { id: string; ownerId: string; actor: string; source?: string | null }): Promise<void> {
+  await writeTransaction(async (tx) => {
+    const token = await tx.apiToken.findUnique({ where: { id: input.id }, include: { user: true } });
+    if (!token || token.userId !== input.ownerId || token.revokedAt) throw new ApiError("not_found", "no such token");
+    await tx.apiToken.update({ where: { id: token.id }, data: { revokedAt: new Date() } });
+    await recordSecurityEvent(tx, input.actor, { type: "token.revoked", token_id: token.id, owner: token.user.email, source: input.source ?? null });
+  });
+  forgetTokens();
+}

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { ApiError } from "@/lib/api/errors";
 import { hashPassword, MIN_PASSWORD_LENGTH } from "@/lib/auth/passwords";
 import { isRole, type Role } from "@/lib/auth/permissions";
+import { forgetTokens } from "./api-tokens";
 import { reader, writeTransaction } from "./db";
 import { recordSecurityEvent } from "./security-events";
 
@@ -53,4 +54,53 @@ export async function findUserByEmail(email: string) {
 export async function countUsers(): Promise<number> {
   const db = await reader();
   return db.user.count();
+}
+
+export async function listUsers(): Promise<UserSummary[]> {
+  const db = await reader();
+  const rows = await db.user.findMany({ orderBy: { createdAt: "asc" }, select: { id: true, email: true, role: true, disabled: true, createdAt: true } });
+  return rows.map((r) => ({ ...r, role: isRole(r.role) ? r.role : "viewer" }));
+}
+
+/** The user behind a session, re-read on every request: a disabled user is cut off at once. */
+export async function activeUser(id: string): Promise<{ id: string; email: string; role: Role } | null> {
+  const db = await reader();
+  const u = await db.user.findUnique({ where: { id }, select: { id: true, email: true, role: true, disabled: true } });
+  if (!u || u.disabled || !isRole(u.role)) return null;
+  return { id: u.id, email: u.email, role: u.role };
+}
+
+/** Changes a user's role or disabled flag. The last enabled admin can be neither demoted nor disabled. */
+export async function updateUser(input: {
+  id: string;
+  role?: string;
+  disabled?: boolean;
+  actor: string;
+  source?: string | null;
+}): Promise<UserSummary> {
+  if (input.role !== undefined && !isRole(input.role)) throw new ApiError("invalid_request", "role must be viewer, reviewer or admin");
+  const result = await writeTransaction(async (tx) => {
+    const user = await tx.user.findUnique({ where: { id: input.id } });
+    if (!user) throw new ApiError("not_found", "no such user");
+    const losesAdmin = user.role === "admin" && !user.disabled && ((input.role && input.role !== "admin") || input.disabled === true);
+    if (losesAdmin) {
+      const admins = await tx.user.count({ where: { role: "admin", disabled: false } });
+      if (admins <= 1) throw new ApiError("conflict", "this is the last admin: make another admin first");
+    }
+    const updated = await tx.user.update({
+      where: { id: user.id },
+      data: { ...(input.role ? { role: input.role } : {}), ...(input.disabled !== undefined ? { disabled: input.disabled } : {}), updatedAt: new Date() },
+      select: { id: true, email: true, role: true, disabled: true, createdAt: true },
+    });
+    const source = input.source ?? null;
+    if (input.role && input.role !== user.role) {
+      await recordSecurityEvent(tx, input.actor, { type: "user.role_changed", email: user.email, from: user.role, to: input.role, source });
+    }
+    if (input.disabled !== undefined && input.disabled !== user.disabled) {
+      await recordSecurityEvent(tx, input.actor, { type: input.disabled ? "user.disabled" : "user.enabled", email: user.email, source });
+    }
+    return { ...updated, role: updated.role as Role };
+  });
+  forgetTokens();
+  return result;
 }

@@ -1,22 +1,28 @@
 /**
- * The server the e2e suite drives: a fresh SQLite database in a temporary folder (never a
- * developer's data), migrated and loaded with the demo data, then `next start`.
+ * A server the e2e suite drives: a fresh SQLite database in a temporary folder (never a
+ * developer's data), migrated, then `next start`. Mode `demo` loads the demo data and demo
+ * users; mode `empty` leaves the database without users (the first-run path).
  */
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { loadDemoData } from "@/lib/store/demo";
+import { DEMO_USERS } from "@/lib/domain/demo-data";
 import { disconnect } from "@/lib/store/db";
+import { loadDemoData } from "@/lib/store/demo";
+import { createUser } from "@/lib/store/users";
 import { deployMigrations } from "../cli/schema-engine";
 import { startServer } from "../cli/start";
 
 async function main() {
-  const port = process.argv[2] || "3210";
-  const dir = mkdtempSync(path.join(os.tmpdir(), "reconcile-e2e-"));
+  const [port = "3210", mode = "demo"] = process.argv.slice(2);
+  const dir = mkdtempSync(path.join(os.tmpdir(), `reconcile-e2e-${mode}-`));
   const url = `file:${path.join(dir, "e2e.db")}`;
   process.env.DATABASE_URL = url;
   await deployMigrations(url);
-  await loadDemoData();
+  if (mode === "demo") {
+    await loadDemoData();
+    for (const u of DEMO_USERS) await createUser({ ...u, actor: "e2e", via: "demo" });
+  }
   await disconnect();
   startServer({ ...process.env, DATABASE_URL: url, AUTH_SECRET: "e2e-secret-0123456789abcdef0123456789", HOSTNAME: "127.0.0.1" }, port);
 }

@@ -1,0 +1,41 @@
+import Link from "next/link";
+import { NavLink } from "@/components/shell/nav-link";
+import { logoutAction } from "@/lib/auth/actions";
+import { can } from "@/lib/auth/permissions";
+import { requirePage } from "@/lib/auth/session";
+
+export default async function DashboardLayout({ children }: { children: React.ReactNode }) {
+  const me = await requirePage();
+  return (
+    <div className="min-h-screen">
+      <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:rounded focus:bg-white focus:px-3 focus:py-2 dark:focus:bg-slate-900">
+        Skip to content
+      </a>
+      <header className="border-b border-slate-200 dark:border-slate-800">
+        <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
+          <Link href="/" className="font-semibold tracking-tight">
+            Reconcile
+          </Link>
+          <nav aria-label="Main" className="flex flex-1 flex-wrap gap-1">
+            <NavLink href="/">Overview</NavLink>
+            {can(me, "users:manage") ? <NavLink href="/settings/users">Users</NavLink> : null}
+            <NavLink href="/settings/tokens">API tokens</NavLink>
+          </nav>
+          <div className="flex items-center gap-3 text-sm">
+            <span className="text-slate-700 dark:text-slate-300">
+              {me.email} · <span className="font-medium">{me.role}</span>
+            </span>
+            <form action={logoutAction}>
+              <button type="submit" className="rounded-md px-2 py-1 text-slate-700 underline-offset-4 hover:underline dark:text-slate-300">
+                Sign out
+              </button>
+            </form>
+          </div>
+        </div>
+      </header>
+      <main id="main" className="mx-auto max-w-6xl px-4 py-8">
+        {children}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,70 @@
+import type { Metadata } from "next";
+import { CreateTokenForm, RevokeButton } from "@/components/settings/tokens";
+import { scopesAllowedFor } from "@/lib/auth/permissions";
+import { requirePage } from "@/lib/auth/session";
+import { listTokens } from "@/lib/store/api-tokens";
+
+export const metadata: Metadata = { title: "API tokens" };
+
+const when = (d: Date | null) => (d ? d.toISOString().replace("T", " ").slice(0, 16) + " UTC" : "never");
+
+export default async function TokensPage() {
+  const me = await requirePage("tokens:own", "/settings/tokens");
+  const tokens = await listTokens(me.userId);
+  return (
+    <div className="space-y-8">
+      <div>
+        <h1 className="text-2xl font-semibold">API tokens</h1>
+        <p className="mt-1 text-slate-700 dark:text-slate-300">
+          Agents and scripts send <code className="font-mono">Authorization: Bearer &lt;token&gt;</code>. A token acts as you, with
+          at most your role&apos;s rights; it is shown once and stored only as a hash.
+        </p>
+      </div>
+      <section aria-labelledby="new-token" className="rounded-xl border border-slate-200 p-4 dark:border-slate-800">
+        <h2 id="new-token" className="mb-3 font-semibold">
+          Create a token
+        </h2>
+        <CreateTokenForm allowed={scopesAllowedFor(me.role)} />
+      </section>
+      <section aria-labelledby="your-tokens">
+        <h2 id="your-tokens" className="mb-2 font-semibold">
+          Your tokens
+        </h2>
+        {tokens.length === 0 ? (
+          <p className="text-slate-700 dark:text-slate-300">You have no tokens yet.</p>
+        ) : (
+          <table className="w-full text-left text-sm">
+            <thead>
+              <tr className="text-slate-600 dark:text-slate-400">
+                <th className="py-2 pr-4 font-medium">Name</th>
+                <th className="py-2 pr-4 font-medium">Token</th>
+                <th className="py-2 pr-4 font-medium">Scopes</th>
+                <th className="py-2 pr-4 font-medium">Created</th>
+                <th className="py-2 pr-4 font-medium">Last used</th>
+                <th className="py-2 font-medium">
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {tokens.map((t) => (
+                <tr key={t.id} className="border-t border-slate-200 dark:border-slate-800">
+                  <td className="py-2 pr-4">{t.name}</td>
+                  <td className="py-2 pr-4 font-mono">
+                    {t.prefix}…{t.last4}
+                  </td>
+                  <td className="py-2 pr-4">{t.scopes.join(", ")}</td>
+                  <td className="py-2 pr-4">{when(t.createdAt)}</td>
+                  <td className="py-2 pr-4">{when(t.lastUsedAt)}</td>
+                  <td className="py-2">
+                    <RevokeButton id={t.id} label={`${t.name} (${t.prefix}…${t.last4})`} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,27 @@
+"use client";
+
+import { useActionState } from "react";
+import { setupAction, type FormState } from "@/lib/auth/actions";
+import { MIN_PASSWORD_LENGTH } from "@/lib/auth/password-policy";
+import { Button, Field, Input, Notice } from "@/components/ui/form";
+
+export function SetupForm() {
+  const [state, action, pending] = useActionState<FormState, FormData>(setupAction, null);
+  return (
+    <form action={action} className="space-y-4" aria-label="Create the first admin">
+      {state?.error ? <Notice kind="error">{state.error}</Notice> : null}
+      <Field label="Email" htmlFor="email">
+        <Input id="email" name="email" type="email" autoComplete="username" required autoFocus defaultValue={state?.values?.email} />
+      </Field>
+      <Field label="Password" htmlFor="password" hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}>
+        <Input id="password" name="password" type="password" autoComplete="new-password" minLength={MIN_PASSWORD_LENGTH} required />
+      </Field>
+      <Field label="Password again" htmlFor="confirm">
+        <Input id="confirm" name="confirm" type="password" autoComplete="new-password" minLength={MIN_PASSWORD_LENGTH} required />
+      </Field>
+      <Button type="submit" className="w-full" disabled={pending}>
+        {pending ? "Creating…" : "Create admin and sign in"}
+      </Button>
+    </form>
+  );
+}

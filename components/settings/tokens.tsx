@@ -1,0 +1,66 @@
+"use client";
+
+import { useActionState, useState } from "react";
+import { createTokenAction, revokeTokenAction, type FormState } from "@/lib/auth/actions";
+import { Button, Field, Input, Notice } from "@/components/ui/form";
+
+export function CreateTokenForm({ allowed }: { allowed: string[] }) {
+  const [state, action, pending] = useActionState<FormState, FormData>(createTokenAction, null);
+  const [copied, setCopied] = useState(false);
+  return (
+    <div className="space-y-3">
+      <form action={action} className="space-y-3" aria-label="Create a token">
+        <Field label="Name" htmlFor="token-name" hint="Say where it will be used, e.g. “publishing agent, production”.">
+          <Input id="token-name" name="name" required maxLength={100} defaultValue={state?.error ? state.values?.name : undefined} />
+        </Field>
+        <fieldset>
+          <legend className="text-sm font-medium">Scopes</legend>
+          <div className="mt-1 flex flex-wrap gap-4">
+            {allowed.map((s) => (
+              <label key={s} className="flex items-center gap-2 text-sm">
+                <input type="checkbox" name="scopes" value={s} defaultChecked={s === "ingest"} /> {s}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <Button type="submit" disabled={pending}>
+          Create token
+        </Button>
+      </form>
+      {state?.error ? <Notice kind="error">{state.error}</Notice> : null}
+      {state?.token ? (
+        <div className="space-y-2 rounded-md border border-emerald-300 bg-emerald-50 p-3 dark:border-emerald-800 dark:bg-emerald-950">
+          <p role="status" className="text-sm">{state.ok}</p>
+          <div className="flex flex-wrap items-center gap-2">
+            <code data-testid="new-token" className="break-all rounded bg-white px-2 py-1 font-mono text-sm dark:bg-slate-900">
+              {state.token}
+            </code>
+            <Button
+              type="button"
+              variant="secondary"
+              onClick={async () => {
+                await navigator.clipboard.writeText(state.token!);
+                setCopied(true);
+              }}
+            >
+              {copied ? "Copied" : "Copy"}
+            </Button>
+          </div>
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+export function RevokeButton({ id, label }: { id: string; label: string }) {
+  const [state, action, pending] = useActionState<FormState, FormData>(revokeTokenAction, null);
+  return (
+    <form action={action} className="inline">
+      <input type="hidden" name="id" value={id} />
+      <Button type="submit" variant="danger" disabled={pending} aria-label={`Revoke ${label}`}>
+        Revoke
+      </Button>
+      {state?.error ? <Notice kind="error">{state.error}</Notice> : null}
+    </form>
+  );
+}

@@ -1,0 +1,75 @@
+"use client";
+
+import { useActionState } from "react";
+import { addUserAction, updateUserAction, type FormState } from "@/lib/auth/actions";
+import { MIN_PASSWORD_LENGTH } from "@/lib/auth/password-policy";
+import { ROLES } from "@/lib/auth/permissions";
+import { Button, Field, Input, Notice, Select } from "@/components/ui/form";
+
+type User = { id: string; email: string; role: string; disabled: boolean; createdAt: string };
+
+export function AddUserForm() {
+  const [state, action, pending] = useActionState<FormState, FormData>(addUserAction, null);
+  return (
+    <form action={action} className="grid gap-3 sm:grid-cols-[2fr_2fr_1fr_auto] sm:items-end" aria-label="Add a user">
+      <Field label="Email" htmlFor="new-email">
+        <Input id="new-email" name="email" type="email" required defaultValue={state?.values?.email} />
+      </Field>
+      <Field label="Initial password" htmlFor="new-password">
+        <Input id="new-password" name="password" type="password" autoComplete="new-password" minLength={MIN_PASSWORD_LENGTH} required />
+      </Field>
+      <Field label="Role" htmlFor="new-role">
+        <Select id="new-role" name="role" defaultValue={state?.values?.role ?? "viewer"} key={state?.values?.role} className="w-full py-2">
+          {ROLES.map((r) => (
+            <option key={r}>{r}</option>
+          ))}
+        </Select>
+      </Field>
+      <Button type="submit" disabled={pending}>
+        Add user
+      </Button>
+      <div className="sm:col-span-4">
+        {state?.error ? <Notice kind="error">{state.error}</Notice> : state?.ok ? <Notice kind="ok">{state.ok}</Notice> : null}
+      </div>
+    </form>
+  );
+}
+
+export function UserRow({ user, isMe }: { user: User; isMe: boolean }) {
+  const [state, action, pending] = useActionState<FormState, FormData>(updateUserAction, null);
+  return (
+    <tr className="border-t border-slate-200 align-top dark:border-slate-800">
+      <td className="py-3 pr-4">
+        <span className="font-medium">{user.email}</span>
+        {isMe ? <span className="ml-2 text-xs text-slate-600 dark:text-slate-400">(you)</span> : null}
+        {state?.error ? <div className="mt-2"><Notice kind="error">{state.error}</Notice></div> : null}
+      </td>
+      <td className="py-3 pr-4">
+        <form action={action} className="flex items-center gap-2">
+          <input type="hidden" name="id" value={user.id} />
+          <label className="sr-only" htmlFor={`role-${user.id}`}>
+            Role of {user.email}
+          </label>
+          <Select id={`role-${user.id}`} name="role" defaultValue={user.role}>
+            {ROLES.map((r) => (
+              <option key={r}>{r}</option>
+            ))}
+          </Select>
+          <Button type="submit" variant="secondary" disabled={pending}>
+            Change role
+          </Button>
+        </form>
+      </td>
+      <td className="py-3 pr-4">{user.disabled ? <span className="text-rose-700 dark:text-rose-300">disabled</span> : "active"}</td>
+      <td className="py-3">
+        <form action={action}>
+          <input type="hidden" name="id" value={user.id} />
+          <input type="hidden" name="disabled" value={user.disabled ? "false" : "true"} />
+          <Button type="submit" variant={user.disabled ? "secondary" : "danger"} disabled={pending} aria-label={`${user.disabled ? "Enable" : "Disable"} ${user.email}`}>
+            {user.disabled ? "Enable" : "Disable"}
+          </Button>
+        </form>
+      </td>
+    </tr>
+  );
+}

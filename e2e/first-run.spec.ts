@@ -1,0 +1,33 @@
+import { expect, test } from "@playwright/test";
+import { EMPTY_PORT } from "../playwright.config";
+
+test.use({ baseURL: `http://127.0.0.1:${EMPTY_PORT}` });
+
+test("on an empty database the first visitor creates the admin, then the page is gone", async ({ page }) => {
+  await page.goto("/");
+  await expect(page).toHaveURL(/\/setup$/);
+  await expect(page.getByRole("heading", { name: "Create the first admin" })).toBeVisible();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("A tool receipt is not an outcome.");
+
+  await page.getByLabel("Email").fill("first-admin@example.test");
+  await page.getByLabel("Password", { exact: true }).fill("first admin passphrase");
+  await page.getByLabel("Password again").fill("a different passphrase");
+  await page.getByRole("button", { name: "Create admin and sign in" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "The two passwords differ." })).toBeVisible();
+  await expect(page.getByLabel("Email")).toHaveValue("first-admin@example.test");
+
+  await page.getByLabel("Password", { exact: true }).fill("first admin passphrase");
+  await page.getByLabel("Password again").fill("first admin passphrase");
+  await page.getByRole("button", { name: "Create admin and sign in" }).click();
+  await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+  await expect(page.getByText("first-admin@example.test")).toBeVisible();
+  await expect(page.getByText("No operations yet.")).toBeVisible();
+
+  // The one-time page is gone, for a signed-in person and for anyone else.
+  await page.goto("/setup");
+  await expect(page).not.toHaveURL(/\/setup$/);
+  await page.context().clearCookies();
+  await page.goto("/setup");
+  await expect(page).toHaveURL(/\/login$/);
+  await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+});

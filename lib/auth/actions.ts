@@ -1,0 +1,145 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { AuthError } from "next-auth";
+import { ApiError } from "@/lib/api/errors";
+import { signIn, signOut } from "./auth";
+import { can, type Permission } from "./permissions";
+import { sourceAddress } from "./request";
+import { currentPrincipal } from "./session";
+import { createApiToken, revokeToken } from "@/lib/store/api-tokens";
+import { writeTransaction } from "@/lib/store/db";
+import { recordSecurityEvent } from "@/lib/store/security-events";
+import { countUsers, createUser, updateUser } from "@/lib/store/users";
+
+/**
+ * Server actions. Each checks authentication and permission itself (the proxy only
+ * redirects), and answers a form state the page shows as a clear message.
+ */
+export type FormState = { error?: string; ok?: string; token?: string; values?: Record<string, string> } | null;
+
+const field = (form: FormData, name: string) => {
+  const v = form.get(name);
+  return typeof v === "string" ? v : "";
+};
+
+function safeRedirectTarget(from: string): string {
+  return from.startsWith("/") && !from.startsWith("//") ? from : "/";
+}
+
+export async function loginAction(_prev: FormState, form: FormData): Promise<FormState> {
+  try {
+    await signIn("credentials", {
+      email: field(form, "email"),
+      password: field(form, "password"),
+      redirectTo: safeRedirectTarget(field(form, "from") || "/"),
+    });
+  } catch (e) {
+    if (e instanceof AuthError) {
+      const code = (e as AuthError & { code?: string }).code ?? "";
+      const throttled = /^throttled-(\d+)$/.exec(code);
+      // React resets a form after its action: hand the email back so the field keeps it.
+      const values = { email: field(form, "email") };
+      if (throttled) {
+        const n = Number(throttled[1]);
+        return { error: `Too many attempts, try again in ${n} minute${n === 1 ? "" : "s"}.`, values };
+      }
+      return { error: "Wrong email or password.", values };
+    }
+    throw e; // the redirect on success
+  }
+  return null;
+}
+
+export async function logoutAction(): Promise<void> {
+  await signOut({ redirectTo: "/login" });
+}
+
+/** The one-time first-admin form: only while no user exists. */
+export async function setupAction(_prev: FormState, form: FormData): Promise<FormState> {
+  if ((await countUsers()) > 0) return { error: "Reconcile already has an admin. Sign in instead." };
+  const password = field(form, "password");
+  const values = { email: field(form, "email") };
+  if (password !== field(form, "confirm")) return { error: "The two passwords differ.", values };
+  try {
+    await createUser({ email: field(form, "email"), password, role: "admin", actor: null, via: "setup", source: sourceAddress(await headers()) });
+  } catch (e) {
+    if (e instanceof ApiError) return { error: sentence(e.message), values };
+    throw e;
+  }
+  await signIn("credentials", { email: field(form, "email"), password, redirectTo: "/" });
+  return null;
+}
+
+async function authorize(permission: Permission) {
+  const principal = await currentPrincipal();
+  if (!principal) redirect("/login");
+  if (!can(principal, permission)) {
+    const h = await headers();
+    await writeTransaction((tx) =>
+      recordSecurityEvent(tx, principal.email, { type: "authorization.refused", permission, method: "ACTION", path: h.get("referer") ?? "", source: sourceAddress(h) }),
+    );
+    throw new ApiError("forbidden", "you may not do this");
+  }
+  return { principal, source: sourceAddress(await headers()) };
+}
+
+function sentence(message: string): string {
+  return message.charAt(0).toUpperCase() + message.slice(1) + (/[.!?]$/.test(message) ? "" : ".");
+}
+
+async function guarded(values: Record<string, string>, fn: () => Promise<FormState>): Promise<FormState> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof ApiError) return { error: sentence(e.message), values };
+    throw e;
+  }
+}
+
+export async function addUserAction(_prev: FormState, form: FormData): Promise<FormState> {
+  const values = { email: field(form, "email"), role: field(form, "role") };
+  return guarded(values, async () => {
+    const { principal, source } = await authorize("users:manage");
+    const user = await createUser({ email: field(form, "email"), password: field(form, "password"), role: field(form, "role"), actor: principal.email, via: "admin", source });
+    revalidatePath("/settings/users");
+    return { ok: `Added ${user.email} as ${user.role}.` };
+  });
+}
+
+export async function updateUserAction(_prev: FormState, form: FormData): Promise<FormState> {
+  return guarded({}, async () => {
+    const { principal, source } = await authorize("users:manage");
+    const disabled = field(form, "disabled");
+    const user = await updateUser({
+      id: field(form, "id"),
+      role: field(form, "role") || undefined,
+      disabled: disabled === "true" ? true : disabled === "false" ? false : undefined,
+      actor: principal.email,
+      source,
+    });
+    revalidatePath("/settings/users");
+    return { ok: `${user.email} is now ${user.disabled ? "disabled" : `an enabled ${user.role}`}.` };
+  });
+}
+
+export async function createTokenAction(_prev: FormState, form: FormData): Promise<FormState> {
+  return guarded({ name: field(form, "name") }, async () => {
+    const { principal, source } = await authorize("tokens:own");
+    const scopes = form.getAll("scopes").filter((s): s is string => typeof s === "string");
+    const t = await createApiToken({ email: principal.email, name: field(form, "name"), scopes, actor: principal.email, source });
+    revalidatePath("/settings/tokens");
+    return { ok: `Created ${t.prefix}…${t.last4}. Copy it now: it is shown once.`, token: t.token };
+  });
+}
+
+export async function revokeTokenAction(_prev: FormState, form: FormData): Promise<FormState> {
+  return guarded({}, async () => {
+    const { principal, source } = await authorize("tokens:own");
+    await revokeToken({ id: field(form, "id"), ownerId: principal.userId, actor: principal.email, source });
+    revalidatePath("/settings/tokens");
+    return { ok: "Token revoked: it no longer works." };
+  });
+}

@@ -1,0 +1,15 @@
+import "server-only";
+import { EFFECTIVE_OUTCOMES, type EffectiveOutcome } from "@/lib/domain/outcomes";
+import { reader } from "./db";
+
+/** Operations per effective outcome, and how many need review, from the projection. */
+export async function outcomeCounts(): Promise<{ byOutcome: Record<EffectiveOutcome, number>; needsReview: number; total: number }> {
+  const db = await reader();
+  const [groups, needsReview] = await Promise.all([
+    db.operationView.groupBy({ by: ["effectiveOutcome"], _count: { _all: true } }),
+    db.operationView.count({ where: { needsReview: true } }),
+  ]);
+  const byOutcome = Object.fromEntries(EFFECTIVE_OUTCOMES.map((o) => [o, 0])) as Record<EffectiveOutcome, number>;
+  for (const g of groups) byOutcome[g.effectiveOutcome as EffectiveOutcome] = g._count._all;
+  return { byOutcome, needsReview, total: Object.values(byOutcome).reduce((a, b) => a + b, 0) };
+}

@@ -1,0 +1,49 @@
+import { NextResponse, type NextRequest } from "next/server";
+
+/**
+ * The proxy only does two things, neither of them security decisions about who may do what
+ * (every page, route handler and server action checks that itself):
+ * 1. sends a visitor without a session cookie to /login (a convenience, not a gate);
+ * 2. sets a per-request Content-Security-Policy with a nonce that Next.js puts on its scripts.
+ */
+const PUBLIC = ["/login", "/setup", "/forbidden", "/api/", "/_next/", "/favicon"];
+
+function csp(nonce: string): string {
+  const dev = process.env.NODE_ENV !== "production";
+  const issuer = process.env.AUTH_OIDC_ISSUER ? ` ${new URL(process.env.AUTH_OIDC_ISSUER).origin}` : "";
+  return [
+    "default-src 'self'",
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${dev ? " 'unsafe-eval'" : ""}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    `connect-src 'self'${dev ? " ws:" : ""}`,
+    "object-src 'none'",
+    "base-uri 'self'",
+    `form-action 'self'${issuer}`,
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+export function proxy(request: NextRequest) {
+  const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
+  const policy = csp(nonce);
+  const { pathname, search } = request.nextUrl;
+  const hasSession = request.cookies.getAll().some((c) => c.name.endsWith("authjs.session-token"));
+  if (!hasSession && !PUBLIC.some((p) => pathname.startsWith(p))) {
+    const url = request.nextUrl.clone();
+    url.pathname = "/login";
+    url.search = pathname === "/" ? "" : `?from=${encodeURIComponent(pathname + search)}`;
+    return NextResponse.redirect(url);
+  }
+  const requestHeaders = new Headers(request.headers);
+  requestHeaders.set("x-nonce", nonce);
+  requestHeaders.set("content-security-policy", policy);
+  const response = NextResponse.next({ request: { headers: requestHeaders } });
+  response.headers.set("content-security-policy", policy);
+  return response;
+}
+
+export const config = {
+  matcher: [{ source: "/((?!_next/static|_next/image|favicon.ico).*)" }],
+};
