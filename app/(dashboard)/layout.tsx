@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { Providers } from "@/app/providers";
 import { NavLink } from "@/components/shell/nav-link";
 import { logoutAction } from "@/lib/auth/actions";
 import { can } from "@/lib/auth/permissions";
@@ -18,6 +19,8 @@ export default async function DashboardLayout({ children }: { children: React.Re
           </Link>
           <nav aria-label="Main" className="flex flex-1 flex-wrap gap-1">
             <NavLink href="/">Overview</NavLink>
+            <NavLink href="/operations">Operations</NavLink>
+            <NavLink href="/trajectories">Trajectories</NavLink>
             {can(me, "users:manage") ? <NavLink href="/settings/users">Users</NavLink> : null}
             <NavLink href="/settings/tokens">API tokens</NavLink>
           </nav>
@@ -34,7 +37,7 @@ export default async function DashboardLayout({ children }: { children: React.Re
         </div>
       </header>
       <main id="main" className="mx-auto max-w-6xl px-4 py-8">
-        {children}
+        <Providers>{children}</Providers>
       </main>
     </div>
   );

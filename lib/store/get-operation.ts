@@ -12,6 +12,16 @@ export async function getOperation(operationId: string) {
   const stages = (await loadStages(db, [operationId])).get(operationId) ?? [];
   const state = deriveOperation(operationId, stages);
   const stale = new Set(state.classification.stale_read_seqs);
+  const downstreamIds = (await db.operationEdge.findMany({ where: { dependsOn: operationId }, select: { operationId: true } })).map((e) => e.operationId);
+  const linked = await db.operationView.findMany({
+    where: { operationId: { in: [...state.depends_on, ...downstreamIds] } },
+    select: { operationId: true, effectiveOutcome: true, tool: true, createdSeq: true },
+  });
+  const link = (id: string) => {
+    const v = linked.find((l) => l.operationId === id);
+    return { operation_id: id, effective_outcome: v?.effectiveOutcome ?? null, tool: v?.tool ?? null };
+  };
+  const upstream = state.depends_on.map(link);
   const env = state.envelope;
   return {
     ...derivedState(operationId, state),
@@ -37,6 +47,10 @@ export async function getOperation(operationId: string) {
     retry: state.retry,
     needs_review: state.needs_review,
     overclaimed: state.overclaimed,
+    upstream,
+    downstream: downstreamIds.map(link),
+    /** Proposition 1: an upstream step this one relied on is not verified (or not recorded). */
+    built_on_unverified_premise: upstream.some((u) => u.effective_outcome !== "verified"),
   };
 }
 

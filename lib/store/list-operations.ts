@@ -10,6 +10,10 @@ export const listQuerySchema = z
     outcome: z.enum(EFFECTIVE_OUTCOMES).optional(),
     classified_as: z.enum(OUTCOMES).optional(),
     tool: z.string().min(1).max(200).optional(),
+    target: z.string().min(1).max(200).optional(),
+    agent: z.string().min(1).max(200).optional(),
+    failure_category: z.enum(["1", "2", "3", "4", "5"]).transform(Number).optional(),
+    overclaimed: z.enum(["true", "false"]).transform((v) => v === "true").optional(),
     trajectory_id: z.string().min(1).max(200).optional(),
     needs_review: z.enum(["true", "false"]).transform((v) => v === "true").optional(),
     q: z.string().trim().min(1).max(200).optional(),
@@ -21,12 +25,20 @@ export const listQuerySchema = z
       .regex(/^[0-9]{1,15}$/, "is not a cursor this API returned")
       .transform(Number)
       .optional(),
+    /** Only operations newer than this cursor (what arrived since a page was loaded). */
+    newer_than: z
+      .string()
+      .regex(/^[0-9]{1,15}$/, "is not a cursor this API returned")
+      .transform(Number)
+      .optional(),
   })
   .strict();
 export type ListQuery = z.infer<typeof listQuerySchema>;
 
 export type OperationListItem = {
   operation_id: string;
+  /** The operation's place in the chain: what cursors are made of. */
+  cursor: string;
   trajectory_id: string | null;
   tool: string | null;
   agent: string | null;
@@ -66,11 +78,17 @@ export async function listOperations(query: ListQuery): Promise<{ items: Operati
       ...(query.outcome ? { effectiveOutcome: query.outcome } : {}),
       ...(query.classified_as ? { outcome: query.classified_as } : {}),
       ...(query.tool ? { tool: query.tool } : {}),
+      ...(query.target ? { target: query.target } : {}),
+      ...(query.agent ? { agent: query.agent } : {}),
+      ...(query.failure_category ? { failureCategory: query.failure_category } : {}),
+      ...(query.overclaimed !== undefined ? { overclaimed: query.overclaimed } : {}),
       ...(query.trajectory_id ? { trajectoryId: query.trajectory_id } : {}),
       ...(query.needs_review !== undefined ? { needsReview: query.needs_review } : {}),
       ...(idFilter ? { operationId: { in: idFilter } } : {}),
       ...(query.since || query.until ? { createdAt: { ...(query.since ? { gte: query.since } : {}), ...(query.until ? { lt: query.until } : {}) } } : {}),
-      ...(query.cursor !== undefined ? { createdSeq: { lt: query.cursor } } : {}),
+      ...(query.cursor !== undefined || query.newer_than !== undefined
+        ? { createdSeq: { ...(query.cursor !== undefined ? { lt: query.cursor } : {}), ...(query.newer_than !== undefined ? { gt: query.newer_than } : {}) } }
+        : {}),
     },
     orderBy: { createdSeq: "desc" },
     take: query.limit + 1,
@@ -79,6 +97,7 @@ export async function listOperations(query: ListQuery): Promise<{ items: Operati
   return {
     items: page.map((r) => ({
       operation_id: r.operationId,
+      cursor: String(r.createdSeq),
       trajectory_id: r.trajectoryId,
       tool: r.tool,
       agent: r.agent,

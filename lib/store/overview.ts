@@ -13,3 +13,10 @@ export async function outcomeCounts(): Promise<{ byOutcome: Record<EffectiveOutc
   for (const g of groups) byOutcome[g.effectiveOutcome as EffectiveOutcome] = g._count._all;
   return { byOutcome, needsReview, total: Object.values(byOutcome).reduce((a, b) => a + b, 0) };
 }
+
+/** Tool names seen, for the filter menu. */
+export async function knownTools(): Promise<string[]> {
+  const db = await reader();
+  const rows = await db.operationView.groupBy({ by: ["tool"], where: { tool: { not: null } }, orderBy: { tool: "asc" }, take: 500 });
+  return rows.map((r) => r.tool!);
+}

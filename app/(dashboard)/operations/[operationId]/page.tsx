@@ -1,0 +1,64 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { OutcomeBadge } from "@/components/operations/badges";
+import { Links, Timeline } from "@/components/operations/timeline";
+import { requirePage } from "@/lib/auth/session";
+import { getOperation } from "@/lib/store/get-operation";
+
+type Params = { params: Promise<{ operationId: string }> };
+
+export async function generateMetadata({ params }: Params): Promise<Metadata> {
+  return { title: decodeURIComponent((await params).operationId) };
+}
+
+export default async function OperationPage({ params }: Params) {
+  const id = decodeURIComponent((await params).operationId);
+  await requirePage("operations:read", `/operations/${encodeURIComponent(id)}`);
+  const op = await getOperation(id);
+  if (!op) notFound();
+  return (
+    <div className="space-y-6">
+      <nav aria-label="Breadcrumb" className="text-sm">
+        <Link href="/operations" className="text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+          Operations
+        </Link>
+        {op.trajectory_id ? (
+          <>
+            {" / "}
+            <Link href={`/trajectories/${encodeURIComponent(op.trajectory_id)}`} className="text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+              {op.trajectory_id}
+            </Link>
+          </>
+        ) : null}
+      </nav>
+      <header className="space-y-2">
+        <h1 className="break-all font-mono text-xl font-semibold sm:text-2xl">{op.operation_id}</h1>
+        <p className="flex flex-wrap items-center gap-2 text-slate-800 dark:text-slate-200">
+          <OutcomeBadge outcome={op.effective_outcome} />
+          <span>{op.reason}</span>
+        </p>
+        <p className="text-sm text-slate-700 dark:text-slate-300">
+          Retry: {op.retry.decision}
+          {op.needs_review ? " · needs a person to reconcile it" : ""}
+        </p>
+      </header>
+      {op.built_on_unverified_premise ? (
+        <p role="note" className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">
+          Built on an unverified premise: an operation this one relied on is not verified, so whatever this step did may rest on
+          something that did not happen (the paper&apos;s Proposition 1).
+        </p>
+      ) : null}
+      <Timeline op={op} />
+      <section aria-labelledby="corrections" className="rounded-xl border border-slate-200 p-4 dark:border-slate-800">
+        <h2 id="corrections" className="font-semibold">
+          Corrections
+        </h2>
+        <p className="mt-1 text-sm text-slate-700 dark:text-slate-300">
+          No corrections. The effective outcome is the classification: {op.effective_outcome}.
+        </p>
+      </section>
+      <Links op={op} />
+    </div>
+  );
+}

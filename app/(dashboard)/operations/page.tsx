@@ -1,0 +1,112 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { OutcomeBadge } from "@/components/operations/badges";
+import { OperationFilters } from "@/components/operations/filters";
+import { NewOperationsNotice } from "@/components/operations/new-notice";
+import { requirePage } from "@/lib/auth/session";
+import { describeIssues } from "@/lib/domain/wire";
+import { listOperations, listQuerySchema } from "@/lib/store/list-operations";
+import { knownTools } from "@/lib/store/overview";
+
+export const metadata: Metadata = { title: "Operations" };
+
+type Search = Record<string, string | string[] | undefined>;
+
+export default async function OperationsPage({ searchParams }: { searchParams: Promise<Search> }) {
+  await requirePage("operations:read", "/operations");
+  const raw = Object.fromEntries(Object.entries(await searchParams).flatMap(([k, v]) => (typeof v === "string" && v !== "" ? [[k, v]] : [])));
+  const parsed = listQuerySchema.safeParse(raw);
+  const tools = await knownTools();
+  const filters = new URLSearchParams(Object.entries(raw).filter(([k]) => k !== "cursor"));
+  const filtered = [...filters.keys()].some((k) => k !== "limit");
+
+  return (
+    <div className="space-y-6">
+      <h1 className="text-2xl font-semibold">Operations</h1>
+      <OperationFilters values={raw} tools={tools} />
+      {!parsed.success ? (
+        <p role="alert" className="rounded-md border border-rose-300 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-800 dark:bg-rose-950 dark:text-rose-200">
+          These filters are not valid: {describeIssues(parsed.error).map((i) => `${i.path} ${i.message}`).join("; ")}.
+        </p>
+      ) : (
+        <Results query={parsed.data} filters={filters.toString()} filtered={filtered} firstPage={!raw.cursor} />
+      )}
+    </div>
+  );
+}
+
+async function Results({ query, filters, filtered, firstPage }: { query: Parameters<typeof listOperations>[0]; filters: string; filtered: boolean; firstPage: boolean }) {
+  const { items, next_cursor } = await listOperations(query);
+  if (!items.length) {
+    return (
+      <div className="rounded-xl border border-dashed border-slate-300 p-8 text-center dark:border-slate-700">
+        <p className="font-medium">{filtered ? "No operation matches these filters." : "No operations yet."}</p>
+        <p className="mt-1 text-sm text-slate-700 dark:text-slate-300">
+          {filtered ? (
+            <>
+              Loosen a filter, or <Link className="text-indigo-700 underline dark:text-indigo-300" href="/operations">clear them all</Link>.
+            </>
+          ) : (
+            "Agents send receipts to POST /api/v1/receipts with a token that has the ingest scope."
+          )}
+        </p>
+      </div>
+    );
+  }
+  const next = new URLSearchParams(filters);
+  if (next_cursor) next.set("cursor", next_cursor);
+  return (
+    <div className="space-y-3">
+      {firstPage ? <NewOperationsNotice filters={filters} newest={items[0]?.cursor ?? null} /> : null}
+      <div className="overflow-x-auto">
+        <table className="w-full min-w-[48rem] text-left text-sm">
+          <caption className="sr-only">Operations, newest first</caption>
+          <thead>
+            <tr className="text-slate-600 dark:text-slate-400">
+              <th className="py-2 pr-3 font-medium">Operation</th>
+              <th className="py-2 pr-3 font-medium">Outcome</th>
+              <th className="py-2 pr-3 font-medium">Why</th>
+              <th className="py-2 pr-3 font-medium">Tool</th>
+              <th className="py-2 pr-3 font-medium">Claimed</th>
+              <th className="py-2 font-medium">Recorded</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((op) => (
+              <tr key={op.operation_id} className="border-t border-slate-200 align-top dark:border-slate-800">
+                <td className="py-2 pr-3">
+                  <Link href={`/operations/${encodeURIComponent(op.operation_id)}`} className="font-mono text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+                    {op.operation_id}
+                  </Link>
+                  {op.trajectory_id ? <div className="text-xs text-slate-600 dark:text-slate-400">{op.trajectory_id}</div> : null}
+                </td>
+                <td className="py-2 pr-3">
+                  <OutcomeBadge outcome={op.effective_outcome} />
+                  {op.needs_review ? <div className="mt-1 text-xs font-medium text-rose-800 dark:text-rose-300">needs review</div> : null}
+                </td>
+                <td className="py-2 pr-3 text-slate-800 dark:text-slate-200">{op.reason}</td>
+                <td className="py-2 pr-3 font-mono text-xs">{op.tool ?? "—"}</td>
+                <td className="py-2 pr-3">{op.claimed_outcome ?? "—"}</td>
+                <td className="py-2 whitespace-nowrap tabular-nums text-slate-700 dark:text-slate-300">{op.created_at.slice(0, 16).replace("T", " ")}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <nav aria-label="Pages" className="flex gap-4 text-sm">
+        {!firstPage ? (
+          <Link href={`/operations${filters ? `?${filters}` : ""}`} className="text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+            ← Newest
+          </Link>
+        ) : null}
+        {next_cursor ? (
+          <Link href={`/operations?${next}`} className="text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+            Older →
+          </Link>
+        ) : (
+          <span className="text-slate-600 dark:text-slate-400">End of the list.</span>
+        )}
+      </nav>
+    </div>
+  );
+}

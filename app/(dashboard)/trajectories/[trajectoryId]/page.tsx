@@ -1,0 +1,68 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { categoryName, OutcomeBadge } from "@/components/operations/badges";
+import { requirePage } from "@/lib/auth/session";
+import { getTrajectory } from "@/lib/store/get-trajectory";
+
+type Params = { params: Promise<{ trajectoryId: string }> };
+
+export async function generateMetadata({ params }: Params): Promise<Metadata> {
+  return { title: `Trajectory ${decodeURIComponent((await params).trajectoryId)}` };
+}
+
+export default async function TrajectoryPage({ params }: Params) {
+  const id = decodeURIComponent((await params).trajectoryId);
+  await requirePage("operations:read", `/trajectories/${encodeURIComponent(id)}`);
+  const t = await getTrajectory(id);
+  if (!t) notFound();
+  const tainted = new Set(t.tainted);
+  return (
+    <div className="space-y-6">
+      <nav aria-label="Breadcrumb" className="text-sm">
+        <Link href="/trajectories" className="text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+          Trajectories
+        </Link>
+      </nav>
+      <header>
+        <h1 className="break-all font-mono text-xl font-semibold sm:text-2xl">{t.trajectory_id}</h1>
+        <p className="mt-1 text-slate-700 dark:text-slate-300">
+          {t.steps.length} step{t.steps.length === 1 ? "" : "s"} in the order they were recorded.
+          {t.first_unverified_premise
+            ? ` It went wrong at ${t.first_unverified_premise}: later steps relied on it while it was not verified.`
+            : " No step relied on an unverified one."}
+        </p>
+      </header>
+      <ol className="space-y-3" aria-label="Steps">
+        {t.steps.map((s, i) => {
+          const first = s.operation_id === t.first_unverified_premise;
+          const isTainted = tainted.has(s.operation_id);
+          return (
+            <li
+              key={s.operation_id}
+              aria-current={first ? "step" : undefined}
+              className={`rounded-xl border p-4 ${first ? "border-rose-400 bg-rose-50 dark:border-rose-700 dark:bg-rose-950" : isTainted ? "border-amber-300 bg-amber-50 dark:border-amber-800 dark:bg-amber-950/40" : "border-slate-200 dark:border-slate-800"}`}
+            >
+              <div className="flex flex-wrap items-center gap-3">
+                <span className="text-sm tabular-nums text-slate-600 dark:text-slate-400">{i + 1}</span>
+                <OutcomeBadge outcome={s.effective_outcome} />
+                <Link href={`/operations/${encodeURIComponent(s.operation_id)}`} className="font-mono text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+                  {s.operation_id}
+                </Link>
+                <span className="font-mono text-xs text-slate-700 dark:text-slate-300">{s.tool}</span>
+              </div>
+              <p className="mt-1 text-sm">{s.reason}{categoryName(s.failure_category) ? ` · category ${categoryName(s.failure_category)}` : ""}</p>
+              {first ? <p className="mt-1 text-sm font-semibold text-rose-900 dark:text-rose-200">The first unverified step that later steps relied on.</p> : null}
+              {isTainted ? (
+                <p className="mt-1 text-sm text-amber-950 dark:text-amber-100">
+                  Built on an unverified premise: relies on {t.tainted_by[s.operation_id].join(", ")}.
+                </p>
+              ) : null}
+              {s.depends_on.length ? <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">depends on {s.depends_on.join(", ")}</p> : null}
+            </li>
+          );
+        })}
+      </ol>
+    </div>
+  );
+}

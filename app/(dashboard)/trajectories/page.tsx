@@ -1,0 +1,47 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { requirePage } from "@/lib/auth/session";
+import { listTrajectories } from "@/lib/store/get-trajectory";
+
+export const metadata: Metadata = { title: "Trajectories" };
+
+export default async function TrajectoriesPage() {
+  await requirePage("operations:read", "/trajectories");
+  const rows = await listTrajectories();
+  return (
+    <div className="space-y-6">
+      <div>
+        <h1 className="text-2xl font-semibold">Trajectories</h1>
+        <p className="mt-1 text-slate-700 dark:text-slate-300">Runs of an agent: operations sharing a trajectory id, most recently active first.</p>
+      </div>
+      {rows.length === 0 ? (
+        <p className="text-slate-700 dark:text-slate-300">No trajectories yet: send trajectory_id with each record to group an agent&apos;s steps.</p>
+      ) : (
+        <table className="w-full text-left text-sm">
+          <thead>
+            <tr className="text-slate-600 dark:text-slate-400">
+              <th className="py-2 pr-3 font-medium">Trajectory</th>
+              <th className="py-2 pr-3 font-medium">Steps</th>
+              <th className="py-2 pr-3 font-medium">Need review</th>
+              <th className="py-2 font-medium">Last step recorded</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((t) => (
+              <tr key={t.trajectory_id} className="border-t border-slate-200 dark:border-slate-800">
+                <td className="py-2 pr-3">
+                  <Link href={`/trajectories/${encodeURIComponent(t.trajectory_id)}`} className="font-mono text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+                    {t.trajectory_id}
+                  </Link>
+                </td>
+                <td className="py-2 pr-3 tabular-nums">{t.steps}</td>
+                <td className={`py-2 pr-3 tabular-nums ${t.needs_review ? "font-semibold text-rose-800 dark:text-rose-300" : ""}`}>{t.needs_review}</td>
+                <td className="py-2 tabular-nums">{t.last_at?.slice(0, 16).replace("T", " ")}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,243 @@
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { LongText, RawJson } from "@/components/ui/text";
+import type { OperationDetail } from "@/lib/store/get-operation";
+import { categoryName, OutcomeBadge } from "./badges";
+import { ParamsDiff } from "./params-diff";
+
+type Stage = OperationDetail["stages"][number];
+type Obj = Record<string, unknown>;
+
+const obj = (v: unknown): Obj | null => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : null);
+const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : typeof v === "number" || typeof v === "boolean" ? String(v) : null);
+const time = (t: string | null) => (t ? t.replace("T", " ").replace(/\.000Z$|Z$/, " UTC") : "—");
+
+function gap(from: string | null, to: string | null): string | null {
+  if (!from || !to) return null;
+  const s = Math.round((Date.parse(to) - Date.parse(from)) / 1000);
+  if (!Number.isFinite(s)) return null;
+  const abs = Math.abs(s);
+  const text = abs < 60 ? `${abs} s` : abs < 3600 ? `${Math.round(abs / 60)} min` : abs < 86400 ? `${(abs / 3600).toFixed(1)} h` : `${(abs / 86400).toFixed(1)} days`;
+  return s < 0 ? `${text} before the previous stage` : `${text} after the previous stage`;
+}
+
+function Facts({ rows }: { rows: [string, ReactNode][] }) {
+  return (
+    <dl className="grid grid-cols-[minmax(7rem,auto)_1fr] gap-x-4 gap-y-1 text-sm">
+      {rows.map(([k, v]) => (
+        <div key={k} className="contents">
+          <dt className="text-slate-600 dark:text-slate-400">{k}</dt>
+          <dd className="min-w-0 break-words">{v ?? "—"}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function Step({ n, title, status, missing, children, times }: { n: number; title: string; status?: ReactNode; missing?: string; children?: ReactNode; times?: ReactNode }) {
+  return (
+    <li className="relative pl-10">
+      <span aria-hidden className={`absolute left-0 top-1 flex h-7 w-7 items-center justify-center rounded-full text-sm font-semibold ${missing ? "border-2 border-dashed border-slate-400 text-slate-600 dark:text-slate-400" : "bg-indigo-600 text-white"}`}>
+        {n}
+      </span>
+      <section aria-label={`${n}. ${title}`} className="rounded-xl border border-slate-200 p-4 dark:border-slate-800">
+        <header className="flex flex-wrap items-baseline justify-between gap-2">
+          <h2 className="font-semibold">
+            {title} {status}
+          </h2>
+          {times}
+        </header>
+        <div className="mt-3">{missing ? <p className="text-sm italic text-slate-700 dark:text-slate-300">{missing}</p> : children}</div>
+      </section>
+    </li>
+  );
+}
+
+function Times({ stage, previous }: { stage: Stage; previous: string | null }) {
+  const g = gap(previous, stage.observed_at);
+  return (
+    <p className="text-xs text-slate-600 dark:text-slate-400">
+      observed {time(stage.observed_at)} · recorded {time(stage.recorded_at)}
+      {g ? ` · ${g}` : ""}
+    </p>
+  );
+}
+
+function evidenceView(e: unknown): ReactNode {
+  if (typeof e === "string") return <LongText value={e} />;
+  const o = obj(e);
+  if (!o) return "none";
+  return (
+    <span className="font-mono text-xs">
+      {["object_id", "fingerprint", "url"].filter((k) => str(o[k])).map((k) => (
+        <span key={k} className="mr-3 inline-block break-all">
+          {k}: <LongText value={str(o[k])!} max={80} />
+        </span>
+      ))}
+    </span>
+  );
+}
+
+const RETRY_WORDS = (retry: OperationDetail["retry"]) =>
+  `${retry.decision.charAt(0).toUpperCase()}${retry.decision.slice(1)}. Automatic retry: never. ${
+    retry.safe_replay_available
+      ? "A reviewed replay with the enforced idempotency key is available."
+      : "No safe replay: without an enforced idempotency key, another call could create a duplicate effect."
+  }`;
+
+export function Timeline({ op }: { op: OperationDetail }) {
+  const intent = op.stages.find((s) => s.stage === "intent");
+  const receipt = op.stages.find((s) => s.stage === "receipt");
+  const reads = op.stages.filter((s) => s.stage === "canonical_read");
+  const effects = op.stages.filter((s) => s.stage === "side_effects");
+  const ip = obj(intent?.payload);
+  const rp = obj(receipt?.payload);
+  // Each stage's gap is measured from the stage shown before it.
+  const shown = [intent, receipt, ...reads, ...effects].filter((s): s is Stage => Boolean(s));
+  // Only observed times are comparable: a recorded time says when we heard, not when it happened.
+  const previousTime = new Map(shown.map((s, i) => [s.seq, i ? shown[i - 1].observed_at : null]));
+  const stamp = (s: Stage | undefined) => (s ? (previousTime.get(s.seq) ?? null) : null);
+  const intentPrev = stamp(intent);
+  const receiptPrev = stamp(receipt);
+
+  return (
+    <ol className="space-y-4" aria-label="The five stages">
+      <Step n={1} title="Intent" missing={intent ? undefined : "No intent recorded: what the agent meant to do is unknown."} times={intent ? <Times stage={intent} previous={intentPrev} /> : null}>
+        <Facts
+          rows={[
+            ["tool", <span key="t" className="font-mono">{str(obj(op.tool)?.name) ?? str(op.tool) ?? "—"}</span>],
+            ["target", str(ip?.target) ? <LongText value={str(ip?.target)!} /> : "—"],
+            ["effect", str(ip?.effect) ? <LongText value={str(ip?.effect)!} /> : "—"],
+            ["fingerprint", <span key="f" className="font-mono text-xs break-all">{str(ip?.fingerprint) ?? "—"}</span>],
+          ]}
+        />
+        {ip?.params !== undefined ? <RawJson value={ip.params} label="parameters the agent built" /> : null}
+        <RawJson value={intent?.payload} />
+      </Step>
+
+      <Step
+        n={2}
+        title="Receipt"
+        status={rp ? <span className={`ml-2 text-sm font-medium ${rp.status === "accepted" ? "text-slate-800 dark:text-slate-200" : "text-rose-800 dark:text-rose-300"}`}>{String(rp.status)}</span> : null}
+        missing={receipt ? undefined : "No receipt recorded: nothing says the write boundary saw this call."}
+        times={receipt ? <Times stage={receipt} previous={receiptPrev} /> : null}
+      >
+        <Facts
+          rows={[
+            ["receipt id", <span key="r" className="font-mono">{str(rp?.receipt_id) ?? "—"}</span>],
+            ["partial", rp?.partial === true ? <strong key="p" className="text-rose-800 dark:text-rose-300">yes: the write executed only partially</strong> : "no"],
+            ["tool named", str(obj(rp?.tool)?.name) ?? str(rp?.tool) ?? "—"],
+            ["environment", obj(rp?.environment) ? <span key="e" className="font-mono text-xs">{Object.entries(obj(rp?.environment)!).map(([k, v]) => `${k}: ${str(v) ?? JSON.stringify(v)}`).join(" · ")}</span> : "—"],
+          ]}
+        />
+        <div className="mt-3">
+          <ParamsDiff intended={obj(ip?.params)} passed={obj(rp?.params)} />
+        </div>
+        <RawJson value={receipt?.payload} />
+      </Step>
+
+      <Step n={3} title="Canonical read" missing={reads.length ? undefined : "No canonical read recorded: nobody has read back the resource that owns the effect."}>
+        <ul className="space-y-3">
+          {reads.map((r) => {
+            const p = obj(r.payload)!;
+            const reader = obj(p.reader);
+            const prev = stamp(r);
+            return (
+              <li
+                key={r.seq}
+                className={`rounded-lg border p-3 ${r.deciding ? "border-indigo-400 bg-indigo-50 dark:border-indigo-700 dark:bg-indigo-950" : r.stale ? "border-dashed border-slate-300 opacity-80 dark:border-slate-700" : "border-slate-200 dark:border-slate-800"}`}
+              >
+                <div className="flex flex-wrap items-baseline justify-between gap-2">
+                  <p className="font-medium">
+                    {String(p.status)}
+                    {r.deciding ? <span className="ml-2 rounded bg-indigo-600 px-1.5 py-0.5 text-xs text-white">deciding read</span> : null}
+                    {r.stale ? <span className="ml-2 text-xs font-normal text-slate-700 dark:text-slate-300">stale — before the receipt: proves nothing about this write</span> : null}
+                  </p>
+                  <Times stage={r} previous={prev} />
+                </div>
+                <Facts
+                  rows={[
+                    ["evidence", evidenceView(p.evidence)],
+                    ["reader", reader ? [reader.identity, reader.account && `account ${String(reader.account)}`, reader.region && `region ${String(reader.region)}`, reader.api_version && `API ${String(reader.api_version)}`].filter(Boolean).join(" · ") : "—"],
+                  ]}
+                />
+                <RawJson value={r.payload} />
+              </li>
+            );
+          })}
+        </ul>
+      </Step>
+
+      <Step n={4} title="Side effects" missing={effects.length ? undefined : "No side effects recorded."}>
+        {effects.map((e) => {
+          const prev = stamp(e);
+          return (
+            <div key={e.seq} className="mb-2">
+              <Times stage={e} previous={prev} />
+              <ul className="mt-1 space-y-1 text-sm">
+                {(Array.isArray(e.payload) ? e.payload : []).map((item, i) => {
+                  const it = obj(item) ?? {};
+                  return (
+                    <li key={i} className="flex gap-2">
+                      <span className={`w-28 shrink-0 font-medium ${it.status === "observed" ? "text-slate-900 dark:text-white" : "text-slate-600 dark:text-slate-400"}`}>{String(it.status).replace("_", " ")}</span>
+                      <LongText value={String(it.name)} />
+                    </li>
+                  );
+                })}
+              </ul>
+              <RawJson value={e.payload} />
+            </div>
+          );
+        })}
+        {effects.length ? <p className="text-xs text-slate-600 dark:text-slate-400">Side effects are reported, never counted as proof: they cannot upgrade the outcome.</p> : null}
+      </Step>
+
+      <Step n={5} title="Outcome" status={<span className="ml-2"><OutcomeBadge outcome={op.effective_outcome} /></span>}>
+        <Facts
+          rows={[
+            ["classified as", <OutcomeBadge key="c" outcome={op.outcome} />],
+            ["why", op.reason],
+            ["failure category", categoryName(op.failure_category) ?? "none"],
+            ["retry", RETRY_WORDS(op.retry)],
+            ["agent claimed", op.claimed_outcome ?? "—"],
+          ]}
+        />
+        {op.overclaimed ? (
+          <p className="mt-3 rounded-md border border-rose-300 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-800 dark:bg-rose-950 dark:text-rose-200">
+            The agent told its user “{op.claimed_outcome}”, but the records do not verify it: an overclaimed success.
+          </p>
+        ) : null}
+      </Step>
+    </ol>
+  );
+}
+
+export function Links({ op }: { op: OperationDetail }) {
+  const list = (items: OperationDetail["upstream"], empty: string) =>
+    items.length ? (
+      <ul className="space-y-1 text-sm">
+        {items.map((u) => (
+          <li key={u.operation_id} className="flex items-center gap-2">
+            <OutcomeBadge outcome={u.effective_outcome} />
+            <Link className="font-mono text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300" href={`/operations/${encodeURIComponent(u.operation_id)}`}>
+              {u.operation_id}
+            </Link>
+          </li>
+        ))}
+      </ul>
+    ) : (
+      <p className="text-sm text-slate-700 dark:text-slate-300">{empty}</p>
+    );
+  return (
+    <div className="grid gap-4 sm:grid-cols-2">
+      <section aria-labelledby="upstream" className="rounded-xl border border-slate-200 p-4 dark:border-slate-800">
+        <h2 id="upstream" className="mb-2 font-semibold">Relied on (upstream)</h2>
+        {list(op.upstream, "No upstream operations.")}
+      </section>
+      <section aria-labelledby="downstream" className="rounded-xl border border-slate-200 p-4 dark:border-slate-800">
+        <h2 id="downstream" className="mb-2 font-semibold">Relied on by (downstream)</h2>
+        {list(op.downstream, "No operation depends on this one.")}
+      </section>
+    </div>
+  );
+}

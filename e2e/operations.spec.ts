@@ -1,0 +1,120 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+import { demo, signIn } from "./helpers";
+
+const shot = (page: Page, name: string) => page.screenshot({ path: `test-results/screenshots/${name}.png`, fullPage: true });
+
+async function noSeriousA11yViolations(page: Page) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`)).toEqual([]);
+}
+
+test.beforeEach(async ({ page }) => {
+  await signIn(page, demo.viewer.email, demo.viewer.password);
+});
+
+test("the essay's X post reads as divergent, says why, and blocks the retry", async ({ page }) => {
+  await page.goto("/operations?q=op-2026-08-28-x-post-001");
+  await page.getByRole("link", { name: "op-2026-08-28-x-post-001" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("op-2026-08-28-x-post-001");
+  const outcome = page.getByRole("region", { name: "5. Outcome" });
+  await expect(outcome).toContainText("divergent");
+  await expect(outcome).toContainText("the write was accepted but the canonical effect is absent");
+  await expect(outcome).toContainText("4 · success signal without effect");
+  await expect(outcome).toContainText("Blocked until canonical state is reconciled. Automatic retry: never.");
+  await expect(outcome).toContainText("overclaimed success");
+  const reads = page.getByRole("region", { name: "3. Canonical read" });
+  await expect(reads.getByText("deciding read")).toHaveCount(1);
+  await expect(reads).toContainText("absent");
+  await expect(page.getByRole("region", { name: "4. Side effects" })).toContainText("daily post ceiling decremented");
+  await page.getByRole("region", { name: "2. Receipt" }).getByText("raw JSON").click();
+  await expect(page.getByRole("region", { name: "2. Receipt" }).locator("pre")).toContainText('"receipt_id": "gw-x-20260828-7731"');
+  await shot(page, "operation");
+  await noSeriousA11yViolations(page);
+});
+
+test("filters live in the URL and survive a reload; pages go older and back", async ({ page }) => {
+  await page.goto("/operations");
+  await expect(page.getByRole("table")).toBeVisible();
+  await page.getByLabel("Effective outcome").selectOption("divergent");
+  await page.getByLabel("Needs review").selectOption("true");
+  await page.getByRole("button", { name: "Apply filters" }).click();
+  await expect(page).toHaveURL(/outcome=divergent/);
+  await expect(page).toHaveURL(/needs_review=true/);
+  const rows = page.getByRole("row");
+  await expect(rows.nth(1)).toContainText("divergent");
+  await page.reload();
+  await expect(page.getByLabel("Effective outcome")).toHaveValue("divergent");
+  const badges = await page.locator("tbody tr td:nth-child(2) span").allTextContents();
+  expect(badges.length).toBeGreaterThan(0);
+  expect(new Set(badges)).toEqual(new Set(["divergent"]));
+  await shot(page, "operations");
+  await noSeriousA11yViolations(page);
+
+  await page.goto("/operations?limit=20");
+  await page.getByRole("link", { name: "Older →" }).click();
+  await expect(page).toHaveURL(/cursor=\d+/);
+  await expect(page.getByRole("link", { name: "← Newest" })).toBeVisible();
+
+  await page.goto("/operations?q=no-such-operation-anywhere");
+  await expect(page.getByText("No operation matches these filters.")).toBeVisible();
+  await page.goto("/operations?outcome=maybe");
+  await expect(page.getByRole("alert").filter({ hasText: "These filters are not valid" })).toBeVisible();
+});
+
+test("new operations arrive as a notice, not a jumping list", async ({ page }) => {
+  await page.goto("/operations");
+  const first = await page.locator("tbody tr").first().textContent();
+  const res = await page.request.post("/api/v1/receipts", {
+    headers: { origin: new URL(page.url()).origin },
+    data: { operation_id: `op-e2e-new-${Date.now()}`, receipt: { status: "accepted", observed_at: "2026-11-30T10:00:00Z" } },
+  });
+  expect(res.status()).toBe(201);
+  await expect(page.getByRole("status").filter({ hasText: "1 new operation since this page loaded" })).toBeVisible({ timeout: 15_000 });
+  expect(await page.locator("tbody tr").first().textContent()).toBe(first);
+  await page.getByRole("button", { name: "Show" }).click();
+  await expect(page.locator("tbody tr").first()).toContainText("op-e2e-new-");
+});
+
+test("a trajectory shows where it went wrong and what that tainted", async ({ page }) => {
+  await page.goto("/trajectories");
+  await page.getByRole("link", { name: "crm-onboarding-42" }).click();
+  const wrong = page.locator('li[aria-current="step"]');
+  await expect(wrong).toContainText("op-crm-42-create-account");
+  await expect(wrong).toContainText("The first unverified step that later steps relied on.");
+  await expect(page.getByRole("listitem").filter({ hasText: "op-crm-42-notify" })).toContainText("Built on an unverified premise");
+  await shot(page, "trajectory");
+  await noSeriousA11yViolations(page);
+
+  await page.getByRole("link", { name: "op-crm-42-generate-contract" }).click();
+  await expect(page.getByRole("note")).toContainText("Built on an unverified premise");
+  await expect(page.getByRole("region", { name: "Relied on (upstream)" }).or(page.locator("section", { hasText: "Relied on (upstream)" }))).toContainText("op-crm-42-create-account");
+});
+
+test("markup inside a receipt renders as text and never runs", async ({ page }) => {
+  const id = `op-e2e-xss-${Date.now()}`;
+  const payload = `<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">`;
+  const res = await page.request.post("/api/v1/receipts", {
+    headers: { origin: new URL(page.url()).origin },
+    data: {
+      operation_id: id,
+      intent: { target: payload, effect: payload, params: { text: payload } },
+      receipt: { status: "accepted", receipt_id: payload, observed_at: "2026-11-30T10:00:00Z", environment: { endpoint: payload } },
+      canonical_read: { status: "match", observed_at: "2026-11-30T10:01:00Z", evidence: payload, reader: { identity: payload } },
+      side_effects: [{ name: payload, status: "observed" }],
+    },
+  });
+  expect(res.status()).toBe(201);
+  await page.goto(`/operations/${id}`);
+  await expect(page.getByRole("region", { name: "1. Intent" })).toContainText("<script>window.__pwned = 1</script>");
+  await expect(page.getByRole("region", { name: "4. Side effects" })).toContainText('onerror="window.__pwned = 2"');
+  expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  expect(await page.locator("img[src=x]").count()).toBe(0);
+});
+
+test("the overview and its numbers read well", async ({ page }) => {
+  await page.goto("/");
+  await shot(page, "overview");
+  await noSeriousA11yViolations(page);
+});
