@@ -1,4 +1,5 @@
 import { classify, toolName, type Classification, type StageFact } from "./classify";
+import { isOverclaimed, needsReview, replayCorrections, type CorrectionFact, type EffectiveState } from "./corrections";
 import { isPlainObject } from "./json";
 import { retryDecision, type EffectiveOutcome, type Idempotency, type RetryDecision } from "./outcomes";
 import { mergeEnvelopes } from "./stages";
@@ -19,6 +20,9 @@ export type OperationState = {
   envelope: Record<string, unknown>;
   classification: Classification;
   effective_outcome: EffectiveOutcome;
+  effective: EffectiveState;
+  correction_count: number;
+  last_correction_id: string | null;
   retry: RetryDecision;
   /** The agent claimed success while the outcome is not verified. */
   overclaimed: boolean;
@@ -42,16 +46,17 @@ const str = (v: unknown): string | null => (typeof v === "string" && v.length > 
  * Everything derived about one operation from its immutable records. Stage payloads were
  * validated at ingest, so they are read here with the wire types.
  */
-export function deriveOperation(operationId: string, stages: StoredStage[]): OperationState {
+export function deriveOperation(operationId: string, stages: StoredStage[], corrections: CorrectionFact[] = []): OperationState {
   const ordered = [...stages].sort((a, b) => a.seq - b.seq);
   const envelope = mergeEnvelopes(ordered.map((s) => s.envelope));
   const facts = ordered.map((s) => ({ stage: s.stage, seq: s.seq, payload: s.data }) as StageFact);
   const classification = classify({ tool: envelope.tool, idempotency: envelope.idempotency as Idempotency, stages: facts });
-  const effective: EffectiveOutcome = classification.outcome;
+  const effectiveState = replayCorrections(classification.outcome, corrections);
+  const effective: EffectiveOutcome = effectiveState.outcome;
   const intent = ordered.find((s) => s.stage === "intent")?.data as Record<string, unknown> | undefined;
   const receipt = ordered.find((s) => s.stage === "receipt")?.data as Record<string, unknown> | undefined;
   const claimed = str(envelope.claimed_outcome);
-  const overclaimed = claimed === "success" && effective !== "verified";
+  const overclaimed = isOverclaimed(claimed, effectiveState);
   const keys = new Set<string>([operationId]);
   if (str(receipt?.receipt_id)) keys.add(receipt!.receipt_id as string);
   for (const s of ordered) {
@@ -64,9 +69,12 @@ export function deriveOperation(operationId: string, stages: StoredStage[]): Ope
     envelope,
     classification,
     effective_outcome: effective,
+    effective: effectiveState,
+    correction_count: corrections.length,
+    last_correction_id: corrections.length ? corrections[corrections.length - 1].id : null,
     retry: retryDecision(effective, envelope.idempotency as Idempotency),
     overclaimed,
-    needs_review: effective === "uncertain" || effective === "divergent" || overclaimed,
+    needs_review: needsReview(claimed, effectiveState),
     tool: toolName(envelope.tool),
     agent: typeof agent === "string" ? str(agent) : isPlainObject(agent) ? str(agent.name) : null,
     target: str(intent?.target),

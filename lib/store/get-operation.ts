@@ -2,15 +2,16 @@ import "server-only";
 import { deriveOperation } from "@/lib/domain/operation";
 import { reader } from "./db";
 import { derivedState } from "./ingest-records";
-import { loadStages } from "./stage-records";
+import { correctionFacts, loadOperationRecords } from "./stage-records";
 
 /** One operation with every stage record and its derived state (shared/API.md "Read"). */
 export async function getOperation(operationId: string) {
   const db = await reader();
   const identity = await db.operation.findUnique({ where: { operationId } });
   if (!identity) return null;
-  const stages = (await loadStages(db, [operationId])).get(operationId) ?? [];
-  const state = deriveOperation(operationId, stages);
+  const records = (await loadOperationRecords(db, [operationId])).get(operationId) ?? { stages: [], corrections: [] };
+  const stages = records.stages;
+  const state = deriveOperation(operationId, stages, correctionFacts(records.corrections));
   const stale = new Set(state.classification.stale_read_seqs);
   const downstreamIds = (await db.operationEdge.findMany({ where: { dependsOn: operationId }, select: { operationId: true } })).map((e) => e.operationId);
   const linked = await db.operationView.findMany({
@@ -42,7 +43,21 @@ export async function getOperation(operationId: string) {
       hash: s.hash,
       ...(s.stage === "canonical_read" ? { stale: stale.has(s.seq), deciding: s.seq === state.classification.deciding_read_seq } : {}),
     })),
-    corrections: [] as unknown[],
+    corrections: records.corrections.map((c) => ({
+      id: c.id,
+      action: c.action,
+      outcome_seen: c.outcome_seen,
+      outcome: c.outcome,
+      reason: c.reason,
+      evidence: c.evidence,
+      reviewer: c.reviewer,
+      follows: c.follows,
+      seq: c.seq,
+      recorded_at: c.recorded_at,
+      hash: c.hash,
+    })),
+    claim_withdrawn: state.effective.claim_withdrawn,
+    resolved_from: state.effective.resolved_from,
     effective_outcome: state.effective_outcome,
     retry: state.retry,
     needs_review: state.needs_review,

@@ -6,7 +6,7 @@ import { appendToChain, lockChain } from "./chain";
 import { writeTransaction } from "./db";
 import { writeProjection, type Identity } from "./projection";
 import { insertMany, selectIn } from "./sql";
-import { loadStages } from "./stage-records";
+import { correctionFacts, loadOperationRecords } from "./stage-records";
 
 /** The derived state the API answers with for each operation (shared/API.md "Ingest"). */
 export function derivedState(operationId: string, state: OperationState) {
@@ -46,7 +46,9 @@ export async function ingestRecords(records: ValidRecord[]): Promise<IngestResul
     const identities = new Map<string, Identity>(
       known.map((o) => [o.operation_id, { operationId: o.operation_id, createdSeq: Number(o.created_seq), createdAt: o.created_at }]),
     );
-    const existing = await loadStages(tx, [...identities.keys()]);
+    const records_ = await loadOperationRecords(tx, [...identities.keys()]);
+    const existing = new Map([...records_].map(([id, r]) => [id, r.stages]));
+    const correctionsOf = (id: string) => correctionFacts(records_.get(id)?.corrections ?? []);
     const isNew = new Set(ids.filter((id) => !identities.has(id)));
 
     // Decide each record against what is stored plus what earlier records of this batch add.
@@ -105,13 +107,13 @@ export async function ingestRecords(records: ValidRecord[]): Promise<IngestResul
     }
     const states = await writeProjection(
       tx,
-      touched.map((id) => ({ identity: identities.get(id)!, stages: stagesById.get(id)! })),
+      touched.map((id) => ({ identity: identities.get(id)!, stages: stagesById.get(id)!, corrections: correctionsOf(id) })),
       { existing: touched.filter((id) => !isNew.has(id)) },
     );
 
     // Duplicates of known operations still answer with the current derived state.
     const untouched = ids.filter((id) => !states.has(id) && identities.has(id));
-    for (const id of untouched) states.set(id, deriveOperation(id, stagesById.get(id)!));
+    for (const id of untouched) states.set(id, deriveOperation(id, stagesById.get(id)!, correctionsOf(id)));
     const firstAcceptedIndex = new Map<string, number>();
     for (const a of accepted) {
       if (!firstAcceptedIndex.has(a.record.operationId) && a.fresh.length) firstAcceptedIndex.set(a.record.operationId, a.record.index);

@@ -1,4 +1,5 @@
 import "server-only";
+import type { CorrectionFact } from "@/lib/domain/corrections";
 import { deriveOperation, type OperationState, type StoredStage } from "@/lib/domain/operation";
 import type { Tx } from "./db";
 import { deleteIn, insertMany } from "./sql";
@@ -27,8 +28,8 @@ export function viewRow(identity: Identity, stages: StoredStage[], state: Operat
     needsReview: state.needs_review,
     overclaimed: state.overclaimed,
     stageCount: stages.length,
-    correctionCount: 0,
-    lastCorrectionId: null as string | null,
+    correctionCount: state.correction_count,
+    lastCorrectionId: state.last_correction_id,
   };
 }
 
@@ -63,7 +64,7 @@ const VIEW_COLUMNS: Record<keyof ReturnType<typeof viewRow>, string> = {
  */
 export async function writeProjection(
   tx: Tx,
-  ops: { identity: Identity; stages: StoredStage[] }[],
+  ops: { identity: Identity; stages: StoredStage[]; corrections?: CorrectionFact[] }[],
   /** Operations that may already have derived rows (default: all of them). */
   opts: { existing?: string[] } = {},
 ): Promise<Map<string, OperationState>> {
@@ -73,8 +74,8 @@ export async function writeProjection(
   const views = [];
   const keys: { key: string; operationId: string }[] = [];
   const edges: { operationId: string; dependsOn: string }[] = [];
-  for (const { identity, stages } of ops) {
-    const state = deriveOperation(identity.operationId, stages);
+  for (const { identity, stages, corrections } of ops) {
+    const state = deriveOperation(identity.operationId, stages, corrections);
     states.set(identity.operationId, state);
     views.push(viewRow(identity, stages, state));
     for (const key of state.search_keys) keys.push({ key, operationId: identity.operationId });

@@ -2,7 +2,7 @@ import "server-only";
 import { lockChain } from "./chain";
 import { writeTransaction } from "./db";
 import { writeProjection } from "./projection";
-import { loadStages } from "./stage-records";
+import { correctionFacts, loadOperationRecords } from "./stage-records";
 
 const PAGE = 500;
 
@@ -25,8 +25,14 @@ export async function rebuildProjections(onProgress?: (done: number) => void): P
       await lockChain(tx);
       const ops = await tx.operation.findMany({ where: { createdSeq: { gt: after } }, orderBy: { createdSeq: "asc" }, take: PAGE });
       if (!ops.length) return 0;
-      const stages = await loadStages(tx, ops.map((o) => o.operationId));
-      await writeProjection(tx, ops.map((identity) => ({ identity, stages: stages.get(identity.operationId) ?? [] })));
+      const records = await loadOperationRecords(tx, ops.map((o) => o.operationId));
+      await writeProjection(
+        tx,
+        ops.map((identity) => {
+          const r = records.get(identity.operationId);
+          return { identity, stages: r?.stages ?? [], corrections: correctionFacts(r?.corrections ?? []) };
+        }),
+      );
       after = ops[ops.length - 1].createdSeq;
       return ops.length;
     });

@@ -1,4 +1,5 @@
 import "server-only";
+import type { CorrectionAction, CorrectionFact, Resolution } from "@/lib/domain/corrections";
 import type { StoredStage } from "@/lib/domain/operation";
 import type { Stage } from "@/lib/domain/wire";
 import type { Db, Tx } from "./db";
@@ -7,9 +8,21 @@ import { selectIn } from "./sql";
 /** The chain payload of a stage record. */
 export type StagePayload = { stage: Stage; observed_at: string | null; data: unknown; envelope?: Record<string, unknown> };
 
+/** The chain payload of a correction. */
+export type CorrectionPayload = {
+  id: string;
+  action: CorrectionAction;
+  outcome_seen: string;
+  outcome: Resolution | null;
+  reason: string;
+  evidence: Record<string, string> | null;
+  follows: string | null;
+};
+
 type Row = { seq: number; operationId: string | null; recordedAt: string; payload: string; hash: string };
 
 export type LoadedStage = StoredStage & { operation_id: string; hash: string };
+export type LoadedCorrection = CorrectionPayload & { seq: number; recorded_at: string; reviewer: string | null; hash: string };
 
 export function toStoredStage(row: Row): LoadedStage {
   const p = JSON.parse(row.payload) as StagePayload;
@@ -25,20 +38,30 @@ export function toStoredStage(row: Row): LoadedStage {
   };
 }
 
-/** All stage records of these operations, in chain order, grouped by operation. */
-export async function loadStages(db: Db | Tx, operationIds: string[]): Promise<Map<string, LoadedStage[]>> {
-  const out = new Map<string, LoadedStage[]>();
+export type OperationRecords = { stages: LoadedStage[]; corrections: LoadedCorrection[] };
+
+/** Every stage record and correction of these operations, in chain order, grouped by operation. */
+export async function loadOperationRecords(db: Db | Tx, operationIds: string[]): Promise<Map<string, OperationRecords>> {
+  const out = new Map<string, OperationRecords>();
   if (!operationIds.length) return out;
-  const rows = await selectIn<{ seq: number | bigint; operation_id: string; recorded_at: string; payload: string; hash: string }>(
+  const rows = await selectIn<{ seq: number | bigint; kind: string; operation_id: string; recorded_at: string; actor: string | null; payload: string; hash: string }>(
     db,
-    "SELECT seq, operation_id, recorded_at, payload, hash FROM chain_records WHERE kind = 'stage' AND operation_id IN %IN% ORDER BY seq",
+    "SELECT seq, kind, operation_id, recorded_at, actor, payload, hash FROM chain_records WHERE kind IN ('stage', 'correction') AND operation_id IN %IN% ORDER BY seq",
     operationIds,
   );
   for (const r of rows) {
-    const s = toStoredStage({ seq: Number(r.seq), operationId: r.operation_id, recordedAt: r.recorded_at, payload: r.payload, hash: r.hash });
-    const list = out.get(s.operation_id) ?? [];
-    list.push(s);
-    out.set(s.operation_id, list);
+    const entry = out.get(r.operation_id) ?? { stages: [], corrections: [] };
+    const seq = Number(r.seq);
+    if (r.kind === "stage") {
+      entry.stages.push(toStoredStage({ seq, operationId: r.operation_id, recordedAt: r.recorded_at, payload: r.payload, hash: r.hash }));
+    } else {
+      entry.corrections.push({ ...(JSON.parse(r.payload) as CorrectionPayload), seq, recorded_at: r.recorded_at, reviewer: r.actor, hash: r.hash });
+    }
+    out.set(r.operation_id, entry);
   }
   return out;
+}
+
+export function correctionFacts(corrections: LoadedCorrection[]): CorrectionFact[] {
+  return corrections.map((c) => ({ id: c.id, action: c.action, outcome: c.outcome }));
 }

@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { decideCorrection, isOverclaimed, needsReview, replayCorrections, type CorrectionFact, type EffectiveState } from "./corrections";
+import { RETRY_DECISIONS } from "./outcomes";
+
+const state = (outcome: EffectiveState["outcome"], more: Partial<EffectiveState> = {}): EffectiveState => ({ outcome, claim_withdrawn: false, resolved_from: null, ...more });
+const evidence = { object_id: "post-123" };
+const idem = { enforced: true, key: "k" };
+
+type Row = [string, EffectiveState, string | null, Parameters<typeof decideCorrection>[0], string | RegExp];
+// [name, current state, claimed, request, expected outcome after | refusal message]
+const table: Row[] = [
+  ["resolve uncertain as verified with evidence", state("uncertain"), null, { action: "resolve", outcome: "verified", evidence }, "verified"],
+  ["resolve divergent as not_applied", state("divergent"), null, { action: "resolve", outcome: "not_applied" }, "not_applied"],
+  ["resolve divergent as compensated", state("divergent"), null, { action: "resolve", outcome: "compensated" }, "compensated"],
+  ["resolve as verified without evidence", state("divergent"), null, { action: "resolve", outcome: "verified" }, /needs evidence/],
+  ["resolve as verified with empty evidence", state("divergent"), null, { action: "resolve", outcome: "verified", evidence: { object_id: " " } }, /needs evidence/],
+  ["resolve with url evidence", state("divergent"), null, { action: "resolve", outcome: "verified", evidence: { url: "https://x.test/p/1" } }, "verified"],
+  ["resolve without an outcome", state("divergent"), null, { action: "resolve" }, /say what it resolves to/],
+  ["resolve a verified operation", state("verified"), null, { action: "resolve", outcome: "not_applied" }, /only an uncertain or divergent/],
+  ["resolve a rejected operation", state("rejected"), null, { action: "resolve", outcome: "not_applied" }, /only an uncertain or divergent/],
+  ["resolve an already resolved operation", state("not_applied", { resolved_from: "divergent" }), null, { action: "resolve", outcome: "compensated" }, /only an uncertain or divergent/],
+  ["retract a verified operation", state("verified"), null, { action: "retract" }, "divergent"],
+  ["retract a reviewer's verified", state("verified", { resolved_from: "uncertain" }), null, { action: "retract" }, "divergent"],
+  ["retract an overclaimed uncertain", state("uncertain"), "success", { action: "retract" }, "divergent"],
+  ["retract an overclaimed rejected", state("rejected"), "success", { action: "retract" }, "divergent"],
+  ["retract an uncertain nobody claimed", state("uncertain"), null, { action: "retract" }, /only a verified operation/],
+  ["retract twice", state("divergent", { claim_withdrawn: true }), "success", { action: "retract" }, /only a verified operation/],
+  ["retract a not_applied", state("not_applied", { resolved_from: "divergent" }), "success", { action: "retract" }, /only a verified operation/],
+  ["retract with an outcome", state("verified"), null, { action: "retract", outcome: "not_applied" }, /sets no outcome/],
+  ["reopen a resolved operation", state("not_applied", { resolved_from: "divergent" }), null, { action: "reopen" }, "divergent"],
+  ["reopen an unresolved operation", state("divergent"), null, { action: "reopen" }, /only a resolved operation/],
+  ["reopen a verified-by-rule operation", state("verified"), null, { action: "reopen" }, /only a resolved operation/],
+];
+
+describe("every allowed and refused transition", () => {
+  it.each(table)("%s", (_name, current, claimed, request, expected) => {
+    const d = decideCorrection(request, current, claimed, idem);
+    if (typeof expected === "string") {
+      expect(d).toMatchObject({ ok: true, outcome_seen: current.outcome, outcome_after: expected });
+    } else {
+      expect(d.ok).toBe(false);
+      if (!d.ok) expect(d.message).toMatch(expected);
+    }
+  });
+
+  it("the retry decision follows the effective outcome", () => {
+    const retry = (r: Parameters<typeof decideCorrection>[0], s: EffectiveState) => {
+      const d = decideCorrection(r, s, "success", idem);
+      if (!d.ok) throw new Error(d.message);
+      return d.retry_after;
+    };
+    expect(retry({ action: "resolve", outcome: "not_applied" }, state("divergent"))).toEqual({ automatic: false, safe_replay_available: false, decision: RETRY_DECISIONS.not_applied });
+    expect(retry({ action: "resolve", outcome: "compensated" }, state("divergent")).decision).toBe(RETRY_DECISIONS.compensated);
+    expect(retry({ action: "resolve", outcome: "verified", evidence }, state("uncertain")).decision).toBe(RETRY_DECISIONS.verified);
+    expect(retry({ action: "retract" }, state("verified"))).toEqual({ automatic: false, safe_replay_available: true, decision: RETRY_DECISIONS.blocked });
+  });
+});
+
+describe("replay", () => {
+  const c = (action: CorrectionFact["action"], outcome: CorrectionFact["outcome"] = null): CorrectionFact => ({ id: action, action, outcome });
+  it("resolve, reopen, resolve again, retract", () => {
+    expect(replayCorrections("divergent", [c("resolve", "not_applied")]).outcome).toBe("not_applied");
+    expect(replayCorrections("divergent", [c("resolve", "not_applied"), c("reopen")]).outcome).toBe("divergent");
+    expect(replayCorrections("uncertain", [c("resolve", "verified"), c("retract")])).toEqual({ outcome: "divergent", claim_withdrawn: true, resolved_from: null });
+    expect(replayCorrections("uncertain", [c("resolve", "verified"), c("reopen"), c("resolve", "compensated")]).outcome).toBe("compensated");
+  });
+  it("an overclaimed success stops being overclaimed once retracted, but still needs review until resolved", () => {
+    const before = replayCorrections("uncertain", []);
+    expect(isOverclaimed("success", before)).toBe(true);
+    const after = replayCorrections("uncertain", [c("retract")]);
+    expect(isOverclaimed("success", after)).toBe(false);
+    expect(needsReview("success", after)).toBe(true);
+    expect(needsReview("success", replayCorrections("uncertain", [c("retract"), c("resolve", "not_applied")]))).toBe(false);
+  });
+  it("replaying the decisions reproduces each decision's outcome (property)", () => {
+    const request = fc.oneof(
+      fc.record({ action: fc.constant("resolve" as const), outcome: fc.constantFrom("verified" as const, "not_applied" as const, "compensated" as const), evidence: fc.constant(evidence) }),
+      fc.constant({ action: "retract" as const }),
+      fc.constant({ action: "reopen" as const }),
+    );
+    fc.assert(
+      fc.property(fc.constantFrom("rejected" as const, "uncertain" as const, "divergent" as const, "verified" as const), fc.constantFrom("success", null), fc.array(request, { maxLength: 12 }), (classified, claimed, requests) => {
+        const made: CorrectionFact[] = [];
+        let current = replayCorrections(classified, made);
+        for (const r of requests) {
+          const d = decideCorrection(r, current, claimed, idem);
+          if (!d.ok) continue;
+          made.push({ id: String(made.length), action: r.action, outcome: r.action === "resolve" ? r.outcome : null });
+          current = replayCorrections(classified, made);
+          expect(current.outcome).toBe(d.outcome_after);
+          expect(current).toEqual(d.state_after);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

@@ -1,0 +1,55 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { ApiError } from "@/lib/api/errors";
+import { decideCorrection, type CorrectionRequest } from "@/lib/domain/corrections";
+import { deriveOperation } from "@/lib/domain/operation";
+import type { Idempotency } from "@/lib/domain/outcomes";
+import { appendToChain, lockChain } from "./chain";
+import { writeTransaction } from "./db";
+import { writeProjection } from "./projection";
+import { correctionFacts, loadOperationRecords, type CorrectionPayload } from "./stage-records";
+
+/**
+ * A reviewer's correction: a new immutable record in the chain, never an edit. Taken under
+ * the chain lock, so of two reviewers acting on the same state exactly one wins; the other
+ * named a latest correction that is no longer the latest and gets 409 with the current state.
+ */
+export async function correctOperation(input: { operationId: string; request: CorrectionRequest; reviewer: string }) {
+  const { operationId, request, reviewer } = input;
+  return writeTransaction(async (tx) => {
+    await lockChain(tx);
+    const identity = await tx.operation.findUnique({ where: { operationId } });
+    if (!identity) throw new ApiError("not_found", `no operation with the id ${operationId}`);
+    const records = (await loadOperationRecords(tx, [operationId])).get(operationId) ?? { stages: [], corrections: [] };
+    const facts = correctionFacts(records.corrections);
+    const state = deriveOperation(operationId, records.stages, facts);
+    const last = records.corrections.at(-1) ?? null;
+    const expected = request.expected_last_correction_id ?? null;
+    if (expected !== (last?.id ?? null)) {
+      throw new ApiError("conflict", "someone corrected this operation since you loaded it: look at the current state and act on it", {
+        effective_outcome: state.effective_outcome,
+        last_correction_id: last?.id ?? null,
+        last_correction: last ? { action: last.action, outcome: last.outcome, reviewer: last.reviewer, reason: last.reason, recorded_at: last.recorded_at } : null,
+      });
+    }
+    const decision = decideCorrection(request, state.effective, state.claimed_outcome, state.envelope.idempotency as Idempotency);
+    if (!decision.ok) throw new ApiError("invalid_request", decision.message, { effective_outcome: state.effective_outcome });
+    const payload: CorrectionPayload = {
+      id: randomUUID(),
+      action: request.action,
+      outcome_seen: decision.outcome_seen,
+      outcome: request.action === "resolve" ? request.outcome! : null,
+      reason: request.reason,
+      evidence: request.evidence ? Object.fromEntries(Object.entries(request.evidence).filter(([, v]) => v)) as Record<string, string> : null,
+      follows: last?.id ?? null,
+    };
+    const [record] = await appendToChain(tx, [{ kind: "correction", operation_id: operationId, actor: reviewer, payload }], undefined, { locked: true });
+    const states = await writeProjection(tx, [{ identity, stages: records.stages, corrections: [...facts, { id: payload.id, action: payload.action, outcome: payload.outcome }] }]);
+    const after = states.get(operationId)!;
+    return {
+      correction: { ...payload, reviewer, seq: record.seq, recorded_at: record.recorded_at, hash: record.hash },
+      effective_outcome: after.effective_outcome,
+      retry: after.retry,
+    };
+  });
+}
