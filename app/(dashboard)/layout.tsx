@@ -20,6 +20,7 @@ export default async function DashboardLayout({ children }: { children: React.Re
           <nav aria-label="Main" className="flex flex-1 flex-wrap gap-1">
             <NavLink href="/">Overview</NavLink>
             <NavLink href="/operations">Operations</NavLink>
+            <NavLink href="/review">Review</NavLink>
             <NavLink href="/trajectories">Trajectories</NavLink>
             {can(me, "users:manage") ? <NavLink href="/settings/users">Users</NavLink> : null}
             <NavLink href="/settings/tokens">API tokens</NavLink>

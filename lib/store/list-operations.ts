@@ -25,6 +25,8 @@ export const listQuerySchema = z
       .regex(/^[0-9]{1,15}$/, "is not a cursor this API returned")
       .transform(Number)
       .optional(),
+    /** newest (default) or oldest first; cursors page in the same direction. */
+    order: z.enum(["newest", "oldest"]).default("newest"),
     /** Only operations newer than this cursor (what arrived since a page was loaded). */
     newer_than: z
       .string()
@@ -87,10 +89,15 @@ export async function listOperations(query: ListQuery): Promise<{ items: Operati
       ...(idFilter ? { operationId: { in: idFilter } } : {}),
       ...(query.since || query.until ? { createdAt: { ...(query.since ? { gte: query.since } : {}), ...(query.until ? { lt: query.until } : {}) } } : {}),
       ...(query.cursor !== undefined || query.newer_than !== undefined
-        ? { createdSeq: { ...(query.cursor !== undefined ? { lt: query.cursor } : {}), ...(query.newer_than !== undefined ? { gt: query.newer_than } : {}) } }
+        ? {
+            createdSeq: {
+              ...(query.cursor !== undefined ? (query.order === "oldest" ? { gt: query.cursor } : { lt: query.cursor }) : {}),
+              ...(query.newer_than !== undefined ? { gt: query.newer_than } : {}),
+            },
+          }
         : {}),
     },
-    orderBy: { createdSeq: "desc" },
+    orderBy: { createdSeq: query.order === "oldest" ? "asc" : "desc" },
     take: query.limit + 1,
   });
   const page = rows.slice(0, query.limit);

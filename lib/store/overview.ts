@@ -20,3 +20,14 @@ export async function knownTools(): Promise<string[]> {
   const rows = await db.operationView.groupBy({ by: ["tool"], where: { tool: { not: null } }, orderBy: { tool: "asc" }, take: 500 });
   return rows.map((r) => r.tool!);
 }
+
+/** The review queue's counts: what needs a person, by effective outcome, and overclaimed successes. */
+export async function reviewCounts(): Promise<{ total: number; uncertain: number; divergent: number; overclaimed: number }> {
+  const db = await reader();
+  const [groups, overclaimed] = await Promise.all([
+    db.operationView.groupBy({ by: ["effectiveOutcome"], where: { needsReview: true }, _count: { _all: true } }),
+    db.operationView.count({ where: { needsReview: true, overclaimed: true } }),
+  ]);
+  const n = (o: string) => groups.find((g) => g.effectiveOutcome === o)?._count._all ?? 0;
+  return { total: groups.reduce((a, g) => a + g._count._all, 0), uncertain: n("uncertain"), divergent: n("divergent"), overclaimed };
+}

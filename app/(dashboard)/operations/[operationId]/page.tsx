@@ -3,6 +3,10 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { OutcomeBadge } from "@/components/operations/badges";
 import { Links, Timeline } from "@/components/operations/timeline";
+import { CorrectionPanel } from "@/components/review/correction-panel";
+import { CorrectionsHistory } from "@/components/review/corrections-history";
+import { can } from "@/lib/auth/permissions";
+import type { Idempotency } from "@/lib/domain/outcomes";
 import { requirePage } from "@/lib/auth/session";
 import { getOperation } from "@/lib/store/get-operation";
 
@@ -14,7 +18,7 @@ export async function generateMetadata({ params }: Params): Promise<Metadata> {
 
 export default async function OperationPage({ params }: Params) {
   const id = decodeURIComponent((await params).operationId);
-  await requirePage("operations:read", `/operations/${encodeURIComponent(id)}`);
+  const me = await requirePage("operations:read", `/operations/${encodeURIComponent(id)}`);
   const op = await getOperation(id);
   if (!op) notFound();
   return (
@@ -50,14 +54,17 @@ export default async function OperationPage({ params }: Params) {
         </p>
       ) : null}
       <Timeline op={op} />
-      <section aria-labelledby="corrections" className="rounded-xl border border-slate-200 p-4 dark:border-slate-800">
-        <h2 id="corrections" className="font-semibold">
-          Corrections
-        </h2>
-        <p className="mt-1 text-sm text-slate-700 dark:text-slate-300">
-          No corrections. The effective outcome is the classification: {op.effective_outcome}.
-        </p>
-      </section>
+      <CorrectionsHistory op={op} />
+      {can(me, "operations:correct") ? (
+        <CorrectionPanel
+          key={op.corrections.at(-1)?.id ?? "none"}
+          operationId={op.operation_id}
+          state={{ outcome: op.effective_outcome, claim_withdrawn: op.claim_withdrawn, resolved_from: op.resolved_from }}
+          claimed={op.claimed_outcome}
+          idempotency={op.idempotency as Idempotency}
+          lastCorrectionId={op.corrections.at(-1)?.id ?? null}
+        />
+      ) : null}
       <Links op={op} />
     </div>
   );

@@ -1,0 +1,102 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { OutcomeBadge } from "@/components/operations/badges";
+import { ClaimControls } from "@/components/review/claim-button";
+import { can } from "@/lib/auth/permissions";
+import { requirePage } from "@/lib/auth/session";
+import { assigneesOf } from "@/lib/store/assignments";
+import { listOperations, listQuerySchema } from "@/lib/store/list-operations";
+import { reviewCounts } from "@/lib/store/overview";
+
+export const metadata: Metadata = { title: "Review" };
+
+type Search = Record<string, string | string[] | undefined>;
+const FILTERS = [
+  ["", "everything"],
+  ["outcome=divergent", "divergent"],
+  ["outcome=uncertain", "uncertain"],
+  ["overclaimed=true", "overclaimed successes"],
+] as const;
+
+export default async function ReviewPage({ searchParams }: { searchParams: Promise<Search> }) {
+  const me = await requirePage("operations:read", "/review");
+  const sp = await searchParams;
+  const pick = (k: string) => (typeof sp[k] === "string" && sp[k] ? (sp[k] as string) : undefined);
+  const query = listQuerySchema.safeParse({ needs_review: "true", order: pick("order") ?? "oldest", outcome: pick("outcome"), overclaimed: pick("overclaimed"), cursor: pick("cursor"), limit: "50" });
+  const counts = await reviewCounts();
+  const reviewer = can(me, "operations:correct");
+  const current = FILTERS.find(([q]) => q && q.split("=")[1] === (pick("outcome") ?? pick("overclaimed")))?.[0] ?? "";
+  const { items, next_cursor } = query.success ? await listOperations(query.data) : { items: [], next_cursor: null };
+  const holders = await assigneesOf(items.map((i) => i.operation_id));
+
+  return (
+    <div className="space-y-6">
+      <div>
+        <h1 className="text-2xl font-semibold">Review</h1>
+        <p className="mt-1 text-slate-700 dark:text-slate-300">
+          {counts.total === 0
+            ? "Nothing needs a person right now: every operation is verified, rejected or reconciled."
+            : `${counts.total} operation${counts.total === 1 ? "" : "s"} need${counts.total === 1 ? "s" : ""} a person: ${counts.divergent} divergent, ${counts.uncertain} uncertain, ${counts.overclaimed} overclaimed successes. Oldest first.`}
+        </p>
+      </div>
+      <nav aria-label="Queue filters" className="flex flex-wrap gap-2 text-sm">
+        {FILTERS.map(([q, label]) => (
+          <Link
+            key={label}
+            href={`/review${q ? `?${q}` : ""}`}
+            aria-current={current === q ? "page" : undefined}
+            className={`rounded-full border px-3 py-1 ${current === q ? "border-indigo-500 bg-indigo-50 font-medium dark:bg-indigo-950" : "border-slate-300 dark:border-slate-700"}`}
+          >
+            {label}
+          </Link>
+        ))}
+      </nav>
+      {items.length === 0 ? (
+        <p className="rounded-xl border border-dashed border-slate-300 p-8 text-center dark:border-slate-700">The queue is empty{current ? " for this filter" : ""}.</p>
+      ) : (
+        <table className="w-full text-left text-sm">
+          <caption className="sr-only">Operations that need review, oldest first</caption>
+          <thead>
+            <tr className="text-slate-600 dark:text-slate-400">
+              <th className="py-2 pr-3 font-medium">Operation</th>
+              <th className="py-2 pr-3 font-medium">Outcome</th>
+              <th className="py-2 pr-3 font-medium">Why</th>
+              <th className="py-2 pr-3 font-medium">Recorded</th>
+              <th className="py-2 font-medium">Who holds it</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((op) => {
+              const holder = holders.get(op.operation_id) ?? null;
+              return (
+                <tr key={op.operation_id} className="border-t border-slate-200 align-top dark:border-slate-800">
+                  <td className="py-2 pr-3">
+                    <Link href={`/operations/${encodeURIComponent(op.operation_id)}`} className="font-mono text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+                      {op.operation_id}
+                    </Link>
+                    <div className="font-mono text-xs text-slate-600 dark:text-slate-400">{op.tool}</div>
+                  </td>
+                  <td className="py-2 pr-3">
+                    <OutcomeBadge outcome={op.effective_outcome} />
+                    {op.overclaimed ? <div className="mt-1 text-xs font-medium text-rose-800 dark:text-rose-300">claimed success</div> : null}
+                  </td>
+                  <td className="py-2 pr-3">{op.reason}</td>
+                  <td className="py-2 pr-3 whitespace-nowrap tabular-nums">{op.created_at.slice(0, 16).replace("T", " ")}</td>
+                  <td className="py-2">
+                    <div className="mb-1 text-xs">{holder ? (holder === me.email ? "you" : holder) : "nobody"}</div>
+                    {reviewer ? <ClaimControls id={op.operation_id} holder={holder} me={me.email} /> : null}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      {next_cursor ? (
+        <Link href={`/review?${new URLSearchParams({ ...(current ? Object.fromEntries([current.split("=")]) : {}), cursor: next_cursor })}`} className="text-sm text-indigo-700 underline dark:text-indigo-300">
+          More →
+        </Link>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,160 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
+import { decideCorrection, RESOLUTIONS, type CorrectionAction, type EffectiveState, type Resolution } from "@/lib/domain/corrections";
+import type { Idempotency } from "@/lib/domain/outcomes";
+import { Button, Field, Input, Notice } from "@/components/ui/form";
+
+type Props = {
+  operationId: string;
+  state: EffectiveState;
+  claimed: string | null;
+  idempotency: Idempotency;
+  lastCorrectionId: string | null;
+};
+
+const LABEL: Record<CorrectionAction, string> = { resolve: "Resolve", retract: "Retract", reopen: "Reopen" };
+const HELP: Record<CorrectionAction, string> = {
+  resolve: "Say what actually happened to the effect, after checking the resource that owns it.",
+  retract: "Withdraw a success that was claimed or verified on evidence that does not hold. The operation becomes divergent.",
+  reopen: "Undo the latest resolution: the operation returns to the outcome it had before.",
+};
+
+/**
+ * Reviewer actions on one operation. Each shows what it will do to the outcome and the retry
+ * decision before it is confirmed, and names the correction it follows so that a reviewer
+ * acting on a state someone else has changed is told, not overruled.
+ */
+export function CorrectionPanel({ operationId, state, claimed, idempotency, lastCorrectionId }: Props) {
+  const router = useRouter();
+  const [open, setOpen] = useState<CorrectionAction | null>(null);
+  const [outcome, setOutcome] = useState<Resolution>("not_applied");
+  const [reason, setReason] = useState("");
+  const [evidence, setEvidence] = useState({ object_id: "", url: "", fingerprint: "" });
+  const [error, setError] = useState<string | null>(null);
+  const [conflict, setConflict] = useState<string | null>(null);
+  const [pending, startTransition] = useTransition();
+
+  const allowed = (["resolve", "retract", "reopen"] as const).filter((a) =>
+    a === "resolve" ? RESOLUTIONS.some((o) => decideCorrection({ action: a, outcome: o, evidence: { object_id: "x" } }, state, claimed, idempotency).ok) : decideCorrection({ action: a }, state, claimed, idempotency).ok,
+  );
+  const request = open ? { action: open, ...(open === "resolve" ? { outcome, evidence } : {}) } : null;
+  const preview = request ? decideCorrection(request, state, claimed, idempotency) : null;
+
+  async function submit(e: React.FormEvent) {
+    e.preventDefault();
+    if (!open) return;
+    setError(null);
+    const ev = Object.fromEntries(Object.entries(evidence).filter(([, v]) => v.trim()));
+    const res = await fetch(`/api/v1/operations/${encodeURIComponent(operationId)}/corrections`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        action: open,
+        ...(open === "resolve" ? { outcome } : {}),
+        reason,
+        ...(Object.keys(ev).length ? { evidence: ev } : {}),
+        expected_last_correction_id: lastCorrectionId,
+      }),
+    });
+    if (res.status === 201) {
+      setOpen(null);
+      setReason("");
+      startTransition(() => router.refresh());
+      return;
+    }
+    const body = (await res.json().catch(() => null)) as { error?: { message?: string; details?: { last_correction?: { action: string; outcome: string | null; reviewer: string; reason: string } | null; effective_outcome?: string } } } | null;
+    if (res.status === 409) {
+      const last = body?.error?.details?.last_correction;
+      setConflict(
+        last
+          ? `While you were looking, ${last.reviewer} made a correction (${last.action}${last.outcome ? ` as ${last.outcome.replace("_", " ")}` : ""}: “${last.reason}”). The operation is now ${body?.error?.details?.effective_outcome?.replace("_", " ")}. The page below shows the current state: act on it if you still need to.`
+          : "Someone else acted on this operation while you were looking. The page below shows the current state.",
+      );
+      setOpen(null);
+      startTransition(() => router.refresh());
+      return;
+    }
+    setError(body?.error?.message ?? `the server answered ${res.status}`);
+  }
+
+  return (
+    <section aria-labelledby="review-actions" className="rounded-xl border border-indigo-200 bg-indigo-50/50 p-4 dark:border-indigo-900 dark:bg-indigo-950/30">
+      <h2 id="review-actions" className="font-semibold">
+        Review
+      </h2>
+      {conflict ? (
+        <div className="mt-2">
+          <Notice kind="error">{conflict}</Notice>
+        </div>
+      ) : null}
+      {allowed.length === 0 ? (
+        <p className="mt-1 text-sm text-slate-700 dark:text-slate-300">Nothing to reconcile here: no correction applies to a {state.outcome.replace("_", " ")} operation.</p>
+      ) : (
+        <div className="mt-2 flex flex-wrap gap-2">
+          {allowed.map((a) => (
+            <Button key={a} type="button" variant={open === a ? "primary" : "secondary"} aria-expanded={open === a} onClick={() => { setOpen(open === a ? null : a); setError(null); setConflict(null); }}>
+              {LABEL[a]}
+            </Button>
+          ))}
+        </div>
+      )}
+      {open ? (
+        <form onSubmit={submit} className="mt-4 space-y-3" aria-label={`${LABEL[open]} this operation`}>
+          <p className="text-sm text-slate-700 dark:text-slate-300">{HELP[open]}</p>
+          {open === "resolve" ? (
+            <fieldset>
+              <legend className="text-sm font-medium">Resolve as</legend>
+              <div className="mt-1 flex flex-wrap gap-4 text-sm">
+                {RESOLUTIONS.map((o) => (
+                  <label key={o} className="flex items-center gap-2">
+                    <input type="radio" name="outcome" value={o} checked={outcome === o} onChange={() => setOutcome(o)} />
+                    {o === "verified" ? "verified — the effect is there" : o === "not_applied" ? "not applied — the effect is absent" : "compensated — the effect was undone"}
+                  </label>
+                ))}
+              </div>
+            </fieldset>
+          ) : null}
+          <Field label="Reason" htmlFor="correction-reason" hint="Required. Say what you checked and what you saw.">
+            <textarea
+              id="correction-reason"
+              required
+              value={reason}
+              onChange={(e) => setReason(e.target.value)}
+              rows={3}
+              className="block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm dark:border-slate-700 dark:bg-slate-900"
+            />
+          </Field>
+          {open === "resolve" ? (
+            <div className="grid gap-3 sm:grid-cols-3">
+              {(["object_id", "url", "fingerprint"] as const).map((k) => (
+                <Field key={k} label={`Evidence: ${k.replace("_", " ")}`} htmlFor={`ev-${k}`}>
+                  <Input id={`ev-${k}`} value={evidence[k]} onChange={(e) => setEvidence({ ...evidence, [k]: e.target.value })} />
+                </Field>
+              ))}
+            </div>
+          ) : null}
+          {preview ? (
+            preview.ok ? (
+              <p role="status" className="rounded-md border border-slate-300 bg-white px-3 py-2 text-sm dark:border-slate-700 dark:bg-slate-900">
+                Outcome: <strong>{preview.outcome_seen.replace("_", " ")}</strong> → <strong>{preview.outcome_after.replace("_", " ")}</strong>. Retry: {preview.retry_after.decision}.
+              </p>
+            ) : (
+              <Notice kind="error">{preview.message.charAt(0).toUpperCase() + preview.message.slice(1)}.</Notice>
+            )
+          ) : null}
+          {error ? <Notice kind="error">{error.charAt(0).toUpperCase() + error.slice(1)}.</Notice> : null}
+          <div className="flex gap-2">
+            <Button type="submit" disabled={pending || !preview?.ok || !reason.trim()}>
+              Confirm {LABEL[open].toLowerCase()}
+            </Button>
+            <Button type="button" variant="secondary" onClick={() => setOpen(null)}>
+              Cancel
+            </Button>
+          </div>
+        </form>
+      ) : null}
+    </section>
+  );
+}

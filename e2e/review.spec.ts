@@ -1,0 +1,85 @@
+import { expect, test, type Page } from "@playwright/test";
+import { demo, signIn } from "./helpers";
+
+const ESSAY = "op-2026-08-28-x-post-001";
+
+async function queueCount(page: Page): Promise<number> {
+  await page.goto("/review");
+  const text = await page.getByRole("main").getByRole("paragraph").first().textContent();
+  return Number(/(\d+) operations? need/.exec(text ?? "")?.[1] ?? 0);
+}
+
+test("a reviewer claims the essay's X post, resolves it as not applied, and the queue shrinks", async ({ page }) => {
+  await signIn(page, demo.reviewer.email, demo.reviewer.password);
+  const before = await queueCount(page);
+  await page.goto("/review?outcome=divergent");
+  const row = page.getByRole("row", { name: new RegExp(ESSAY) });
+  await row.getByRole("button", { name: `Claim ${ESSAY}` }).click();
+  await expect(page.getByRole("row", { name: new RegExp(ESSAY) })).toContainText("you");
+  await page.screenshot({ path: "test-results/screenshots/review.png", fullPage: true });
+  await page.getByRole("link", { name: ESSAY }).click();
+
+  await page.getByRole("button", { name: "Resolve" }).click();
+  await page.getByLabel("not applied — the effect is absent").check();
+  await page.getByLabel("Reason").fill("Checked the profile and exact-text search again: the post is not there. A new post may be sent.");
+  await expect(page.getByRole("status").filter({ hasText: "Outcome:" })).toHaveText("Outcome: divergent → not applied. Retry: a new operation may be issued.");
+  await page.getByRole("button", { name: "Confirm resolve" }).click();
+
+  const corrections = page.getByRole("region", { name: "Corrections" }).or(page.locator("section", { has: page.getByRole("heading", { name: "Corrections" }) }));
+  await expect(corrections).toContainText("Checked the profile and exact-text search again");
+  await expect(corrections).toContainText(demo.reviewer.email);
+  await expect(page.getByRole("region", { name: "5. Outcome" })).toContainText("not applied");
+  await expect(page.getByRole("region", { name: "5. Outcome" })).toContainText("A new operation may be issued");
+  await page.screenshot({ path: "test-results/screenshots/resolved.png", fullPage: true });
+  expect(await queueCount(page)).toBe(before - 1);
+});
+
+test("a reviewer retracts an overclaimed success", async ({ page }) => {
+  await signIn(page, demo.reviewer.email, demo.reviewer.password);
+  await page.goto("/review?overclaimed=true");
+  const id = "op-crm-42-notify";
+  await page.getByRole("link", { name: id }).click();
+  await page.getByRole("button", { name: "Retract" }).click();
+  await page.getByLabel("Reason").fill("The notification linked to a contract whose account never existed; the success claim is withdrawn.");
+  await expect(page.getByRole("status").filter({ hasText: "Outcome:" })).toContainText("uncertain → divergent");
+  await page.getByRole("button", { name: "Confirm retract" }).click();
+  await expect(page.getByText("The agent's success claim was withdrawn.")).toBeVisible();
+  await expect(page.getByRole("region", { name: "5. Outcome" })).not.toContainText("overclaimed success");
+});
+
+test("a second browser acting on stale state gets the conflict message and the new state", async ({ page, browser }) => {
+  await signIn(page, demo.reviewer.email, demo.reviewer.password);
+  const id = `op-e2e-race-${Date.now()}`;
+  const res = await page.request.post("/api/v1/receipts", {
+    headers: { origin: new URL(page.url()).origin },
+    data: { operation_id: id, receipt: { status: "accepted", observed_at: "2026-11-30T10:00:00Z" }, canonical_read: { status: "absent", observed_at: "2026-11-30T10:01:00Z" } },
+  });
+  expect(res.status()).toBe(201);
+  const other = await browser.newPage();
+  await signIn(other, demo.admin.email, demo.admin.password);
+  await page.goto(`/operations/${id}`);
+  await other.goto(`/operations/${id}`);
+
+  await other.getByRole("button", { name: "Resolve" }).click();
+  await other.getByLabel("compensated — the effect was undone").check();
+  await other.getByLabel("Reason").fill("Undone by hand in the provider's console.");
+  await other.getByRole("button", { name: "Confirm resolve" }).click();
+  await expect(other.getByRole("region", { name: "5. Outcome" })).toContainText("compensated");
+
+  await page.getByRole("button", { name: "Resolve" }).click();
+  await page.getByLabel("Reason").fill("I think it never happened.");
+  await page.getByRole("button", { name: "Confirm resolve" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "While you were looking" })).toContainText(`${demo.admin.email} made a correction (resolve as compensated`);
+  await expect(page.getByRole("region", { name: "5. Outcome" })).toContainText("compensated");
+  await expect(page.getByRole("button", { name: "Reopen" })).toBeVisible();
+  await other.close();
+});
+
+test("a viewer sees the whole history and no action buttons", async ({ page }) => {
+  await signIn(page, demo.viewer.email, demo.viewer.password);
+  await page.goto(`/operations/${ESSAY}`);
+  await expect(page.getByRole("heading", { name: "Corrections" })).toBeVisible();
+  for (const name of ["Resolve", "Retract", "Reopen"]) await expect(page.getByRole("button", { name })).toHaveCount(0);
+  await page.goto("/review");
+  await expect(page.getByRole("button", { name: /^Claim/ })).toHaveCount(0);
+});

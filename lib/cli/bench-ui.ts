@@ -1,0 +1,559 @@
+/**
+ * `bench:ui` — how fast the operator pages' data answers with a million operations.
+ *
+ *   tsx --conditions=react-server lib/cli/bench-ui.ts [--operations N] [--db PATH] [--samples N]
+ *
+ * 1. Makes an embedded SQLite database (a fresh temp folder, or `--db PATH`; a file that already
+ *    holds ≥ N operations is reused as is, so reruns skip seeding), migrated with the project's
+ *    own `deployMigrations`.
+ * 2. Seeds N operations (default 1,000,000) through the real ingest use case (`ingestRecords`,
+ *    the function behind POST /api/v1/receipts, in batches of `--batch` records): every table
+ *    the pages read (chain_records with its hash chain, operations, operation_views,
+ *    operation_keys, operation_edges) is written exactly as production writes it. The data looks
+ *    like the demo: ≈72 % verified, the rest uncertain / divergent / rejected over every failure
+ *    category, 7 tools, 3 agents, interleaved trajectories of ~6 steps with depends_on links,
+ *    receipts, reads, side effects, and ~10 % of operations whose read arrives in a later
+ *    request (the projection-update path). The chain is then verified link by link.
+ * 3. Times, in process, the store functions the pages call (warm-up, then `--samples` each):
+ *    p50 / p95 / p99 in ms against the issue's targets.
+ * 4. Prints each page's first-load JavaScript (gzip) from the existing `.next/` build, read only.
+ *
+ * Server-side data time only: no HTTP, no React rendering, no session lookup.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import vm from "node:vm";
+import { gzipSync } from "node:zlib";
+import Database from "better-sqlite3";
+import { ChainVerifier, sha256Hex } from "@/lib/domain/hash";
+import { operationRecordSchema } from "@/lib/domain/wire";
+import { disconnect, writer } from "@/lib/store/db";
+import { getOperation } from "@/lib/store/get-operation";
+import { getTrajectory, listTrajectories } from "@/lib/store/get-trajectory";
+import { ingestRecords, type ValidRecord } from "@/lib/store/ingest-records";
+import { listOperations, listQuerySchema } from "@/lib/store/list-operations";
+import { knownTools, outcomeCounts } from "@/lib/store/overview";
+import { deployMigrations } from "./schema-engine";
+
+const { values } = parseArgs({
+  options: {
+    operations: { type: "string", default: "1000000" },
+    db: { type: "string" },
+    samples: { type: "string", default: "200" },
+    warmup: { type: "string", default: "20" },
+    batch: { type: "string", default: "1000" },
+    "skip-verify": { type: "boolean", default: false },
+    "skip-slow": { type: "boolean", default: false },
+  },
+});
+const OPERATIONS = Number(values.operations);
+const SAMPLES = Math.max(1, Number(values.samples));
+const WARMUP = Math.max(0, Number(values.warmup));
+const BATCH = Math.min(2000, Math.max(1, Number(values.batch)));
+if (!Number.isInteger(OPERATIONS) || OPERATIONS < 100) throw new Error("--operations must be a whole number ≥ 100");
+
+const log = (msg: string) => process.stderr.write(`${msg}\n`);
+const root = path.resolve(import.meta.dirname, "../..");
+
+/* ------------------------------------------------------------------------------------------ */
+/* Data generator: deterministic, shaped like lib/domain/demo-data.ts                           */
+/* ------------------------------------------------------------------------------------------ */
+
+type Rec = Record<string, unknown>;
+
+function mulberry32(seed: number) {
+  return () => {
+    seed |= 0;
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const TOOLS = ["social.publish", "db.insert", "storage.upload", "email.send", "crm.update", "ledger.post", "tickets.create"];
+const AGENTS = [
+  { name: "dvnc", version: "1.4.0" },
+  { name: "ops-bot", version: "0.9.2" },
+  { name: "billing-agent", version: "2.1.0" },
+];
+const READER = { identity: "reconcile-reader", account: "audit-ro", region: "eu-west-1", api_version: "2026-06" };
+/** Trajectories open at once: steps of concurrent agent runs interleave in the chain. */
+const ACTIVE_TRAJECTORIES = 64;
+/** Share of operations whose canonical read arrives in a later request. */
+const LATE_READ = 0.1;
+
+type Trajectory = { id: string; left: number; steps: string[] };
+
+class Generator {
+  private rnd = mulberry32(20261130);
+  private ids = new Set<string>();
+  private active: Trajectory[] = [];
+  private made = 0;
+  private readonly start: number;
+  private readonly span: number;
+
+  constructor(private readonly total: number) {
+    this.span = 30 * 24 * 3600_000;
+    this.start = Date.UTC(2026, 9, 31) - this.span;
+  }
+
+  get count() {
+    return this.made;
+  }
+
+  private hex(n: number): string {
+    let s = "";
+    while (s.length < n) s += Math.floor(this.rnd() * 0x1000000).toString(16).padStart(6, "0");
+    return s.slice(0, n);
+  }
+
+  private unique(prefix: string, n: number): string {
+    for (;;) {
+      const id = `${prefix}${this.hex(n)}`;
+      if (!this.ids.has(id)) {
+        this.ids.add(id);
+        return id;
+      }
+    }
+  }
+
+  private pick<T>(xs: readonly T[]): T {
+    return xs[Math.floor(this.rnd() * xs.length)];
+  }
+
+  private trajectory(): Trajectory | null {
+    if (this.rnd() < 0.05) return null; // a few operations belong to no run
+    if (this.active.length < ACTIVE_TRAJECTORIES) {
+      const t = { id: this.unique("run-", 10), left: 3 + Math.floor(this.rnd() * 7), steps: [] };
+      this.active.push(t);
+      return t;
+    }
+    return this.pick(this.active);
+  }
+
+  /** One operation: the record carrying its first stages, and the late read record if any. */
+  next(): { first: Rec; late: Rec | null } {
+    const i = this.made++;
+    const id = this.unique("op-", 12);
+    const at = (minutes: number) =>
+      new Date(this.start + Math.floor((i / this.total) * this.span) + Math.floor(minutes * 60_000)).toISOString().replace(/\.\d{3}Z$/, "Z");
+    const tool = this.pick(TOOLS);
+    const [family, verb] = tool.split(".");
+    const agent = this.pick(AGENTS);
+    const t = this.trajectory();
+    const depends_on: string[] = [];
+    if (t && t.steps.length && this.rnd() < 0.35) {
+      depends_on.push(t.steps[t.steps.length - 1]);
+      if (t.steps.length > 1 && this.rnd() < 0.15) depends_on.push(t.steps[t.steps.length - 2]);
+    }
+    const fingerprint = `sha256:${sha256Hex(id)}`;
+    const params = { object: `${family}-${Math.floor(this.rnd() * 5000)}`, amount: (Math.floor(this.rnd() * 100_000) / 100).toFixed(2) };
+    const r = this.rnd();
+    const rejected = r >= 0.96;
+    const evidence = { object_id: `obj-${id.slice(3)}`, fingerprint };
+    // Outcome mix as in the demo: 72 % verified; uncertain (unavailable, no read); divergent
+    // (absent, mismatch, wrong tool, wrong params, partial); 4 % rejected.
+    type Read = { status: string; after: number; evidence?: unknown };
+    let reads: Read[];
+    let receiptTool: string | undefined;
+    let receiptParams: Rec = params;
+    let partial = false;
+    if (r < 0.72) reads = [{ status: "match", after: 2, evidence }];
+    else if (r < 0.8) reads = [{ status: "unavailable", after: 2 }];
+    else if (r < 0.87) reads = [{ status: "absent", after: 3 }];
+    else if (r < 0.905) reads = [{ status: "mismatch", after: 3, evidence: { object_id: `obj-${id.slice(3)}` } }];
+    else if (r < 0.91) {
+      receiptTool = this.pick(TOOLS.filter((x) => x !== tool)); // category 1
+      reads = [{ status: "mismatch", after: 2, evidence: { object_id: `obj-${id.slice(3)}`, fingerprint: `sha256:${sha256Hex(`other-${id}`)}` } }];
+    } else if (r < 0.915) {
+      receiptParams = { ...params, amount: "0.00" }; // category 2
+      reads = [{ status: "absent", after: 2 }];
+    } else if (r < 0.92) {
+      partial = true; // category 3
+      reads = [{ status: "match", after: 1, evidence }];
+    } else if (r < 0.96) reads = [];
+    else reads = this.rnd() < 0.5 ? [{ status: "absent", after: 1 }] : [];
+    // A re-check now and then: a second read a little later, same verdict.
+    if (reads.length && this.rnd() < 0.05) reads.push({ ...reads[0], after: reads[0].after + 10 });
+
+    const record: Rec = {
+      operation_id: id,
+      ...(t ? { trajectory_id: t.id } : {}),
+      ...(depends_on.length ? { depends_on } : {}),
+      agent,
+      tool: { name: tool, version: "1" },
+      claimed_outcome: rejected ? "failure" : "success",
+      intent: { target: `${family} resource ${Math.floor(this.rnd() * 500)}`, effect: `${verb} one object`, fingerprint, params },
+      receipt: {
+        status: rejected ? "rejected" : "accepted",
+        receipt_id: `rcpt-${id.slice(3)}`,
+        observed_at: at(0),
+        ...(receiptTool ? { tool: receiptTool } : {}),
+        params: receiptParams,
+        environment: { endpoint: `https://api.example.test/${family}/${verb}`, region: "eu-west-1" },
+        partial,
+      },
+    };
+    if (this.rnd() < 0.5) record.idempotency = { enforced: true, key: id };
+    const readRecords = reads.map((x) => ({
+      status: x.status,
+      observed_at: at(x.after),
+      ...(x.evidence !== undefined ? { evidence: x.evidence } : {}),
+      reader: READER,
+    }));
+    const sideEffects = this.rnd() < 0.3 ? [{ name: "quota counter decremented", status: this.rnd() < 0.9 ? "observed" : "not_observed" }] : null;
+
+    let late: Rec | null = null;
+    if (readRecords.length && this.rnd() < LATE_READ) {
+      late = { operation_id: id, canonical_read: readRecords, ...(sideEffects ? { side_effects: sideEffects } : {}) };
+    } else {
+      if (readRecords.length) record.canonical_read = readRecords;
+      if (sideEffects) record.side_effects = sideEffects;
+    }
+    if (t) {
+      t.steps.push(id);
+      if (--t.left === 0) this.active.splice(this.active.indexOf(t), 1);
+    }
+    return { first: record, late };
+  }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Seeding through the real ingest use case                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+const fmtTime = (s: number) => `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, "0")}s`;
+
+async function seed(total: number): Promise<{ seconds: number; records: number; stages: number }> {
+  const gen = new Generator(total);
+  const late: { due: number; rec: Rec }[] = [];
+  let batchNo = 0;
+  let records = 0;
+  let stages = 0;
+  const t0 = performance.now();
+  let lastReport = t0;
+  while (gen.count < total || late.length) {
+    const batch: Rec[] = [];
+    while (late.length && late[0].due <= batchNo && batch.length < BATCH) batch.push(late.shift()!.rec);
+    while (gen.count < total && batch.length < BATCH) {
+      const { first, late: l } = gen.next();
+      batch.push(first);
+      if (l) late.push({ due: batchNo + 2, rec: l });
+    }
+    if (!batch.length) {
+      batchNo++; // only late reads left, not due yet
+      continue;
+    }
+    // What POST /api/v1/receipts does before ingest: validate every record against the wire schema.
+    const valid: ValidRecord[] = batch.map((raw, index) => {
+      const parsed = operationRecordSchema.safeParse(raw);
+      if (!parsed.success) throw new Error(`generated record ${String(raw.operation_id)} is invalid: ${parsed.error.message}`);
+      return { index, operationId: raw.operation_id as string, raw, actor: "bench-ui" };
+    });
+    const results = await ingestRecords(valid);
+    const failed = results.find((r) => "error" in r);
+    if (failed) throw new Error(`ingest refused a generated record: ${JSON.stringify(failed)}`);
+    records += batch.length;
+    for (const raw of batch) {
+      const reads = raw.canonical_read;
+      stages += (raw.intent ? 1 : 0) + (raw.receipt ? 1 : 0) + (Array.isArray(reads) ? reads.length : 0) + (raw.side_effects ? 1 : 0);
+    }
+    batchNo++;
+    const now = performance.now();
+    if (now - lastReport > 5000 || (gen.count >= total && !late.length)) {
+      lastReport = now;
+      const secs = (now - t0) / 1000;
+      const rate = records / secs;
+      const remaining = total - gen.count + late.length + Math.round((total - gen.count) * LATE_READ * 0.9);
+      log(
+        `  seeded ${gen.count.toLocaleString()}/${total.toLocaleString()} operations · ${records.toLocaleString()} records · ` +
+          `${Math.round(rate).toLocaleString()} records/s · ${fmtTime(secs)} elapsed · ETA ${fmtTime(remaining / rate)}`,
+      );
+    }
+  }
+  return { seconds: (performance.now() - t0) / 1000, records, stages };
+}
+
+/** Every link of the chain, straight from the file (the same ChainVerifier as audit:verify). */
+function verifyChainFile(file: string): { ok: boolean; count: number; detail: string } {
+  const db = new Database(file, { readonly: true });
+  try {
+    const v = new ChainVerifier();
+    const rows = db.prepare("SELECT seq, kind, operation_id, recorded_at, actor, payload, prev_hash, hash FROM chain_records ORDER BY seq").iterate() as IterableIterator<{
+      seq: number;
+      kind: "stage";
+      operation_id: string | null;
+      recorded_at: string;
+      actor: string | null;
+      payload: string;
+      prev_hash: string;
+      hash: string;
+    }>;
+    for (const r of rows) {
+      if (!v.push({ ...r, payload: JSON.parse(r.payload) })) break;
+    }
+    const verdict = v.verdict();
+    return verdict.ok ? { ok: true, count: verdict.count, detail: `head ${verdict.head.slice(0, 16)}…` } : { ok: false, count: verdict.count, detail: `bad seq ${verdict.badSeq}: ${verdict.problem}` };
+  } finally {
+    db.close();
+  }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Measurement                                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+type Row = { name: string; target: number | null; p50: number; p95: number; p99: number; max: number; rows: string; n: number; errors: number; error: string | null };
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+/** Times `fn` after a warm-up; a call that throws is counted (and its first message kept), not timed. */
+async function measure(
+  name: string,
+  target: number | null,
+  fn: (i: number) => Promise<number>,
+  samples = SAMPLES,
+  warmup = WARMUP,
+): Promise<Row> {
+  let errors = 0;
+  let error: string | null = null;
+  const call = async (i: number): Promise<number | null> => {
+    try {
+      return await fn(i);
+    } catch (e) {
+      errors++;
+      error ??= `${(e as { code?: string }).code ?? ""} ${(e instanceof Error ? e.message : String(e)).trim().split("\n").pop()}`.trim();
+      return null;
+    }
+  };
+  for (let i = 0; i < warmup; i++) await call(i);
+  errors = 0;
+  const times: number[] = [];
+  const counts: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const s = performance.now();
+    const n = await call(warmup + i);
+    const elapsed = performance.now() - s;
+    if (n === null) continue;
+    times.push(elapsed);
+    counts.push(n);
+  }
+  times.sort((a, b) => a - b);
+  counts.sort((a, b) => a - b);
+  const rows = !counts.length ? "—" : counts[0] === counts[counts.length - 1] ? String(counts[0]) : `${counts[0]}–${counts[counts.length - 1]}`;
+  const row = times.length
+    ? { name, target, p50: pct(times, 50), p95: pct(times, 95), p99: pct(times, 99), max: times[times.length - 1], rows, n: times.length, errors, error }
+    : { name, target, p50: NaN, p95: NaN, p99: NaN, max: NaN, rows, n: 0, errors, error };
+  log(`  ${name}: p95 ${row.p95.toFixed(1)} ms${errors ? ` · ${errors} errors` : ""}`);
+  return row;
+}
+
+function printTable(rows: Row[]) {
+  const w = Math.max(...rows.map((r) => r.name.length));
+  const f = (x: number) => (Number.isNaN(x) ? "—" : x.toFixed(1)).padStart(8);
+  console.log(`${"query".padEnd(w)}  ${"samples".padStart(7)} ${"rows".padStart(9)} ${"p50 ms".padStart(8)} ${"p95 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"max ms".padStart(8)}  target (p95)`);
+  for (const r of rows) {
+    const verdict = r.target === null ? "—" : r.errors ? `≤ ${r.target} ms FAILED` : `≤ ${r.target} ms ${r.p95 <= r.target ? "met" : "MISSED"}`;
+    console.log(`${r.name.padEnd(w)}  ${String(r.n).padStart(7)} ${r.rows.padStart(9)} ${f(r.p50)} ${f(r.p95)} ${f(r.p99)} ${f(r.max)}  ${verdict}`);
+  }
+  for (const r of rows.filter((x) => x.errors)) console.log(`  ! ${r.name}: ${r.errors} of ${r.errors + r.n} calls threw: ${r.error}`);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* First-load JavaScript from the existing build (read only)                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+const PAGES: [string, string][] = [
+  ["/", "overview"],
+  ["/operations", "operations list"],
+  ["/operations/[operationId]", "operation"],
+  ["/trajectories", "trajectories"],
+  ["/trajectories/[trajectoryId]", "trajectory"],
+];
+
+/**
+ * Next 16 (Turbopack) writes `.next/diagnostics/route-bundle-stats.json`: per route, the chunks
+ * its first load fetches. Cross-checked against the route's client-reference manifest (the
+ * `entryJSFiles` of its layouts and page) plus `build-manifest.json` `rootMainFiles`; the
+ * `polyfillFiles` are `nomodule` and not loaded by modern browsers, so they are left out.
+ */
+function firstLoadJs() {
+  const next = path.join(root, ".next");
+  if (!existsSync(path.join(next, "BUILD_ID"))) {
+    console.log("no .next/ build here: first-load JavaScript not measured (run `npm run build` first).");
+    return;
+  }
+  const buildId = readFileSync(path.join(next, "BUILD_ID"), "utf8").trim();
+  const builtAt = statSync(path.join(next, "BUILD_ID")).mtime.toISOString().slice(0, 16).replace("T", " ");
+  const statsFile = path.join(next, "diagnostics/route-bundle-stats.json");
+  const stats: { route: string; firstLoadUncompressedJsBytes: number; firstLoadChunkPaths: string[] }[] = existsSync(statsFile)
+    ? JSON.parse(readFileSync(statsFile, "utf8"))
+    : [];
+
+  const buildManifest = JSON.parse(readFileSync(path.join(next, "build-manifest.json"), "utf8")) as { rootMainFiles: string[] };
+  const appPaths = JSON.parse(readFileSync(path.join(next, "app-path-routes-manifest.json"), "utf8")) as Record<string, string>;
+  const fromManifest = (route: string): string[] | null => {
+    const entry = Object.entries(appPaths).find(([, r]) => r === route)?.[0];
+    if (!entry) return null;
+    const file = path.join(next, "server/app", `${entry}_client-reference-manifest.js`);
+    if (!existsSync(file)) return null;
+    const sandbox: { __RSC_MANIFEST?: Record<string, { entryJSFiles: Record<string, string[]> }> } = {};
+    vm.runInNewContext(readFileSync(file, "utf8"), sandbox);
+    const m = sandbox.__RSC_MANIFEST?.[entry];
+    if (!m) return null;
+    return [...new Set([...Object.values(m.entryJSFiles).flat(), ...buildManifest.rootMainFiles])].map((p) => `.next/${p}`);
+  };
+
+  const gz = new Map<string, { raw: number; gzip: number } | null>();
+  const size = (rel: string) => {
+    if (!gz.has(rel)) {
+      const file = path.join(root, rel);
+      if (!existsSync(file)) gz.set(rel, null);
+      else {
+        const buf = readFileSync(file);
+        gz.set(rel, { raw: buf.length, gzip: gzipSync(buf).length });
+      }
+    }
+    return gz.get(rel)!;
+  };
+  console.log(`First-load JavaScript per page (build ${buildId}, ${builtAt} UTC; gzip level 6 of each chunk, summed):`);
+  const shared = buildManifest.rootMainFiles.map((p) => size(`.next/${p}`));
+  const sharedGz = shared.reduce((a, s) => a + (s?.gzip ?? 0), 0);
+  for (const [route, label] of PAGES) {
+    const fromStats = stats.find((s) => s.route === route)?.firstLoadChunkPaths ?? null;
+    const fromRsc = fromManifest(route);
+    const chunks = fromStats ?? fromRsc;
+    if (!chunks) {
+      console.log(`  ${route.padEnd(30)} not in this build`);
+      continue;
+    }
+    const sizes = chunks.map(size);
+    const missing = sizes.filter((s) => s === null).length;
+    const raw = sizes.reduce((a, s) => a + (s?.raw ?? 0), 0);
+    const gzip = sizes.reduce((a, s) => a + (s?.gzip ?? 0), 0);
+    const agree = fromStats && fromRsc ? (fromStats.length === fromRsc.length && fromStats.every((c) => fromRsc.includes(c)) ? "manifests agree" : "manifests DISAGREE") : fromStats ? "route-bundle-stats only" : "client-reference manifest only";
+    console.log(
+      `  ${route.padEnd(30)} ${label.padEnd(16)} ${(gzip / 1024).toFixed(1).padStart(6)} kB gzip  (${(raw / 1024).toFixed(1)} kB raw, ${chunks.length} chunks, ` +
+        `${((gzip - sharedGz) / 1024).toFixed(1)} kB beyond the shared runtime; ${agree}${missing ? `; ${missing} chunk(s) missing on disk` : ""})`,
+    );
+  }
+  console.log(`  shared by every page (rootMainFiles): ${(sharedGz / 1024).toFixed(1)} kB gzip`);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+
+async function main() {
+  const dbFile = values.db ? path.resolve(values.db) : path.join(mkdtempSync(path.join(os.tmpdir(), "reconcile-bench-ui-")), "bench.db");
+  mkdirSync(path.dirname(dbFile), { recursive: true });
+  const url = `file:${dbFile}`;
+  process.env.DATABASE_URL = url;
+  const fresh = !existsSync(dbFile);
+  await deployMigrations(url);
+
+  const probe = new Database(dbFile, { readonly: true });
+  const held = (probe.prepare("SELECT count(*) AS n FROM operations").get() as { n: number }).n;
+  probe.close();
+  let seeding: Awaited<ReturnType<typeof seed>> | null = null;
+  if (held >= OPERATIONS) {
+    log(`reusing ${dbFile}: it already holds ${held.toLocaleString()} operations`);
+  } else if (held > 0) {
+    throw new Error(`${dbFile} holds ${held.toLocaleString()} operations, fewer than --operations ${OPERATIONS}: delete it or pass another --db`);
+  } else {
+    log(`seeding ${OPERATIONS.toLocaleString()} operations into ${dbFile} through ingestRecords, ${BATCH} records per transaction…`);
+    seeding = await seed(OPERATIONS);
+    const w = await writer();
+    await w.$queryRawUnsafe("PRAGMA wal_checkpoint(TRUNCATE)");
+    log(`seeded in ${fmtTime(seeding.seconds)} (${Math.round(seeding.records / seeding.seconds).toLocaleString()} records/s)`);
+  }
+
+  const db = new Database(dbFile, { readonly: true });
+  const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+  const tables = {
+    chain_records: count("SELECT count(*) AS n FROM chain_records"),
+    operations: count("SELECT count(*) AS n FROM operations"),
+    operation_views: count("SELECT count(*) AS n FROM operation_views"),
+    operation_keys: count("SELECT count(*) AS n FROM operation_keys"),
+    operation_edges: count("SELECT count(*) AS n FROM operation_edges"),
+  };
+  const mix = db.prepare("SELECT effective_outcome AS o, count(*) AS n FROM operation_views GROUP BY 1 ORDER BY 2 DESC").all() as { o: string; n: number }[];
+  const sizeMb = (statSync(dbFile).size / 1024 / 1024).toFixed(0);
+
+  let chain: ReturnType<typeof verifyChainFile> | null = null;
+  if (seeding && !values["skip-verify"]) {
+    log("verifying the hash chain link by link…");
+    const v0 = performance.now();
+    chain = verifyChainFile(dbFile);
+    log(`chain ${chain.ok ? "intact" : "BROKEN"} (${((performance.now() - v0) / 1000).toFixed(0)} s)`);
+    if (!chain.ok) throw new Error(`the seeded chain does not verify: ${chain.detail}`);
+  }
+
+  // Sample inputs, picked uniformly over the whole history (rowids are dense: insert order).
+  const rnd = mulberry32(7);
+  const maxOp = count("SELECT max(rowid) AS n FROM operations");
+  const maxView = count("SELECT max(rowid) AS n FROM operation_views");
+  const opAt = db.prepare("SELECT operation_id AS id FROM operations WHERE rowid = ?").pluck();
+  const trajAt = db.prepare("SELECT trajectory_id AS id FROM operation_views WHERE rowid >= ? AND trajectory_id IS NOT NULL LIMIT 1").pluck();
+  const randomOps = Array.from({ length: SAMPLES + WARMUP }, () => opAt.get(1 + Math.floor(rnd() * maxOp)) as string);
+  const randomTrajectories = Array.from({ length: SAMPLES + WARMUP }, () => trajAt.get(1 + Math.floor(rnd() * maxView)) as string);
+  const headCursor = count("SELECT max(created_seq) AS n FROM operation_views");
+  const middleCursor = (db.prepare("SELECT created_seq FROM operation_views ORDER BY created_seq LIMIT 1 OFFSET ?").pluck().get(Math.floor(tables.operation_views / 2)) as number);
+  db.close();
+
+  console.log(`\nReconcile UI data benchmark · ${os.cpus().length} cores · SQLite (embedded, WAL) · node ${process.version}`);
+  console.log(`database ${dbFile} (${sizeMb} MB${fresh ? ", seeded by this run" : ""})`);
+  console.log(`rows: ${Object.entries(tables).map(([t, n]) => `${t} ${n.toLocaleString()}`).join(" · ")}`);
+  console.log(`effective outcomes: ${mix.map((m) => `${m.o} ${((m.n / tables.operation_views) * 100).toFixed(1)}%`).join(" · ")}`);
+  if (seeding) {
+    console.log(
+      `seeding: ${seeding.records.toLocaleString()} ingest records (${seeding.stages.toLocaleString()} stage records) through ingestRecords in ${fmtTime(seeding.seconds)} · ` +
+        `${Math.round(seeding.records / seeding.seconds).toLocaleString()} records/s`,
+    );
+    if (chain) console.log(`hash chain verified: ${chain.count.toLocaleString()} links intact, ${chain.detail}`);
+  }
+  console.log(`each query: ${WARMUP} warm-up calls, then ${SAMPLES} timed calls one after another, in process (no HTTP, no rendering)\n`);
+
+  const list = (q: Record<string, string>) => async () => (await listOperations(listQuerySchema.parse(q))).items.length;
+  const rows: Row[] = [];
+  rows.push(await measure("list: first page", 100, list({})));
+  rows.push(await measure("list: outcome=divergent", 100, list({ outcome: "divergent" })));
+  rows.push(await measure("list: needs_review=true", 100, list({ needs_review: "true" })));
+  rows.push(await measure("list: tool=<one of 7>", 100, async (i) => list({ tool: TOOLS[i % TOOLS.length] })()));
+  rows.push(await measure("list: trajectory_id=<random>", 100, async (i) => list({ trajectory_id: randomTrajectories[i] })()));
+  rows.push(await measure("list: q=<op id minus 2 chars>", 100, async (i) => list({ q: randomOps[i].slice(0, -2) })()));
+  rows.push(await measure("list: q=<6-char prefix 'op-xxx'>", 100, async (i) => list({ q: randomOps[i].slice(0, 6) })()));
+  // Wide enough to hit the search's 1,000-key cap at a million operations.
+  rows.push(await measure("list: q=<5-char prefix 'op-xx'>", 100, async (i) => list({ q: randomOps[i].slice(0, 5) })()));
+  rows.push(await measure("list: failure_category=4", 100, list({ failure_category: "4" })));
+  rows.push(await measure("list: failure_category=1", 100, list({ failure_category: "1" })));
+  rows.push(await measure("list: page from the middle (cursor)", 100, list({ cursor: String(middleCursor) })));
+  rows.push(await measure("list: divergent from the middle", 100, list({ outcome: "divergent", cursor: String(middleCursor) })));
+  rows.push(await measure("list: new-operations poll (newer_than)", null, list({ newer_than: String(headCursor), limit: "200" })));
+  rows.push(await measure("getOperation(<random id>)", 50, async (i) => ((await getOperation(randomOps[i])) ? 1 : 0)));
+  rows.push(await measure("getTrajectory(<random id>)", null, async (i) => (await getTrajectory(randomTrajectories[i]))?.steps.length ?? 0));
+  // The slow aggregate pages get fewer samples when asked (--skip-slow), never fewer than 20.
+  const slow = values["skip-slow"] ? Math.min(SAMPLES, 20) : SAMPLES;
+  rows.push(await measure("outcomeCounts() (overview)", null, async () => (await outcomeCounts()).total, slow, Math.min(WARMUP, 3)));
+  rows.push(await measure("knownTools() (filter menu on /operations)", null, async () => (await knownTools()).length, slow, Math.min(WARMUP, 3)));
+  rows.push(await measure("listTrajectories() (/trajectories)", null, async () => (await listTrajectories()).length, slow, Math.min(WARMUP, 3)));
+  rows.push(
+    await measure("/operations total: knownTools + first page", 100, async () => {
+      await knownTools(); // the page awaits the filter menu's tools, then renders the list
+      return list({})();
+    }, slow, Math.min(WARMUP, 3)),
+  );
+  printTable(rows);
+  console.log("");
+  firstLoadJs();
+
+  await disconnect();
+  if (!values.db) console.log(`\nthe database is kept for reruns: --db ${dbFile}  (delete ${path.dirname(dbFile)} when done)`);
+}
+
+main().catch(async (e) => {
+  console.error(e);
+  await disconnect().catch(() => {});
+  process.exit(1);
+});

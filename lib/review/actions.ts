@@ -1,0 +1,52 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { ApiError } from "@/lib/api/errors";
+import { can } from "@/lib/auth/permissions";
+import { sourceAddress } from "@/lib/auth/request";
+import { currentPrincipal } from "@/lib/auth/session";
+import { claimOperation, releaseOperation } from "@/lib/store/assignments";
+import { writeTransaction } from "@/lib/store/db";
+import { recordSecurityEvent } from "@/lib/store/security-events";
+
+export type ClaimState = { error?: string } | null;
+
+async function reviewer() {
+  const me = await currentPrincipal();
+  if (!me) redirect("/login");
+  if (!can(me, "operations:correct")) {
+    const h = await headers();
+    await writeTransaction((tx) =>
+      recordSecurityEvent(tx, me.email, { type: "authorization.refused", permission: "operations:correct", method: "ACTION", path: h.get("referer") ?? "", source: sourceAddress(h) }),
+    );
+    throw new ApiError("forbidden", "only reviewers and admins work the review queue");
+  }
+  return me;
+}
+
+/** Claim (or, with take_over, take over) an operation from the review queue. */
+export async function claimAction(_prev: ClaimState, form: FormData): Promise<ClaimState> {
+  try {
+    const me = await reviewer();
+    await claimOperation(String(form.get("id") ?? ""), me.email, { takeOver: form.get("take_over") === "true" });
+  } catch (e) {
+    if (e instanceof ApiError) return { error: e.message.charAt(0).toUpperCase() + e.message.slice(1) + "." };
+    throw e;
+  }
+  revalidatePath("/review");
+  return null;
+}
+
+export async function releaseAction(_prev: ClaimState, form: FormData): Promise<ClaimState> {
+  try {
+    const me = await reviewer();
+    await releaseOperation(String(form.get("id") ?? ""), me.email);
+  } catch (e) {
+    if (e instanceof ApiError) return { error: e.message.charAt(0).toUpperCase() + e.message.slice(1) + "." };
+    throw e;
+  }
+  revalidatePath("/review");
+  return null;
+}
