@@ -113,8 +113,22 @@ test("markup inside a receipt renders as text and never runs", async ({ page }) 
   expect(await page.locator("img[src=x]").count()).toBe(0);
 });
 
-test("the overview and its numbers read well", async ({ page }) => {
-  await page.goto("/");
+test("the overview's numbers, chart and rankings each lead to the filtered list", async ({ page }) => {
+  await page.goto("/?period=90d");
+  await expect(page.getByRole("img", { name: /Silent-failure rate per day/ })).toBeVisible();
+  await expect(page.locator(".recharts-bar-rectangle").first()).toBeVisible();
   await shot(page, "overview");
   await noSeriousA11yViolations(page);
+  const divergent = page.getByRole("list", { name: "Operations by effective outcome" }).getByRole("link", { name: /divergent/ });
+  const n = Number((await divergent.textContent())!.replace(/\D/g, ""));
+  expect(n).toBeGreaterThan(0);
+  await divergent.click();
+  await expect(page).toHaveURL(/\/operations\?outcome=divergent&since=/);
+  await expect(page.getByLabel("Effective outcome")).toHaveValue("divergent");
+  await page.goto("/?period=90d");
+  await page.getByRole("link", { name: "overclaimed successes" }).click();
+  await expect(page).toHaveURL(/\/review\?overclaimed=true/);
+  await page.goto("/?period=90d");
+  await page.getByRole("region", { name: "Tools by divergence" }).or(page.locator("section", { has: page.getByRole("heading", { name: "Tools by divergence" }) })).getByRole("link").first().click();
+  await expect(page).toHaveURL(/tool=.*outcome=divergent/);
 });

@@ -1,39 +1,110 @@
 import type { Metadata } from "next";
+import Link from "next/link";
+import { SilentFailureChart } from "@/components/overview/silent-failure-chart";
 import { requirePage } from "@/lib/auth/session";
-import { outcomeCounts } from "@/lib/store/overview";
+import { EFFECTIVE_OUTCOMES } from "@/lib/domain/outcomes";
+import { outcomeCounts, periodStart, reviewCounts, silentFailureRate, topDivergentTools } from "@/lib/store/overview";
 
 export const metadata: Metadata = { title: "Overview" };
 
+const PERIODS = { "7d": 7, "30d": 30, "90d": 90 } as const;
+type Period = keyof typeof PERIODS;
+
 const STYLE: Record<string, string> = {
-  verified: "border-emerald-300 dark:border-emerald-800",
-  uncertain: "border-amber-300 dark:border-amber-800",
-  divergent: "border-rose-300 dark:border-rose-800",
-  rejected: "border-slate-300 dark:border-slate-700",
-  not_applied: "border-slate-300 dark:border-slate-700",
-  compensated: "border-slate-300 dark:border-slate-700",
+  verified: "border-l-emerald-500",
+  uncertain: "border-l-amber-500",
+  divergent: "border-l-rose-500",
+  rejected: "border-l-slate-400",
+  not_applied: "border-l-sky-500",
+  compensated: "border-l-violet-500",
 };
 
-export default async function Overview() {
+const link = "text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300";
+
+export default async function Overview({ searchParams }: { searchParams: Promise<{ period?: string }> }) {
   await requirePage("operations:read");
-  const { byOutcome, needsReview, total } = await outcomeCounts();
+  const requested = (await searchParams).period;
+  const period: Period = requested && requested in PERIODS ? (requested as Period) : "30d";
+  const since = periodStart(PERIODS[period]);
+  const [counts, review, silent, tools] = await Promise.all([outcomeCounts(since), reviewCounts(), silentFailureRate(since), topDivergentTools(since)]);
+  const sinceQ = `since=${encodeURIComponent(since.slice(0, 10) + "T00:00:00Z")}`;
+  const accepted = silent.reduce((a, d) => a + d.accepted, 0);
+  const silentTotal = silent.reduce((a, d) => a + d.silent, 0);
+
   return (
     <div className="space-y-8">
-      <div>
-        <h1 className="text-2xl font-semibold">Overview</h1>
-        <p className="mt-1 text-slate-700 dark:text-slate-300">
-          {total === 0
-            ? "No operations yet. Send receipts to POST /api/v1/receipts with a token that has the ingest scope (API tokens, above)."
-            : `${total.toLocaleString()} operations recorded; ${needsReview.toLocaleString()} need a person to reconcile them.`}
-        </p>
+      <div className="flex flex-wrap items-end justify-between gap-4">
+        <div>
+          <h1 className="text-2xl font-semibold">Overview</h1>
+          <p className="mt-1 text-slate-700 dark:text-slate-300">
+            {counts.total === 0
+              ? "No operations in this period. Agents send receipts to POST /api/v1/receipts with a token that has the ingest scope (API tokens, above)."
+              : `${counts.total.toLocaleString()} operations recorded in the last ${PERIODS[period]} days.`}
+          </p>
+        </div>
+        <nav aria-label="Period" className="flex gap-1 text-sm">
+          {(Object.keys(PERIODS) as Period[]).map((p) => (
+            <Link key={p} href={`/?period=${p}`} aria-current={p === period ? "page" : undefined} className={`rounded-md px-3 py-1.5 ${p === period ? "bg-slate-200 font-medium dark:bg-slate-800" : "hover:bg-slate-100 dark:hover:bg-slate-900"}`}>
+              last {PERIODS[p]} days
+            </Link>
+          ))}
+        </nav>
       </div>
+
       <ul className="grid gap-3 sm:grid-cols-3 lg:grid-cols-6" aria-label="Operations by effective outcome">
-        {Object.entries(byOutcome).map(([outcome, n]) => (
-          <li key={outcome} className={`rounded-lg border-l-4 border bg-white p-4 dark:bg-slate-900 ${STYLE[outcome]}`}>
-            <p className="text-sm text-slate-700 dark:text-slate-300">{outcome.replace("_", " ")}</p>
-            <p className="text-2xl font-semibold tabular-nums">{n.toLocaleString()}</p>
+        {EFFECTIVE_OUTCOMES.map((outcome) => (
+          <li key={outcome}>
+            <Link href={`/operations?outcome=${outcome}&${sinceQ}`} className={`block rounded-lg border border-l-4 border-slate-200 bg-white p-4 hover:bg-slate-50 dark:border-slate-800 dark:bg-slate-900 dark:hover:bg-slate-800 ${STYLE[outcome]}`}>
+              <span className="block text-sm text-slate-700 dark:text-slate-300">{outcome.replace("_", " ")}</span>
+              <span className="block text-2xl font-semibold tabular-nums">{counts.byOutcome[outcome].toLocaleString()}</span>
+            </Link>
           </li>
         ))}
       </ul>
+
+      <div className="grid gap-6 lg:grid-cols-3">
+        <section aria-labelledby="backlog" className="rounded-xl border border-slate-200 p-4 dark:border-slate-800">
+          <h2 id="backlog" className="font-semibold">Review backlog</h2>
+          <p className="mt-1 text-sm text-slate-700 dark:text-slate-300">All time: what still needs a person.</p>
+          <ul className="mt-3 space-y-2 text-sm">
+            <li className="flex justify-between"><Link className={link} href="/review?outcome=divergent">divergent, not resolved</Link><span className="tabular-nums font-semibold">{review.divergent}</span></li>
+            <li className="flex justify-between"><Link className={link} href="/review?outcome=uncertain">uncertain, not resolved</Link><span className="tabular-nums font-semibold">{review.uncertain}</span></li>
+            <li className="flex justify-between"><Link className={link} href="/review?overclaimed=true">overclaimed successes</Link><span className="tabular-nums font-semibold">{review.overclaimed}</span></li>
+            <li className="flex justify-between border-t border-slate-200 pt-2 dark:border-slate-800"><Link className={link} href="/review">the whole queue</Link><span className="tabular-nums font-semibold">{review.total}</span></li>
+          </ul>
+        </section>
+        <section aria-labelledby="silent" className="rounded-xl border border-slate-200 p-4 lg:col-span-2 dark:border-slate-800">
+          <h2 id="silent" className="font-semibold">Silent-failure rate</h2>
+          <p className="mt-1 text-sm text-slate-700 dark:text-slate-300">
+            Accepted receipts whose canonical read found the effect absent or different, by the day of the call:{" "}
+            <Link className={`${link} underline`} href={`/operations?silent_failure=true`}>
+              {silentTotal.toLocaleString()} of {accepted.toLocaleString()}
+            </Link>{" "}
+            ({accepted ? ((silentTotal / accepted) * 100).toFixed(1) : "0"}%) in the period.
+          </p>
+          <div className="mt-3">
+            <SilentFailureChart data={silent} />
+          </div>
+        </section>
+      </div>
+
+      <section aria-labelledby="tools" className="rounded-xl border border-slate-200 p-4 dark:border-slate-800">
+        <h2 id="tools" className="font-semibold">Tools by divergence</h2>
+        {tools.length === 0 ? (
+          <p className="mt-1 text-sm text-slate-700 dark:text-slate-300">No divergent operations in this period.</p>
+        ) : (
+          <ol className="mt-2 space-y-1 text-sm">
+            {tools.map((t) => (
+              <li key={t.tool} className="flex max-w-md justify-between">
+                <Link className={`${link} font-mono`} href={`/operations?tool=${encodeURIComponent(t.tool)}&outcome=divergent&${sinceQ}`}>
+                  {t.tool}
+                </Link>
+                <span className="tabular-nums font-semibold">{t.divergent}</span>
+              </li>
+            ))}
+          </ol>
+        )}
+      </section>
     </div>
   );
 }

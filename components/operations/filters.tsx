@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { EFFECTIVE_OUTCOMES, FAILURE_CATEGORIES } from "@/lib/domain/outcomes";
+import { EFFECTIVE_OUTCOMES, FAILURE_CATEGORIES, OUTCOMES } from "@/lib/domain/outcomes";
 
 type Values = Record<string, string | undefined>;
 
@@ -39,7 +39,9 @@ export function OperationFilters({ values, tools }: { values: Values; tools: str
       <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
         {text("q", "Search", "operation, receipt or evidence id", "search")}
         {select("outcome", "Effective outcome", EFFECTIVE_OUTCOMES.map((o) => [o, o.replace("_", " ")]))}
+        {select("classified_as", "Classified as", OUTCOMES.map((o) => [o, o]))}
         {select("needs_review", "Needs review", [["true", "yes"], ["false", "no"]])}
+        {select("silent_failure", "Silent failure", [["true", "yes: accepted, effect absent or different"]])}
         {select("overclaimed", "Claimed success, not verified", [["true", "yes"], ["false", "no"]])}
         {select("tool", "Tool", tools.map((t) => [t, t]))}
         {select("failure_category", "Failure category", Object.entries(FAILURE_CATEGORIES).map(([k, v]) => [k, `${k} · ${v}`]))}

@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { EFFECTIVE_OUTCOMES, OUTCOMES } from "@/lib/domain/outcomes";
+import { EFFECTIVE_OUTCOMES, OUTCOMES, REASONS } from "@/lib/domain/outcomes";
 import { normalizeInstant } from "@/lib/domain/time";
 import { reader } from "./db";
 
@@ -14,6 +14,8 @@ export const listQuerySchema = z
     agent: z.string().min(1).max(200).optional(),
     failure_category: z.enum(["1", "2", "3", "4", "5"]).transform(Number).optional(),
     overclaimed: z.enum(["true", "false"]).transform((v) => v === "true").optional(),
+    /** Accepted receipts whose deciding read found the effect absent or conflicting. */
+    silent_failure: z.literal("true").optional(),
     trajectory_id: z.string().min(1).max(200).optional(),
     needs_review: z.enum(["true", "false"]).transform((v) => v === "true").optional(),
     q: z.string().trim().min(1).max(200).optional(),
@@ -84,6 +86,7 @@ export async function listOperations(query: ListQuery): Promise<{ items: Operati
       ...(query.agent ? { agent: query.agent } : {}),
       ...(query.failure_category ? { failureCategory: query.failure_category } : {}),
       ...(query.overclaimed !== undefined ? { overclaimed: query.overclaimed } : {}),
+      ...(query.silent_failure ? { receiptStatus: "accepted", reason: { in: [REASONS.absent, REASONS.mismatch] } } : {}),
       ...(query.trajectory_id ? { trajectoryId: query.trajectory_id } : {}),
       ...(query.needs_review !== undefined ? { needsReview: query.needs_review } : {}),
       ...(idFilter ? { operationId: { in: idFilter } } : {}),
