@@ -52,6 +52,15 @@ export function chainHash(fields: ChainFields): string {
 
 export type ChainRecord = ChainFields & { hash: string };
 
+/** A record whose content cannot even be canonicalised (e.g. 1e999 in a file) does not match. */
+function hashMatches(r: ChainRecord): boolean {
+  try {
+    return chainHash(r) === r.hash;
+  } catch {
+    return false;
+  }
+}
+
 export type ChainVerdict =
   | { ok: true; count: number; head: string; lastSeq: number }
   | { ok: false; badSeq: number; count: number; problem: string };
@@ -66,28 +75,43 @@ export class ChainVerifier {
   private prevSeq: number;
   private count = 0;
   private failure: { badSeq: number; problem: string } | null = null;
+  private readonly allowGaps: boolean;
+  /** Hashes seen at the seqs someone asked about (checkpoint sizes). */
+  readonly hashes = new Map<number, string>();
+  private readonly watch: Set<number>;
 
-  constructor(start: { prevHash: string; prevSeq: number } = { prevHash: GENESIS_HASH, prevSeq: 0 }) {
+  constructor(start: { prevHash: string; prevSeq: number } = { prevHash: GENESIS_HASH, prevSeq: 0 }, opts: { allowGaps?: boolean; watch?: Iterable<number> } = {}) {
     this.prevHash = start.prevHash;
     this.prevSeq = start.prevSeq;
+    this.allowGaps = opts.allowGaps ?? false;
+    this.watch = new Set(opts.watch ?? []);
   }
 
-  /** Returns false once the chain is broken. */
+  /**
+   * Returns false once the chain is broken. With allowGaps (a filtered export), a record after
+   * a gap is checked against its own content only; every contiguous pair is still linked.
+   */
   push(r: ChainRecord): boolean {
     if (this.failure) return false;
     const expected = this.prevSeq + 1;
+    const gap = this.allowGaps && Number.isInteger(r.seq) && r.seq > expected;
     const problem =
-      r.seq !== expected
-        ? `expected seq ${expected}, found ${r.seq}`
-        : r.prev_hash !== this.prevHash
+      r.seq !== expected && !gap
+        ? r.seq > expected
+          ? `seq ${expected} is missing (found ${r.seq})`
+          : `expected seq ${expected}, found ${r.seq}`
+        : !gap && r.prev_hash !== this.prevHash
           ? "prev_hash does not match the previous record's hash"
-          : chainHash(r) !== r.hash
-            ? "hash does not match the record's content"
-            : null;
+          : r.seq === 1 && r.prev_hash !== GENESIS_HASH
+            ? "the first record does not start from the genesis hash"
+            : chainHash(r) !== r.hash
+              ? "hash does not match the record's content"
+              : null;
     if (problem) {
-      this.failure = { badSeq: expected, problem };
+      this.failure = { badSeq: r.seq !== expected && !gap && r.seq < expected ? expected : gap ? r.seq : expected, problem };
       return false;
     }
+    if (this.watch.has(r.seq)) this.hashes.set(r.seq, r.hash);
     this.prevHash = r.hash;
     this.prevSeq = r.seq;
     this.count++;

@@ -5,6 +5,7 @@ import { decideCorrection, type CorrectionRequest } from "@/lib/domain/correctio
 import { deriveOperation } from "@/lib/domain/operation";
 import type { Idempotency } from "@/lib/domain/outcomes";
 import { appendToChain, lockChain } from "./chain";
+import { maybeCheckpoint } from "./checkpoints";
 import { writeTransaction } from "./db";
 import { writeProjection } from "./projection";
 import { correctionFacts, loadOperationRecords, type CorrectionPayload } from "./stage-records";
@@ -16,7 +17,7 @@ import { correctionFacts, loadOperationRecords, type CorrectionPayload } from ".
  */
 export async function correctOperation(input: { operationId: string; request: CorrectionRequest; reviewer: string }) {
   const { operationId, request, reviewer } = input;
-  return writeTransaction(async (tx) => {
+  const result = await writeTransaction(async (tx) => {
     await lockChain(tx);
     const identity = await tx.operation.findUnique({ where: { operationId } });
     if (!identity) throw new ApiError("not_found", `no operation with the id ${operationId}`);
@@ -52,4 +53,6 @@ export async function correctOperation(input: { operationId: string; request: Co
       retry: after.retry,
     };
   });
+  void maybeCheckpoint();
+  return result;
 }

@@ -1,4 +1,5 @@
 import "server-only";
+import { maybeCheckpoint } from "./checkpoints";
 import { ingestRecords, type IngestResult, type ValidRecord } from "./ingest-records";
 
 /**
@@ -58,6 +59,7 @@ async function drain() {
       } catch (e) {
         for (const job of group) job.reject(e);
       }
+      void maybeCheckpoint();
       await ioTurn();
     }
   } finally {

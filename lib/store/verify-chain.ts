@@ -6,9 +6,13 @@ import { reader } from "./db";
 const PAGE = 5000;
 
 /** Checks every link of the stored chain, page by page, in seq order. */
-export async function verifyStoredChain(onProgress?: (checked: number) => void): Promise<ChainVerdict> {
+export async function verifyStoredChain(
+  onProgress?: (checked: number) => void,
+  opts: { watch?: number[] } = {},
+): Promise<{ verdict: ChainVerdict; hashes: Map<number, string> }> {
   const db = await reader();
-  const verifier = new ChainVerifier();
+  const verifier = new ChainVerifier(undefined, { watch: opts.watch });
+  const done = () => ({ verdict: verifier.verdict(), hashes: verifier.hashes });
   let after = 0;
   for (;;) {
     const rows = await db.chainRecord.findMany({ where: { seq: { gt: after } }, orderBy: { seq: "asc" }, take: PAGE });
@@ -18,12 +22,12 @@ export async function verifyStoredChain(onProgress?: (checked: number) => void):
       try {
         record = toChainRecord(row);
       } catch {
-        return { ok: false, badSeq: row.seq, count: verifier.verdict().count, problem: "payload is not valid JSON" };
+        return { verdict: { ok: false, badSeq: row.seq, count: verifier.verdict().count, problem: "payload is not valid JSON" }, hashes: verifier.hashes };
       }
-      if (!verifier.push(record)) return verifier.verdict();
+      if (!verifier.push(record)) return done();
     }
     after = rows[rows.length - 1].seq;
     onProgress?.(after);
   }
-  return verifier.verdict();
+  return done();
 }

@@ -1,0 +1,53 @@
+import type { Metadata } from "next";
+import { AuditExportForm } from "@/components/audit/export-form";
+import { VerifyButton } from "@/components/audit/verify-button";
+import { requirePage } from "@/lib/auth/session";
+import { formatCheckpoint } from "@/lib/domain/checkpoint";
+import { chainHead } from "@/lib/store/audit-export";
+import { checkpointPublicKey, latestCheckpoint } from "@/lib/store/checkpoints";
+
+export const metadata: Metadata = { title: "Audit" };
+
+export default async function AuditPage() {
+  await requirePage("audit:export", "/audit");
+  const [head, checkpoint] = await Promise.all([chainHead(), latestCheckpoint()]);
+  const key = checkpointPublicKey();
+  return (
+    <div className="space-y-8">
+      <div>
+        <h1 className="text-2xl font-semibold">Audit trail</h1>
+        <p className="mt-1 text-slate-700 dark:text-slate-300">
+          Every stage record, correction, assignment and security event, in one hash chain: each record&apos;s hash covers its content and
+          the hash before it, so an edit anywhere breaks every link after it. Exports are themselves recorded.
+        </p>
+      </div>
+      <section aria-labelledby="status" className="space-y-3 rounded-xl border border-slate-200 p-4 dark:border-slate-800">
+        <h2 id="status" className="font-semibold">Chain status</h2>
+        <dl className="grid grid-cols-[minmax(8rem,auto)_1fr] gap-x-4 gap-y-1 text-sm">
+          <dt className="text-slate-600 dark:text-slate-400">records</dt>
+          <dd className="tabular-nums">{head ? `${head.seq.toLocaleString()} (head ${head.hash.slice(0, 16)}…)` : "none yet"}</dd>
+          <dt className="text-slate-600 dark:text-slate-400">last checkpoint</dt>
+          <dd>{checkpoint ? `${checkpoint.time.replace("T", " ").slice(0, 19)} UTC, covering ${checkpoint.size.toLocaleString()} records` : "none yet (one is signed every 10,000 records and at least hourly)"}</dd>
+          <dt className="text-slate-600 dark:text-slate-400">public key</dt>
+          <dd className="break-all font-mono text-xs">{key}</dd>
+        </dl>
+        <VerifyButton />
+        {checkpoint ? (
+          <details className="text-sm">
+            <summary className="cursor-pointer text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">the latest checkpoint, to keep somewhere else</summary>
+            <pre className="mt-2 overflow-auto rounded-md bg-slate-100 p-3 font-mono text-xs dark:bg-slate-900">{formatCheckpoint(checkpoint)}</pre>
+          </details>
+        ) : null}
+      </section>
+      <section aria-labelledby="export" className="space-y-3 rounded-xl border border-slate-200 p-4 dark:border-slate-800">
+        <h2 id="export" className="font-semibold">Export</h2>
+        <p className="text-sm text-slate-700 dark:text-slate-300">
+          Verify an NDJSON export with <code className="font-mono">npm run cli -- audit:verify --file EXPORT.ndjson</code> (add{" "}
+          <code className="font-mono">--subset</code> for a filtered one, and <code className="font-mono">--checkpoint FILE</code> with a checkpoint
+          kept elsewhere).
+        </p>
+        <AuditExportForm total={head?.seq ?? 0} />
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,28 @@
+import { exportText, toReadableStream } from "@/lib/api/audit-stream";
+import { ApiError } from "@/lib/api/errors";
+import { apiRoute } from "@/lib/api/route";
+import { sourceAddress } from "@/lib/auth/request";
+import { CONTENT_TYPES } from "@/lib/domain/audit-format";
+import { describeIssues } from "@/lib/domain/wire";
+import { exportQuerySchema, recordExport } from "@/lib/store/audit-export";
+
+export const dynamic = "force-dynamic";
+
+export const GET = apiRoute("audit:export", async ({ req, principal }) => {
+  const parsed = exportQuerySchema.safeParse(Object.fromEntries(new URL(req.url).searchParams));
+  if (!parsed.success) {
+    const issues = describeIssues(parsed.error);
+    throw new ApiError("invalid_query", issues.map((i) => `${i.path}: ${i.message}`).join("; "), issues);
+  }
+  const q = parsed.data;
+  // The export is recorded before the first byte leaves: no unrecorded export.
+  await recordExport(principal.email, q, sourceAddress(req.headers));
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  return new Response(toReadableStream(exportText(q)), {
+    headers: {
+      "content-type": CONTENT_TYPES[q.format],
+      "content-disposition": `attachment; filename="reconcile-audit-${stamp}.${q.format}"`,
+      "cache-control": "no-store",
+    },
+  });
+});

@@ -1,0 +1,103 @@
+"use client";
+
+import { useRef, useState } from "react";
+import { Button, Field, Input, Notice, Select } from "@/components/ui/form";
+
+/**
+ * Downloads an export through fetch so that progress can be shown (records so far of the
+ * chain's size) while the server streams it; the file is saved when complete.
+ */
+export function AuditExportForm({ total }: { total: number }) {
+  const [progress, setProgress] = useState<{ records: number; bytes: number } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const abort = useRef<AbortController | null>(null);
+
+  async function download(e: React.FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    setError(null);
+    setDone(null);
+    const form = new FormData(e.currentTarget);
+    const q = new URLSearchParams();
+    for (const [k, v] of form.entries()) if (typeof v === "string" && v.trim()) q.set(k, v.trim());
+    abort.current = new AbortController();
+    setProgress({ records: 0, bytes: 0 });
+    try {
+      const res = await fetch(`/api/v1/audit/export?${q}`, { signal: abort.current.signal });
+      if (!res.ok || !res.body) {
+        const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
+        throw new Error(body?.error?.message ?? `the server answered ${res.status}`);
+      }
+      const reader = res.body.getReader();
+      const parts: Uint8Array[] = [];
+      let records = 0;
+      let bytes = 0;
+      for (;;) {
+        const { value, done: finished } = await reader.read();
+        if (finished) break;
+        parts.push(value);
+        bytes += value.byteLength;
+        for (const b of value) if (b === 10) records++;
+        setProgress({ records, bytes });
+      }
+      const name = /filename="([^"]+)"/.exec(res.headers.get("content-disposition") ?? "")?.[1] ?? `reconcile-audit.${q.get("format") ?? "ndjson"}`;
+      const url = URL.createObjectURL(new Blob(parts as BlobPart[], { type: res.headers.get("content-type") ?? "application/octet-stream" }));
+      const a = document.createElement("a");
+      a.href = url;
+      a.download = name;
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      setDone(`Saved ${name} (${(bytes / 1024).toFixed(0)} KiB).`);
+    } catch (err) {
+      if ((err as Error).name !== "AbortError") setError((err as Error).message);
+    } finally {
+      setProgress(null);
+      abort.current = null;
+    }
+  }
+
+  return (
+    <form onSubmit={download} className="space-y-4" aria-label="Export the audit trail">
+      <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-3">
+        <Field label="Format" htmlFor="format">
+          <Select id="format" name="format" defaultValue="ndjson" className="w-full py-2">
+            <option value="ndjson">NDJSON (one record a line; verifiable)</option>
+            <option value="csv">CSV (spreadsheets)</option>
+            <option value="json">JSON (one document)</option>
+          </Select>
+        </Field>
+        <Field label="Recorded since" htmlFor="since" hint="RFC 3339, e.g. 2026-11-01T00:00:00Z">
+          <Input id="since" name="since" placeholder="any time" />
+        </Field>
+        <Field label="Recorded before" htmlFor="until">
+          <Input id="until" name="until" placeholder="now" />
+        </Field>
+        <Field label="Operation" htmlFor="operation_id">
+          <Input id="operation_id" name="operation_id" placeholder="all operations" />
+        </Field>
+        <Field label="Trajectory" htmlFor="trajectory_id">
+          <Input id="trajectory_id" name="trajectory_id" placeholder="all trajectories" />
+        </Field>
+      </div>
+      <div className="flex items-center gap-3">
+        <Button type="submit" disabled={progress !== null}>
+          {progress ? "Exporting…" : "Export"}
+        </Button>
+        {progress ? (
+          <>
+            <span role="status" className="text-sm tabular-nums">
+              {progress.records.toLocaleString()} of about {total.toLocaleString()} records · {(progress.bytes / 1024).toFixed(0)} KiB
+            </span>
+            <Button type="button" variant="secondary" onClick={() => abort.current?.abort()}>
+              Cancel
+            </Button>
+          </>
+        ) : null}
+      </div>
+      {error ? <Notice kind="error">{error}</Notice> : null}
+      {done ? <Notice kind="ok">{done}</Notice> : null}
+    </form>
+  );
+}

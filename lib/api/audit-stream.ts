@@ -1,0 +1,53 @@
+import "server-only";
+import { csvHeader, csvRow, ndjsonLine, type AuditFormat } from "@/lib/domain/audit-format";
+import { formatCheckpoint } from "@/lib/domain/checkpoint";
+import { exportRecords, type ExportQuery } from "@/lib/store/audit-export";
+import { allCheckpoints } from "@/lib/store/checkpoints";
+
+/**
+ * The export as text chunks, for the HTTP stream and the CLI file alike. Signed checkpoints
+ * follow the records (kind "checkpoint"), so an auditor has them in hand.
+ */
+export async function* exportText(q: ExportQuery): AsyncGenerator<string> {
+  const format: AuditFormat = q.format;
+  let batch = "";
+  const flushAt = 64 * 1024;
+  if (format === "csv") batch += csvHeader();
+  if (format === "json") batch += '{"records":[';
+  let first = true;
+  for await (const r of exportRecords(q)) {
+    batch += format === "ndjson" ? ndjsonLine(r) : format === "csv" ? csvRow(r) : `${first ? "" : ","}${JSON.stringify(r)}`;
+    first = false;
+    if (batch.length >= flushAt) {
+      yield batch;
+      batch = "";
+    }
+  }
+  const checkpoints = await allCheckpoints();
+  if (format === "json") {
+    batch += `],"checkpoints":${JSON.stringify(checkpoints.map((c) => ({ ...c, text: formatCheckpoint(c) })))}}`;
+  } else {
+    for (const c of checkpoints) {
+      const row = { kind: "checkpoint", ...c, text: formatCheckpoint(c) };
+      batch +=
+        format === "ndjson"
+          ? ndjsonLine(row)
+          : csvRow({ seq: c.size, kind: "checkpoint" as never, operation_id: null, recorded_at: c.time, actor: null, payload: row, prev_hash: "", hash: c.head });
+    }
+  }
+  if (batch) yield batch;
+}
+
+export function toReadableStream(chunks: AsyncGenerator<string>): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  return new ReadableStream({
+    async pull(controller) {
+      const { value, done } = await chunks.next();
+      if (done) controller.close();
+      else controller.enqueue(encoder.encode(value));
+    },
+    async cancel() {
+      await chunks.return(undefined);
+    },
+  });
+}

@@ -1,0 +1,64 @@
+import "server-only";
+import { z } from "zod";
+import { AUDIT_FORMATS } from "@/lib/domain/audit-format";
+import type { ChainRecord } from "@/lib/domain/hash";
+import { normalizeInstant } from "@/lib/domain/time";
+import { operationIdSchema } from "@/lib/domain/wire";
+import { toChainRecord } from "./chain";
+import { reader, writeTransaction } from "./db";
+import { recordSecurityEvent } from "./security-events";
+
+const instant = z.string().transform((v, ctx) => normalizeInstant(v) ?? (ctx.addIssue({ code: "custom", message: "must be an RFC 3339 date-time" }), z.NEVER));
+
+export const exportQuerySchema = z
+  .object({
+    format: z.enum(AUDIT_FORMATS).default("ndjson"),
+    since: instant.optional(),
+    until: instant.optional(),
+    operation_id: operationIdSchema.optional(),
+    trajectory_id: operationIdSchema.optional(),
+  })
+  .strict();
+export type ExportQuery = z.infer<typeof exportQuerySchema>;
+
+const PAGE = 5000;
+
+/** Records of the chain in seq order, filtered, read page by page: memory stays flat for any size. */
+export async function* exportRecords(q: ExportQuery): AsyncGenerator<ChainRecord> {
+  const db = await reader();
+  let ids: string[] | undefined;
+  if (q.trajectory_id) {
+    ids = (await db.operationView.findMany({ where: { trajectoryId: q.trajectory_id }, select: { operationId: true } })).map((v) => v.operationId);
+    if (q.operation_id) ids = ids.filter((id) => id === q.operation_id);
+    if (!ids.length) return;
+  } else if (q.operation_id) {
+    ids = [q.operation_id];
+  }
+  let after = 0;
+  for (;;) {
+    const rows = await db.chainRecord.findMany({
+      where: {
+        seq: { gt: after },
+        ...(ids ? { operationId: { in: ids } } : {}),
+        ...(q.since || q.until ? { recordedAt: { ...(q.since ? { gte: q.since } : {}), ...(q.until ? { lt: q.until } : {}) } } : {}),
+      },
+      orderBy: { seq: "asc" },
+      take: PAGE,
+      select: { seq: true, kind: true, operationId: true, recordedAt: true, actor: true, payload: true, prevHash: true, hash: true },
+    });
+    for (const r of rows) yield toChainRecord(r);
+    if (rows.length < PAGE) return;
+    after = rows[rows.length - 1].seq;
+  }
+}
+
+/** Every export is itself on the record: who exported what, when. */
+export async function recordExport(actor: string, q: ExportQuery, source: string | null): Promise<void> {
+  const { format, ...filter } = q;
+  await writeTransaction((tx) => recordSecurityEvent(tx, actor, { type: "audit.exported", format, filter, source }));
+}
+
+export async function chainHead(): Promise<{ seq: number; hash: string } | null> {
+  const db = await reader();
+  return db.chainRecord.findFirst({ orderBy: { seq: "desc" }, select: { seq: true, hash: true } });
+}

@@ -1,0 +1,92 @@
+import "server-only";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { KeyObject } from "node:crypto";
+import { createCheckpoint, loadSigningKey, newSigningKey, publicKeyText, type Checkpoint } from "@/lib/domain/checkpoint";
+import { lockChain } from "./chain";
+import { reader, writeTransaction } from "./db";
+
+/** A checkpoint at least every this many records… */
+export const CHECKPOINT_EVERY_RECORDS = 10_000;
+/** …and at least hourly while records keep arriving. */
+export const CHECKPOINT_EVERY_MS = 60 * 60 * 1000;
+
+let key: KeyObject | null = null;
+
+/**
+ * The Ed25519 signing key: RECONCILE_CHECKPOINT_KEY (PEM) when given, else the file named by
+ * CHECKPOINT_KEY_FILE (default ./data/checkpoint-ed25519.pem), created at first use.
+ */
+export function signingKey(): KeyObject {
+  if (key) return key;
+  if (process.env.RECONCILE_CHECKPOINT_KEY) return (key = loadSigningKey(process.env.RECONCILE_CHECKPOINT_KEY));
+  const file = process.env.CHECKPOINT_KEY_FILE || path.join("data", "checkpoint-ed25519.pem");
+  if (!existsSync(file)) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, newSigningKey(), { mode: 0o600, flag: "wx" });
+    chmodSync(file, 0o600);
+  }
+  return (key = loadSigningKey(readFileSync(file, "utf8")));
+}
+
+export function checkpointPublicKey(): string {
+  return publicKeyText(signingKey());
+}
+
+type Row = { size: number; head: string; time: string; key: string; signature: string };
+const toCheckpoint = (r: Row): Checkpoint => ({ size: r.size, head: r.head, time: r.time, key: r.key, signature: r.signature });
+
+export async function latestCheckpoint(): Promise<Checkpoint | null> {
+  const db = await reader();
+  const row = await db.checkpoint.findFirst({ orderBy: { size: "desc" } });
+  return row ? toCheckpoint(row) : null;
+}
+
+export async function allCheckpoints(): Promise<Checkpoint[]> {
+  const db = await reader();
+  return (await db.checkpoint.findMany({ orderBy: { size: "asc" } })).map(toCheckpoint);
+}
+
+/** Signs the current head, unless the latest checkpoint already covers it. */
+export async function writeCheckpoint(): Promise<Checkpoint | null> {
+  const signer = signingKey();
+  return writeTransaction(async (tx) => {
+    await lockChain(tx);
+    const head = await tx.chainRecord.findFirst({ orderBy: { seq: "desc" }, select: { seq: true, hash: true } });
+    if (!head) return null;
+    const last = await tx.checkpoint.findFirst({ orderBy: { size: "desc" } });
+    if (last && last.size >= head.seq) return null;
+    const c = createCheckpoint(signer, head.seq, head.hash);
+    await tx.checkpoint.create({ data: c });
+    return c;
+  });
+}
+
+const state = globalThis as unknown as { __reconcileCheckpoint?: { checkedAt: number; timer?: NodeJS.Timeout } };
+
+/**
+ * Called after writes (and by a timer): signs a checkpoint when 10,000 records or an hour have
+ * passed since the last one. Cheap when nothing is due; never fails the write that called it.
+ */
+export async function maybeCheckpoint(force = false): Promise<void> {
+  const s = (state.__reconcileCheckpoint ??= { checkedAt: 0 });
+  if (!s.timer) {
+    s.timer = setInterval(() => void maybeCheckpoint(true), 5 * 60 * 1000);
+    s.timer.unref();
+  }
+  if (!force && Date.now() - s.checkedAt < 2_000) return;
+  s.checkedAt = Date.now();
+  try {
+    const db = await reader();
+    const [head, last] = await Promise.all([
+      db.chainRecord.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } }),
+      db.checkpoint.findFirst({ orderBy: { size: "desc" }, select: { size: true, time: true } }),
+    ]);
+    if (!head) return;
+    const behind = head.seq - (last?.size ?? 0);
+    const age = last ? Date.now() - Date.parse(last.time) : Infinity;
+    if (behind >= CHECKPOINT_EVERY_RECORDS || (behind > 0 && age >= CHECKPOINT_EVERY_MS)) await writeCheckpoint();
+  } catch (e) {
+    console.error("checkpoint failed (the chain itself is unaffected):", e);
+  }
+}
