@@ -1,5 +1,6 @@
 import "server-only";
 import { demoRecords, DEMO_ESSAY_OPERATION_ID } from "@/lib/domain/demo-data";
+import { writeCheckpoint } from "./checkpoints";
 import { reader } from "./db";
 import { ingestRecords } from "./ingest-records";
 
@@ -18,5 +19,6 @@ export async function loadDemoData(now = new Date()): Promise<{ loaded: number; 
     if (failed.length) throw new Error(`demo data refused: ${JSON.stringify(failed[0])}`);
     loaded += chunk.length;
   }
+  await writeCheckpoint();
   return { loaded, alreadyLoaded: false };
 }

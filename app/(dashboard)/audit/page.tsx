@@ -4,12 +4,14 @@ import { VerifyButton } from "@/components/audit/verify-button";
 import { requirePage } from "@/lib/auth/session";
 import { formatCheckpoint } from "@/lib/domain/checkpoint";
 import { chainHead } from "@/lib/store/audit-export";
-import { checkpointPublicKey, latestCheckpoint } from "@/lib/store/checkpoints";
+import { checkpointPublicKey, latestCheckpoint, maybeCheckpoint } from "@/lib/store/checkpoints";
 
 export const metadata: Metadata = { title: "Audit" };
 
 export default async function AuditPage() {
   await requirePage("audit:export", "/audit");
+  // Looking at the trail is a good moment to sign one if it is due (it also starts the hourly timer).
+  await maybeCheckpoint(true);
   const [head, checkpoint] = await Promise.all([chainHead(), latestCheckpoint()]);
   const key = checkpointPublicKey();
   return (
