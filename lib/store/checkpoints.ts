@@ -23,8 +23,13 @@ export function signingKey(): KeyObject {
   const file = process.env.CHECKPOINT_KEY_FILE || path.join("data", "checkpoint-ed25519.pem");
   if (!existsSync(file)) {
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, newSigningKey(), { mode: 0o600, flag: "wx" });
-    chmodSync(file, 0o600);
+    try {
+      writeFileSync(file, newSigningKey(), { mode: 0o600, flag: "wx" });
+      chmodSync(file, 0o600);
+    } catch (e) {
+      // Another process created it first: use theirs.
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    }
   }
   return (key = loadSigningKey(readFileSync(file, "utf8")));
 }
