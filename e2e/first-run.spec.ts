@@ -21,7 +21,7 @@ test("on an empty database the first visitor creates the admin, then the page is
   await page.getByRole("button", { name: "Create admin and sign in" }).click();
   await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
   await expect(page.getByText("first-admin@example.test")).toBeVisible();
-  await expect(page.getByText("No operations yet.")).toBeVisible();
+  await expect(page.getByText("No operations in this period.")).toBeVisible();
 
   // The one-time page is gone, for a signed-in person and for anyone else.
   await page.goto("/setup");

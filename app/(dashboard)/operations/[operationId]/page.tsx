@@ -57,7 +57,6 @@ export default async function OperationPage({ params }: Params) {
       <CorrectionsHistory op={op} />
       {can(me, "operations:correct") ? (
         <CorrectionPanel
-          key={op.corrections.at(-1)?.id ?? "none"}
           operationId={op.operation_id}
           state={{ outcome: op.effective_outcome, claim_withdrawn: op.claim_withdrawn, resolved_from: op.resolved_from }}
           claimed={op.claimed_outcome}
