@@ -21,7 +21,7 @@ export const exportQuerySchema = z
   .strict();
 export type ExportQuery = z.infer<typeof exportQuerySchema>;
 
-const PAGE = 5000;
+const PAGE = 1000;
 
 /** Records of the chain in seq order, filtered, read page by page: memory stays flat for any size. */
 export async function* exportRecords(q: ExportQuery): AsyncGenerator<ChainRecord> {
