@@ -7,6 +7,11 @@ export const MiB = 1024 * 1024;
  * is refused with 413 before anything is parsed; invalid UTF-8 and malformed JSON are 400.
  */
 export async function readJsonBody(req: Request, maxBytes: number): Promise<unknown> {
+  return (await readJsonBodySized(req, maxBytes)).value;
+}
+
+/** The parsed body and its size in bytes. */
+export async function readJsonBodySized(req: Request, maxBytes: number): Promise<{ value: unknown; bytes: number }> {
   const type = (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
   if (type !== "application/json") {
     throw new ApiError("unsupported_media_type", "send the body as JSON with Content-Type: application/json", { content_type: type || null });
@@ -36,7 +41,7 @@ export async function readJsonBody(req: Request, maxBytes: number): Promise<unkn
     throw new ApiError("malformed_json", "the request body is not valid UTF-8");
   }
   try {
-    return JSON.parse(text);
+    return { value: JSON.parse(text), bytes: size };
   } catch (e) {
     throw new ApiError("malformed_json", `the request body is not valid JSON: ${(e as Error).message}`);
   }

@@ -11,11 +11,12 @@ export const MAX_RECORD_BYTES = 1 * MiB;
 export const MAX_BATCH = 500;
 
 /** Validates one record; returns the error it earns, or null. */
-function validate(raw: unknown): ApiError | null {
+function validate(raw: unknown, mayBeLarge: boolean): ApiError | null {
   const shape = checkJsonShape(raw);
   if (shape) return new ApiError("invalid_record", `${shape.path}: ${shape.message}`, [shape]);
   if (!isPlainObject(raw)) return new ApiError("invalid_record", "a record must be a JSON object");
-  if (Buffer.byteLength(JSON.stringify(raw)) > MAX_RECORD_BYTES) {
+  // A record cannot be larger than the body it came in: only measure when the body could hold one.
+  if (mayBeLarge && Buffer.byteLength(JSON.stringify(raw)) > MAX_RECORD_BYTES) {
     return new ApiError("too_large", "a record may be at most 1 MiB", { max_bytes: MAX_RECORD_BYTES });
   }
   const parsed = operationRecordSchema.safeParse(raw);
@@ -33,7 +34,8 @@ const asItem = (r: IngestResult) =>
  * POST /api/v1/receipts: one record, or `{"records": [...]}`. Returns status and body.
  * A batch stores its valid items together; an invalid or conflicting item stores nothing.
  */
-export async function ingestBody(body: unknown, actor: string): Promise<{ status: number; body: unknown }> {
+export async function ingestBody(body: unknown, actor: string, bodyBytes = Infinity): Promise<{ status: number; body: unknown }> {
+  const mayBeLarge = bodyBytes > MAX_RECORD_BYTES;
   if (isPlainObject(body) && "records" in body && !("operation_id" in body)) {
     const records = body.records;
     if (!Array.isArray(records)) throw new ApiError("invalid_request", "records must be an array of operation records");
@@ -42,7 +44,7 @@ export async function ingestBody(body: unknown, actor: string): Promise<{ status
     const failed: IngestResult[] = [];
     const valid: ValidRecord[] = [];
     records.forEach((raw, index) => {
-      const error = validate(raw);
+      const error = validate(raw, mayBeLarge);
       if (error) failed.push({ index, status: error.status, error });
       else valid.push({ index, operationId: (raw as { operation_id: string }).operation_id, raw: raw as Record<string, unknown>, actor });
     });
@@ -50,7 +52,7 @@ export async function ingestBody(body: unknown, actor: string): Promise<{ status
     const allOk = results.every((r) => !("error" in r));
     return { status: allOk ? 200 : 207, body: { results: results.map(asItem) } };
   }
-  const error = validate(body);
+  const error = validate(body, mayBeLarge);
   if (error) throw error;
   const raw = body as Record<string, unknown>;
   const [result] = await submitIngest([{ index: 0, operationId: raw.operation_id as string, raw, actor }]);

@@ -60,13 +60,17 @@ export type OperationListItem = {
   updated_at: string;
 };
 
-/** How many operations a free-text search considers; more precise queries narrow it. */
-const SEARCH_KEY_LIMIT = 1000;
+/**
+ * How many matching operations a free-text search considers (Prisma binds them as parameters,
+ * and SQLite allows 999). A broader search says so (`search_capped`): refine it.
+ */
+export const SEARCH_KEY_LIMIT = 500;
 
 /** Newest first, keyset-paginated on the operation's place in the chain (created_seq). */
-export async function listOperations(query: ListQuery): Promise<{ items: OperationListItem[]; next_cursor: string | null }> {
+export async function listOperations(query: ListQuery): Promise<{ items: OperationListItem[]; next_cursor: string | null; search_capped?: true }> {
   const db = await reader();
   let idFilter: string[] | undefined;
+  let capped = false;
   if (query.q) {
     // Exact or prefix match on operation id, receipt id and evidence object ids (an index range).
     const keys = await db.operationKey.findMany({
@@ -76,6 +80,7 @@ export async function listOperations(query: ListQuery): Promise<{ items: Operati
     });
     idFilter = [...new Set(keys.map((k) => k.operationId))];
     if (!idFilter.length) return { items: [], next_cursor: null };
+    capped = keys.length === SEARCH_KEY_LIMIT;
   }
   const rows = await db.operationView.findMany({
     where: {
@@ -125,5 +130,6 @@ export async function listOperations(query: ListQuery): Promise<{ items: Operati
       updated_at: r.updatedAt,
     })),
     next_cursor: rows.length > query.limit ? String(page[page.length - 1].createdSeq) : null,
+    ...(capped ? { search_capped: true as const } : {}),
   };
 }

@@ -121,6 +121,19 @@ describe("GET /api/v1/operations", () => {
     expect(r.status).toBe(400);
     expect(r.body.error.message).toMatch(message);
   });
+  it("a search matching more operations than it considers answers, and says it was capped", async () => {
+    const prefix = unique("op-broad");
+    // More matches than SQLite's 999 bound parameters: a broad search once failed with a 500.
+    const records = Array.from({ length: 1001 }, (_, i) => ({ operation_id: `${prefix}-${i}`, intent: { effect: "x" } }));
+    for (let i = 0; i < records.length; i += 500) expect((await ingest(token, { records: records.slice(i, i + 500) })).status).toBe(200);
+    const r = await call(`/api/v1/operations?q=${prefix}&limit=10`, { token });
+    expect(r.status).toBe(200);
+    expect(r.body.items).toHaveLength(10);
+    expect(r.body.search_capped).toBe(true);
+    const narrow = await call(`/api/v1/operations?q=${prefix}-50`, { token });
+    expect(narrow.body.search_capped).toBeUndefined();
+    expect(narrow.body.items.map((i: { operation_id: string }) => i.operation_id).sort()).toEqual([`${prefix}-50`, `${prefix}-500`, `${prefix}-501`, `${prefix}-502`, `${prefix}-503`, `${prefix}-504`, `${prefix}-505`, `${prefix}-506`, `${prefix}-507`, `${prefix}-508`, `${prefix}-509`].sort());
+  });
   it("an unknown operation is 404", async () => {
     const r = await call("/api/v1/operations/op-does-not-exist", { token });
     expect(r.status).toBe(404);

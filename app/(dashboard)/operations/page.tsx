@@ -36,7 +36,7 @@ export default async function OperationsPage({ searchParams }: { searchParams: P
 }
 
 async function Results({ query, filters, filtered, firstPage }: { query: Parameters<typeof listOperations>[0]; filters: string; filtered: boolean; firstPage: boolean }) {
-  const { items, next_cursor } = await listOperations(query);
+  const { items, next_cursor, search_capped } = await listOperations(query);
   if (!items.length) {
     return (
       <div className="rounded-xl border border-dashed border-slate-300 p-8 text-center dark:border-slate-700">
@@ -57,6 +57,11 @@ async function Results({ query, filters, filtered, firstPage }: { query: Paramet
   if (next_cursor) next.set("cursor", next_cursor);
   return (
     <div className="space-y-3">
+      {search_capped ? (
+        <p role="note" className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">
+          More than 500 operations match this search; only the first 500 ids that match are listed. Type more of the id to narrow it.
+        </p>
+      ) : null}
       {firstPage ? <NewOperationsNotice filters={filters} newest={items[0]?.cursor ?? null} /> : null}
       <div className="overflow-x-auto">
         <table className="w-full min-w-[48rem] text-left text-sm">

@@ -1,9 +1,9 @@
-import { readJsonBody } from "@/lib/api/body";
+import { readJsonBodySized } from "@/lib/api/body";
 import { ingestBody, MAX_REQUEST_BYTES } from "@/lib/api/ingest";
 import { apiRoute, json } from "@/lib/api/route";
 
 export const POST = apiRoute("receipts:ingest", async ({ req, principal }) => {
-  const body = await readJsonBody(req, MAX_REQUEST_BYTES);
-  const result = await ingestBody(body, principal.email);
+  const { value, bytes } = await readJsonBodySized(req, MAX_REQUEST_BYTES);
+  const result = await ingestBody(value, principal.email, bytes);
   return json(result.body, result.status);
 });
