@@ -2,11 +2,13 @@
  * `bench:ui` — how fast the operator pages' data answers with a million operations.
  *
  *   tsx --conditions=react-server lib/cli/bench-ui.ts [--operations N] [--db PATH] [--samples N]
- *        [--warmup N] [--batch N] [--skip-verify] [--trajectory-samples N]
+ *        [--warmup N] [--batch N] [--skip-verify] [--rebuild] [--trajectory-samples N]
  *
  * 1. Makes an embedded SQLite database (a fresh temp folder, or `--db PATH`; a file that already
- *    holds ≥ N operations is reused as is, so reruns skip seeding), migrated with the project's
- *    own `deployMigrations`.
+ *    holds ≥ N operations is reused, so reruns skip seeding), migrated with the project's own
+ *    `deployMigrations`. When that applies a migration to a reused database (or with
+ *    `--rebuild`), the projection is rebuilt with `rebuildProjections` (projections:rebuild), so
+ *    derived columns added since the seed hold what today's ingest would have written.
  * 2. Seeds N operations (default 1,000,000) through the real ingest use case (`ingestRecords`,
  *    the function behind POST /api/v1/receipts, in batches of `--batch` records): every table
  *    the pages read (chain_records with its hash chain, operations, operation_views,
@@ -32,10 +34,12 @@ import { ChainVerifier, sha256Hex } from "@/lib/domain/hash";
 import { operationRecordSchema } from "@/lib/domain/wire";
 import { disconnect, writer } from "@/lib/store/db";
 import { getOperation } from "@/lib/store/get-operation";
+import { assigneesOf } from "@/lib/store/assignments";
 import { getTrajectory, listTrajectories } from "@/lib/store/get-trajectory";
 import { ingestRecords, type ValidRecord } from "@/lib/store/ingest-records";
 import { listOperations, listQuerySchema } from "@/lib/store/list-operations";
-import { knownTools, outcomeCounts } from "@/lib/store/overview";
+import { knownTools, outcomeCounts, periodStart, reviewCounts, silentFailureRate, topDivergentTools } from "@/lib/store/overview";
+import { rebuildProjections } from "@/lib/store/rebuild-projections";
 import { deployMigrations } from "./schema-engine";
 
 const { values } = parseArgs({
@@ -46,6 +50,7 @@ const { values } = parseArgs({
     warmup: { type: "string", default: "20" },
     batch: { type: "string", default: "1000" },
     "skip-verify": { type: "boolean", default: false },
+    rebuild: { type: "boolean", default: false },
     "trajectory-samples": { type: "string", default: "20" },
   },
 });
@@ -97,8 +102,9 @@ class Generator {
   private readonly span: number;
 
   constructor(private readonly total: number) {
+    // Calls spread over the 30 days before the seed, so the overview's periods see them.
     this.span = 30 * 24 * 3600_000;
-    this.start = Date.UTC(2026, 9, 31) - this.span;
+    this.start = Date.now() - this.span - 3600_000;
   }
 
   get count() {
@@ -367,13 +373,15 @@ function printTable(rows: Row[]) {
 /* First-load JavaScript from the existing build (read only)                                    */
 /* ------------------------------------------------------------------------------------------ */
 
-const PAGES: [string, string][] = [
-  ["/", "overview"],
-  ["/operations", "operations list"],
-  ["/operations/[operationId]", "operation"],
-  ["/trajectories", "trajectories"],
-  ["/trajectories/[trajectoryId]", "trajectory"],
-];
+/** The operator pages, named; any other page route the build has is listed after them. */
+const PAGES: Record<string, string> = {
+  "/": "overview",
+  "/operations": "operations list",
+  "/operations/[operationId]": "operation",
+  "/trajectories": "trajectories",
+  "/trajectories/[trajectoryId]": "trajectory",
+  "/review": "review queue",
+};
 
 /**
  * Next 16 (Turbopack) writes `.next/diagnostics/route-bundle-stats.json`: per route, the chunks
@@ -423,7 +431,12 @@ function firstLoadJs() {
   console.log(`First-load JavaScript per page (build ${buildId}, ${builtAt} UTC; gzip level 6 of each chunk, summed):`);
   const shared = buildManifest.rootMainFiles.map((p) => size(`.next/${p}`));
   const sharedGz = shared.reduce((a, s) => a + (s?.gzip ?? 0), 0);
-  for (const [route, label] of PAGES) {
+  const pageRoutes = Object.entries(appPaths)
+    .filter(([entry]) => entry.endsWith("/page") && !/\/_(not-found|global-error)\/page$/.test(entry))
+    .map(([, route]) => route);
+  const routes = [...Object.keys(PAGES), ...pageRoutes.filter((r) => !(r in PAGES)).sort()];
+  for (const route of routes) {
+    const label = PAGES[route] ?? "";
     const fromStats = stats.find((s) => s.route === route)?.firstLoadChunkPaths ?? null;
     const fromRsc = fromManifest(route);
     const chunks = fromStats ?? fromRsc;
@@ -452,14 +465,31 @@ async function main() {
   const url = `file:${dbFile}`;
   process.env.DATABASE_URL = url;
   const fresh = !existsSync(dbFile);
-  await deployMigrations(url);
+  const { applied } = await deployMigrations(url);
 
   const probe = new Database(dbFile, { readonly: true });
   const held = (probe.prepare("SELECT count(*) AS n FROM operations").get() as { n: number }).n;
   probe.close();
   let seeding: Awaited<ReturnType<typeof seed>> | null = null;
+  let rebuilt: { seconds: number; why: string } | null = null;
   if (held >= OPERATIONS) {
     log(`reusing ${dbFile}: it already holds ${held.toLocaleString()} operations`);
+    if (applied.length || values.rebuild) {
+      const why = applied.length ? `migrations ${applied.join(", ")} applied to the seeded database` : "--rebuild";
+      log(`rebuilding the projection (${why}) with rebuildProjections…`);
+      const r0 = performance.now();
+      let last = r0;
+      await rebuildProjections((done) => {
+        const now = performance.now();
+        if (now - last < 5000) return;
+        last = now;
+        const rate = done / ((now - r0) / 1000);
+        log(`  rebuilt ${done.toLocaleString()}/${held.toLocaleString()} operations · ${Math.round(rate).toLocaleString()}/s · ETA ${fmtTime((held - done) / rate)}`);
+      });
+      await (await writer()).$queryRawUnsafe("PRAGMA wal_checkpoint(TRUNCATE)");
+      rebuilt = { seconds: (performance.now() - r0) / 1000, why };
+      log(`projection rebuilt in ${fmtTime(rebuilt.seconds)}`);
+    }
   } else if (held > 0) {
     throw new Error(`${dbFile} holds ${held.toLocaleString()} operations, fewer than --operations ${OPERATIONS}: delete it or pass another --db`);
   } else {
@@ -514,6 +544,7 @@ async function main() {
     );
     if (chain) console.log(`hash chain verified: ${chain.count.toLocaleString()} links intact, ${chain.detail}`);
   }
+  if (rebuilt) console.log(`projection rebuilt (${rebuilt.why}) in ${fmtTime(rebuilt.seconds)}`);
   console.log(`each query: ${WARMUP} warm-up calls, then ${SAMPLES} timed calls one after another, in process (no HTTP, no rendering)\n`);
 
   const list = (q: Record<string, string>) => async () => (await listOperations(listQuerySchema.parse(q))).items.length;
@@ -534,7 +565,27 @@ async function main() {
   rows.push(await measure("list: new-operations poll (newer_than)", null, list({ newer_than: String(headCursor), limit: "200" })));
   rows.push(await measure("getOperation(<random id>)", 50, async (i) => ((await getOperation(randomOps[i])) ? 1 : 0)));
   rows.push(await measure("getTrajectory(<random id>)", null, async (i) => (await getTrajectory(randomTrajectories[i]))?.steps.length ?? 0));
-  rows.push(await measure("outcomeCounts() (overview)", null, async () => (await outcomeCounts()).total));
+  rows.push(await measure("outcomeCounts() (all time)", null, async () => (await outcomeCounts()).total));
+  // The overview page as it is now: four aggregates over the chosen period (90d: the widest).
+  const since = periodStart(90);
+  rows.push(await measure("outcomeCounts(90d)", null, async () => (await outcomeCounts(since)).total));
+  rows.push(await measure("reviewCounts()", null, async () => (await reviewCounts()).total));
+  rows.push(await measure("silentFailureRate(90d)", null, async () => (await silentFailureRate(since)).length));
+  rows.push(await measure("topDivergentTools(90d)", null, async () => (await topDivergentTools(since)).length));
+  rows.push(
+    await measure("overview page data (the 4 above, Promise.all)", null, async () => {
+      const [counts] = await Promise.all([outcomeCounts(since), reviewCounts(), silentFailureRate(since), topDivergentTools(since)]);
+      return counts.total;
+    }),
+  );
+  rows.push(
+    await measure("review page data (counts, oldest 50, assignees)", null, async () => {
+      await reviewCounts();
+      const { items } = await listOperations(listQuerySchema.parse({ needs_review: "true", order: "oldest", limit: "50" }));
+      await assigneesOf(items.map((i) => i.operation_id));
+      return items.length;
+    }),
+  );
   rows.push(await measure("knownTools() (filter menu on /operations)", null, async () => (await knownTools()).length));
   rows.push(
     await measure("/operations first page incl. knownTools", 100, async () => {

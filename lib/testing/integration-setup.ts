@@ -72,7 +72,9 @@ export default async function setup(project: TestProject) {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   let log = "";
-  const child = spawn(process.execPath, [path.resolve("node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+  // A keep-alive longer than any pause between requests: the test client reuses sockets, and a
+  // socket the server closes during a slow step (a CLI run) would fail the next request.
+  const child = spawn(process.execPath, [path.resolve("node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1", "--keepAliveTimeout", "300000"], {
     env: { ...process.env, DATABASE_URL: databaseUrl, AUTH_SECRET: "integration-test-secret-0123456789abcdef", NODE_ENV: "production" },
     stdio: ["ignore", "pipe", "pipe"],
   });
