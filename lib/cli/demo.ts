@@ -39,7 +39,7 @@ ${DEMO_USERS.map((u) => `    ${u.role.padEnd(9)} ${u.email} / ${u.password}`).jo
 
   An API token for the admin (ingest, read, export, review), shown once:
     ${token}
-  Try:  curl -H "Authorization: Bearer ${token}" ${url}/api/v1/operations?outcome=divergent
+  Try:  curl -H "Authorization: Bearer ${token}" "${url}/api/v1/operations?outcome=divergent"
 `);
   startServer(env, port);
 }
