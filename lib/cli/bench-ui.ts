@@ -381,7 +381,15 @@ type Row = { name: string; target: number | null; p50: number; p95: number; p99:
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
-/** Times `fn` after a warm-up; a call that throws is counted (and its first message kept), not timed. */
+/** Wall-clock budget per query: slow aggregates get fewer samples (never under 20), not minutes each. */
+const BUDGET_MS = 60_000;
+const WARMUP_BUDGET_MS = 10_000;
+
+/**
+ * Times `fn` after a warm-up; a call that throws is counted (and its first message kept), not
+ * timed. A query whose warm-up shows it cannot take `samples` calls within BUDGET_MS gets
+ * BUDGET_MS worth of them (at least 20): the table's samples column says how many.
+ */
 async function measure(
   name: string,
   target: number | null,
@@ -400,7 +408,12 @@ async function measure(
       return null;
     }
   };
-  for (let i = 0; i < warmup; i++) await call(i);
+  const w0 = performance.now();
+  let warmed = 0;
+  while (warmed < warmup && (warmed === 0 || performance.now() - w0 < WARMUP_BUDGET_MS)) await call(warmed++);
+  const perCall = warmed ? (performance.now() - w0) / warmed : 0;
+  if (perCall * samples > BUDGET_MS) samples = Math.max(20, Math.floor(BUDGET_MS / perCall));
+  warmup = warmed;
   errors = 0;
   const times: number[] = [];
   const counts: number[] = [];
@@ -609,7 +622,9 @@ async function main() {
     if (chain) console.log(`hash chain verified: ${chain.count.toLocaleString()} links intact, ${chain.detail}`);
   }
   if (rebuilt) console.log(`projection rebuilt (${rebuilt.why}) in ${fmtTime(rebuilt.seconds)}`);
-  console.log(`each query: ${WARMUP} warm-up calls, then ${SAMPLES} timed calls one after another, in process (no HTTP, no rendering)\n`);
+  console.log(
+    `each query: ${WARMUP} warm-up calls (at most ${WARMUP_BUDGET_MS / 1000} s), then ${SAMPLES} timed calls one after another (fewer, ≥ 20, when they would take over ${BUDGET_MS / 1000} s), in process (no HTTP, no rendering)\n`,
+  );
 
   const list = (q: Record<string, string>) => async () => (await listOperations(listQuerySchema.parse(q))).items.length;
   const rows: Row[] = [];
