@@ -12,13 +12,15 @@ import { selectIn } from "./sql";
 type AssignmentPayload = { action: "claim" | "release"; assignee: string | null; previous: string | null };
 
 export async function currentAssignees(db: Db | Tx, operationIds: string[]): Promise<Map<string, string>> {
-  const rows = await selectIn<{ operation_id: string; payload: string }>(
+  const rows = await selectIn<{ operation_id: string; kind: string; payload: string }>(
     db,
-    "SELECT operation_id, payload FROM chain_records WHERE kind = 'assignment' AND operation_id IN %IN% ORDER BY seq",
+    // Filtered by kind in code so that SQLite uses the (operation_id, seq) index (see stage-records.ts).
+    "SELECT operation_id, kind, payload FROM chain_records WHERE operation_id IN %IN% ORDER BY seq",
     operationIds,
   );
   const out = new Map<string, string>();
   for (const r of rows) {
+    if (r.kind !== "assignment") continue;
     const p = JSON.parse(r.payload) as AssignmentPayload;
     if (p.action === "claim" && p.assignee) out.set(r.operation_id, p.assignee);
     else out.delete(r.operation_id);
