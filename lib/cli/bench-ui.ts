@@ -7,9 +7,8 @@
  * 1. Makes an embedded SQLite database (a fresh temp folder, or `--db PATH`; a file that already
  *    holds ≥ N operations is reused, so reruns skip seeding), migrated with the project's own
  *    `deployMigrations`. When that applies a migration to a reused database (or with
- *    `--rebuild`), the projection is rebuilt with the store's `writeProjection` (see
- *    `rebuildProjection` below for why not `rebuildProjections` itself), so derived columns added
- *    since the seed hold what today's ingest would have written.
+ *    `--rebuild`), the projection is rebuilt with the store's `rebuildProjections`, so derived
+ *    columns added since the seed hold what today's ingest would have written.
  * 2. Seeds N operations (default 1,000,000) through the real ingest use case (`ingestRecords`,
  *    the function behind POST /api/v1/receipts, in batches of `--batch` records): every table
  *    the pages read (chain_records with its hash chain, operations, operation_views,
@@ -32,17 +31,16 @@ import vm from "node:vm";
 import { gzipSync } from "node:zlib";
 import Database from "better-sqlite3";
 import { ChainVerifier, sha256Hex } from "@/lib/domain/hash";
+import { mulberry32 } from "@/lib/domain/demo-data";
 import { operationRecordSchema } from "@/lib/domain/wire";
-import { lockChain } from "@/lib/store/chain";
-import { disconnect, writer, writeTransaction } from "@/lib/store/db";
+import { rebuildProjections } from "@/lib/store/rebuild-projections";
+import { disconnect, writer } from "@/lib/store/db";
 import { getOperation } from "@/lib/store/get-operation";
 import { assigneesOf } from "@/lib/store/assignments";
 import { getTrajectory, listTrajectories } from "@/lib/store/get-trajectory";
 import { ingestRecords, type ValidRecord } from "@/lib/store/ingest-records";
 import { listOperations, listQuerySchema } from "@/lib/store/list-operations";
 import { knownTools, outcomeCounts, periodStart, reviewCounts, silentFailureRate, topDivergentTools } from "@/lib/store/overview";
-import { writeProjection } from "@/lib/store/projection";
-import { correctionFacts, toStoredStage, type CorrectionPayload, type LoadedCorrection, type LoadedStage } from "@/lib/store/stage-records";
 import { deployMigrations } from "./schema-engine";
 
 const { values } = parseArgs({
@@ -72,15 +70,6 @@ const root = path.resolve(import.meta.dirname, "../..");
 
 type Rec = Record<string, unknown>;
 
-function mulberry32(seed: number) {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TOOLS = ["social.publish", "db.insert", "storage.upload", "email.send", "crm.update", "ledger.post", "tickets.create"];
 const AGENTS = [
@@ -312,66 +301,6 @@ function verifyChainFile(file: string): { ok: boolean; count: number; detail: st
   }
 }
 
-/**
- * projections:rebuild (`rebuildProjections`) step for step — clear the projection, then derive
- * 500 operations a transaction with the store's `writeProjection` under the chain lock — except
- * how each page's chain records are read. The store's loader (`loadOperationRecords`:
- * `kind IN ('stage','correction') AND operation_id IN (…) ORDER BY seq`) is planned by SQLite,
- * without ANALYZE statistics, on the (kind, seq) index whenever it gets two or more ids: it
- * walks every stage record (2–3 s per call at a million operations, a rebuild of ~100
- * operations/s). Filtering on operation_id alone and keeping the kinds in code reads the same
- * rows through the (operation_id, seq) index.
- */
-async function rebuildProjection(onProgress: (done: number) => void): Promise<number> {
-  await writeTransaction(async (tx) => {
-    await lockChain(tx);
-    await tx.operationView.deleteMany({});
-    await tx.operationKey.deleteMany({});
-    await tx.operationEdge.deleteMany({});
-  });
-  let after = -1;
-  let done = 0;
-  for (;;) {
-    const n = await writeTransaction(async (tx) => {
-      await lockChain(tx);
-      const ops = await tx.operation.findMany({ where: { createdSeq: { gt: after } }, orderBy: { createdSeq: "asc" }, take: 500 });
-      if (!ops.length) return 0;
-      const ids = ops.map((o) => o.operationId);
-      const rows = (await tx.$queryRawUnsafe(
-        `SELECT seq, kind, operation_id, recorded_at, actor, payload, hash FROM chain_records WHERE operation_id IN (${ids.map(() => "?").join(", ")}) ORDER BY seq`,
-        ...ids,
-      )) as { seq: number | bigint; kind: string; operation_id: string; recorded_at: string; actor: string | null; payload: string; hash: string }[];
-      const stages = new Map<string, LoadedStage[]>();
-      const corrections = new Map<string, LoadedCorrection[]>();
-      for (const r of rows) {
-        const seq = Number(r.seq);
-        if (r.kind === "stage") {
-          const list = stages.get(r.operation_id) ?? [];
-          list.push(toStoredStage({ seq, operationId: r.operation_id, recordedAt: r.recorded_at, payload: r.payload, hash: r.hash }));
-          stages.set(r.operation_id, list);
-        } else if (r.kind === "correction") {
-          const list = corrections.get(r.operation_id) ?? [];
-          list.push({ ...(JSON.parse(r.payload) as CorrectionPayload), seq, recorded_at: r.recorded_at, reviewer: r.actor, hash: r.hash });
-          corrections.set(r.operation_id, list);
-        }
-      }
-      await writeProjection(
-        tx,
-        ops.map((identity) => ({
-          identity,
-          stages: stages.get(identity.operationId) ?? [],
-          corrections: correctionFacts(corrections.get(identity.operationId) ?? []),
-        })),
-      );
-      after = ops[ops.length - 1].createdSeq;
-      return ops.length;
-    });
-    if (!n) break;
-    done += n;
-    onProgress(done);
-  }
-  return done;
-}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Measurement                                                                                  */
@@ -556,7 +485,7 @@ async function main() {
       log(`rebuilding the projection (${why})…`);
       const r0 = performance.now();
       let last = r0;
-      await rebuildProjection((done) => {
+      await rebuildProjections((done) => {
         const now = performance.now();
         if (now - last < 5000) return;
         last = now;

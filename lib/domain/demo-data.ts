@@ -14,7 +14,8 @@ function at(base: Date, minutes: number): string {
   return new Date(base.getTime() + minutes * 60_000).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
-function mulberry32(seed: number) {
+/** A small seeded generator: the same data on every machine. */
+export function mulberry32(seed: number) {
   return () => {
     seed |= 0;
     seed = (seed + 0x6d2b79f5) | 0;
