@@ -1,3 +1,4 @@
+import { findDuplicateKey } from "@/lib/domain/json";
 import { ApiError } from "./errors";
 
 export const MiB = 1024 * 1024;
@@ -40,11 +41,17 @@ export async function readJsonBodySized(req: Request, maxBytes: number): Promise
   } catch {
     throw new ApiError("malformed_json", "the request body is not valid UTF-8");
   }
+  let value: unknown;
   try {
-    return { value: JSON.parse(text), bytes: size };
+    value = JSON.parse(text);
   } catch (e) {
     throw new ApiError("malformed_json", `the request body is not valid JSON: ${(e as Error).message}`);
   }
+  const duplicate = findDuplicateKey(text);
+  if (duplicate !== null) {
+    throw new ApiError("malformed_json", `the key "${duplicate}" appears twice in one object; send each key once`, { path: duplicate });
+  }
+  return { value, bytes: size };
 }
 
 function tooLarge(maxBytes: number) {

@@ -221,6 +221,7 @@ describe("bad input gets a clear 4xx and stores nothing", () => {
     ["a 2 MiB single record", { raw: JSON.stringify({ operation_id: "op-big2", intent: { params: { a: "x".repeat(2 * 1024 * 1024) } } }) }, 413, /at most 1 MiB/],
     ["20,000-deep nesting", { raw: `{"operation_id":"op-deep","intent":{"params":{"a":${deep}}}}` }, 422, /deeper than/],
     ["a __proto__ key", { raw: '{"operation_id":"op-proto","intent":{"params":{"__proto__":{"admin":true}}}}' }, 422, /__proto__/],
+    ["a duplicate key", { raw: '{"operation_id":"op-dup","receipt":{"status":"rejected","status":"accepted","observed_at":"2026-08-28T10:00:00Z"}}' }, 400, /"receipt\.status" appears twice/],
     ["a JSON array", { body: [1, 2] }, 422, /JSON object/],
     ["records that is not an array", { body: { records: { a: 1 } } }, 422, /array/],
   ];

@@ -33,3 +33,59 @@ export function checkJsonShape(value: unknown, maxDepth = MAX_DEPTH): JsonProble
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v);
 }
+
+/**
+ * The first object key that appears twice in one object of this JSON text, as a path, or null.
+ * JSON.parse keeps the last of duplicate keys while other parsers keep the first, so a record
+ * with a duplicate key can mean two different things: such a body is refused, never guessed.
+ * Expects text that JSON.parse has already accepted.
+ */
+export function findDuplicateKey(text: string): string | null {
+  type Frame = { keys: Set<string> | null; path: string; index: number; expectKey: boolean; lastKey: string };
+  const stack: Frame[] = [];
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      let end = i + 1;
+      for (;;) {
+        end = text.indexOf('"', end);
+        // Count the backslashes right before this quote: odd means the quote is escaped.
+        let k = end - 1;
+        let backslashes = 0;
+        while (text.charCodeAt(k) === 0x5c) {
+          backslashes++;
+          k--;
+        }
+        if (backslashes % 2 === 0) break;
+        end++;
+      }
+      const top = stack[stack.length - 1];
+      if (top && top.keys && top.expectKey) {
+        const raw = text.slice(i + 1, end);
+        const key = raw.includes("\\") ? (JSON.parse(text.slice(i, end + 1)) as string) : raw;
+        const path = top.path ? `${top.path}.${key}` : key;
+        if (top.keys.has(key)) return path;
+        top.keys.add(key);
+        top.expectKey = false;
+        top.lastKey = path;
+      }
+      i = end + 1;
+      continue;
+    }
+    if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      const parent = stack[stack.length - 1];
+      const path = !parent ? "" : parent.keys ? parent.lastKey : `${parent.path}[${parent.index}]`;
+      stack.push({ keys: c === 0x7b ? new Set() : null, path, index: 0, expectKey: c === 0x7b, lastKey: "" });
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      stack.pop();
+    } else if (c === 0x2c /* , */) {
+      const top = stack[stack.length - 1];
+      if (top.keys) top.expectKey = true;
+      else top.index++;
+    }
+    i++;
+  }
+  return null;
+}

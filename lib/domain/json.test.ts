@@ -1,0 +1,43 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { findDuplicateKey } from "./json";
+
+describe("findDuplicateKey", () => {
+  it.each([
+    ['{"a":1,"a":2}', "a"],
+    ['{"receipt":{"status":"rejected","status":"accepted"}}', "receipt.status"],
+    ['{"records":[{"x":1},{"operation_id":"a","operation_id":"b"}]}', "records[1].operation_id"],
+    ['{"a\\u0062":1,"ab":2}', "ab"],
+    ['{"q\\"":1,"q\\"":2}', 'q"'],
+    ['[[1,2],{"k":[{"z":1,"z":1}]}]', "[1].k[0].z"],
+  ])("finds the duplicate in %s", (text, path) => {
+    expect(findDuplicateKey(text)).toBe(path);
+  });
+
+  it.each([
+    '{"a":1,"b":{"a":1},"c":[{"a":1},{"a":2}]}',
+    '{"a":"{\\"a\\":1,\\"a\\":2}","b":"\\\\","c":"\\\\\\""}',
+    '"just a string"',
+    "[1,2,3]",
+    '{"":1,"a":{"":2}}',
+  ])("finds none in %s", (text) => {
+    expect(findDuplicateKey(text)).toBeNull();
+  });
+
+  it("agrees with a parse-and-compare oracle on random JSON", () => {
+    fc.assert(
+      fc.property(fc.json({ maxDepth: 4 }), (text) => {
+        // JSON.stringify of a parsed value never repeats a key; so neither may the scanner find one.
+        expect(findDuplicateKey(JSON.stringify(JSON.parse(text)))).toBeNull();
+      }),
+    );
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue(), { minKeys: 1 }), fc.nat(), (obj, pick) => {
+        const keys = Object.keys(obj);
+        const dup = keys[pick % keys.length];
+        const text = JSON.stringify(obj).slice(0, -1) + `,${JSON.stringify(dup)}:null}`;
+        expect(findDuplicateKey(`{"outer":${text}}`)).toBe(`outer.${dup}`);
+      }),
+    );
+  });
+});
