@@ -27,6 +27,16 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        // Harnesses that start (and kill) their own servers: crash safety, load.
+        extends: true,
+        test: { name: "reliability", include: ["lib/**/*.rtest.ts"], environment: "node", testTimeout: 900_000, fileParallelism: false },
+      },
+      {
+        // The same, on the PostgreSQL named by RELIABILITY_DATABASE_URL: several app instances on one database.
+        extends: true,
+        test: { name: "reliability-pg", include: ["lib/**/*.pgtest.ts"], environment: "node", testTimeout: 300_000, fileParallelism: false },
+      },
     ],
   },
 });

@@ -1,7 +1,8 @@
 /**
  * `npm test`: the whole suite, in order: typecheck, lint, the PostgreSQL schema twin check,
  * unit tests, a production build, integration tests against the real server on SQLite (and on
- * PostgreSQL when TEST_DATABASE_URL names one), and the Playwright e2e suite in Chromium.
+ * PostgreSQL when TEST_DATABASE_URL names one), the short reliability harnesses (SIGKILL, load;
+ * two instances on PostgreSQL), and the Playwright e2e suite in Chromium.
  * Ends with one plain line "N passed, N failed" counting every test (and every check step).
  */
 import { spawnSync } from "node:child_process";
@@ -64,6 +65,11 @@ if (built) {
     vitest("integration (PostgreSQL)", "integration", { INTEGRATION_DATABASE_URL: process.env.TEST_DATABASE_URL });
   } else {
     console.log("\nTEST_DATABASE_URL is not set: the PostgreSQL integration run is left out.");
+  }
+  // Short versions of the reliability harnesses (the long ones are `npm run soak:*`).
+  vitest("reliability (SIGKILL, load, writer sweep)", "reliability");
+  if (process.env.TEST_DATABASE_URL) {
+    vitest("reliability (two instances on PostgreSQL)", "reliability-pg", { RELIABILITY_DATABASE_URL: process.env.TEST_DATABASE_URL });
   }
   playwright();
 }

@@ -1,0 +1,115 @@
+/**
+ * What the reliability harnesses share: a migrated database with a user and tokens, the real
+ * production server (`next start`, from the current build) started and killed on demand, and
+ * latency percentiles. The harnesses run in tests (short) and in `npm run soak:*` (long).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import path from "node:path";
+export { mulberry32 as seeded } from "@/lib/domain/demo-data";
+import { deployMigrations } from "@/lib/cli/schema-engine";
+import { createApiToken } from "@/lib/store/api-tokens";
+import { disconnect } from "@/lib/store/db";
+import { createUser } from "@/lib/store/users";
+
+export const AUTH_SECRET = "reliability-secret-0123456789abcdef0123";
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+}
+
+export type Tokens = { ingest: string; review: string; read: string; export: string };
+
+/**
+ * Migrates the database at `url` with the real deploy, and makes an admin with one token per
+ * job, through the store's own use cases. Leaves this process disconnected.
+ */
+export async function prepareDatabase(url: string, tag = "reliability"): Promise<{ tokens: Tokens; email: string; password: string }> {
+  process.env.DATABASE_URL = url;
+  await deployMigrations(url);
+  const email = `${tag}-${process.pid}-${Date.now()}@reliability.test`;
+  const password = "reliability-password";
+  await createUser({ email, password, role: "admin", actor: "reliability", via: "cli" });
+  const token = async (scopes: string[]) => (await createApiToken({ email, name: `${tag} ${scopes.join("+")}`, scopes, actor: "reliability" })).token;
+  const tokens = { ingest: await token(["ingest", "read"]), review: await token(["review", "read"]), read: await token(["read"]), export: await token(["export", "read"]) };
+  await disconnect();
+  return { tokens, email, password };
+}
+
+export type App = {
+  base: string;
+  child: ChildProcess;
+  output: () => string;
+  /** SIGKILL: no shutdown hook runs, as in a crash. Resolves when the process is gone. */
+  kill: () => Promise<void>;
+  /** SIGTERM, then SIGKILL after a grace period. */
+  stop: () => Promise<void>;
+};
+
+/** Starts `next start` on this database and waits until /api/health answers 200. */
+export async function startApp(url: string, opts: { port?: number; env?: Record<string, string> } = {}): Promise<App> {
+  const port = opts.port ?? (await freePort());
+  const base = `http://127.0.0.1:${port}`;
+  let log = "";
+  const child = spawn(process.execPath, [path.resolve("node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+    env: { ...process.env, DATABASE_URL: url, AUTH_SECRET, NODE_ENV: "production", ...opts.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout!.on("data", (d) => (log = (log + d).slice(-20_000)));
+  child.stderr!.on("data", (d) => (log = (log + d).slice(-20_000)));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const app: App = {
+    base,
+    child,
+    output: () => log,
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+    },
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 3000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}):\n${log}`);
+    try {
+      if ((await fetch(`${base}/api/health`)).ok) return app;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await app.kill();
+  throw new Error(`the server did not become healthy within 60 s:\n${log}`);
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/** One receipt record with every stage, unique by its operation id. */
+export function fullRecord(id: string, trajectory: string) {
+  return {
+    operation_id: id,
+    trajectory_id: trajectory,
+    tool: { name: "crm.update_contact", version: "3" },
+    agent: { name: "reliability", version: "1" },
+    claimed_outcome: "success",
+    intent: { target: "crm contact", effect: "set the contact's phone", fingerprint: `sha256:${id}`, params: { phone: `+1555${id.length}` } },
+    receipt: { status: "accepted", receipt_id: `r-${id}`, observed_at: "2026-08-28T10:00:00Z" },
+    canonical_read: { status: "match", observed_at: "2026-08-28T10:01:00Z", evidence: { object_id: `o-${id}`, fingerprint: `sha256:${id}` } },
+    side_effects: [{ name: "audit log entry", status: "observed" }],
+  };
+}
