@@ -4,7 +4,8 @@
  * rate of the same rows as a ceiling. Prints figures; asserts nothing (docs/BENCHMARKS.md).
  *
  * Needs a build (`npm run build`). Options: --seconds N (single-record run, default 15),
- * --batches N (default 60).
+ * --batches N (default 60), --database-url postgresql://… (an empty database made for the
+ * purpose; the ceiling is then raw pg inserts into temporary copies of the tables).
  */
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -13,10 +14,13 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import Database from "better-sqlite3";
+import pg from "pg";
 import { chainHash, GENESIS_HASH } from "../domain/hash";
 import { splitRecord } from "../domain/stages";
 
-const { values } = parseArgs({ options: { seconds: { type: "string", default: "15" }, batches: { type: "string", default: "60" } } });
+const { values } = parseArgs({
+  options: { seconds: { type: "string", default: "15" }, batches: { type: "string", default: "60" }, "database-url": { type: "string" } },
+});
 const SECONDS = Number(values.seconds);
 const BATCHES = Number(values.batches);
 const tsx = [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts"];
@@ -41,7 +45,7 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 
 async function main() {
   const tmp = mkdtempSync(path.join(os.tmpdir(), "reconcile-bench-"));
-  const url = process.env.BENCH_DATABASE_URL || `file:${path.join(tmp, "bench.db")}`;
+  const url = values["database-url"] || process.env.BENCH_DATABASE_URL || `file:${path.join(tmp, "bench.db")}`;
   const env = { ...process.env, DATABASE_URL: url, AUTH_SECRET: "bench-secret-0123456789abcdef0123456789" };
   execFileSync(process.execPath, [...tsx, "db:deploy"], { env, stdio: "pipe" });
   execFileSync(process.execPath, [...tsx, "users:add", "--email", "bench@bench.test", "--password", "bench-password-123", "--role", "admin"], { env, stdio: "pipe" });
@@ -103,8 +107,34 @@ async function main() {
   console.log(`  throughput ${single.requests.average.toFixed(0)} receipts/s · p50 ${single.latency.p50} ms · p99 ${single.latency.p99} ms · errors ${non2xx}`);
   server.kill("SIGTERM");
 
-  // 3. the ceiling: the same rows straight into better-sqlite3 (chain rows + identity + view)
-  const rawDb = path.join(tmp, "raw.db");
+  // 3. the ceiling: the same rows straight into the database with its own driver
+  const ceiling = url.startsWith("file:") ? rawSqliteRate(path.join(tmp, "raw.db"), env) : await rawPostgresRate(url);
+  console.log(`${ceiling.label} (same rows, hashed, 100/transaction): ${ceiling.rate.toFixed(0)} receipts/s`);
+  console.log(`  HTTP batched ingest reaches ${((batchRate / ceiling.rate) * 100).toFixed(0)}% of the raw ceiling`);
+  rmSync(tmp, { recursive: true, force: true });
+  process.exit(0);
+}
+
+/** The rows one batch writes (chain records, identity, view), hashed and linked as ingest does. */
+function rawRows(records: ReturnType<typeof record>[], state: { seq: number; prev: string }) {
+  const now = new Date().toISOString();
+  const chain: unknown[][] = [];
+  const ops: unknown[][] = [];
+  for (const r of records) {
+    const first = state.seq + 1;
+    for (const d of splitRecord(r)) {
+      state.seq++;
+      const payload = { stage: d.stage, observed_at: d.observed_at, data: d.payload };
+      const hash = chainHash({ seq: state.seq, kind: "stage", operation_id: r.operation_id, recorded_at: now, actor: "bench", payload, prev_hash: state.prev });
+      chain.push([state.seq, r.operation_id, d.stage, d.observed_at, now, JSON.stringify(payload), state.prev, hash]);
+      state.prev = hash;
+    }
+    ops.push([r.operation_id, first, now, state.seq]);
+  }
+  return { chain, ops };
+}
+
+function rawSqliteRate(rawDb: string, env: NodeJS.ProcessEnv): { label: string; rate: number } {
   execFileSync(process.execPath, [...tsx, "db:deploy"], { env: { ...env, DATABASE_URL: `file:${rawDb}` }, stdio: "pipe" });
   const db = new Database(rawDb);
   db.pragma("journal_mode = WAL");
@@ -114,31 +144,50 @@ async function main() {
   const insView = db.prepare(
     "INSERT INTO operation_views (operation_id, created_seq, created_at, last_seq, updated_at, tool, outcome, reason, effective_outcome, needs_review, overclaimed, stage_count, correction_count) VALUES (?, ?, ?, ?, ?, 'social.publish', 'verified', 'x', 'verified', 0, 0, 4, 0)",
   );
-  let seq = 0;
-  let prev = GENESIS_HASH;
+  const state = { seq: 0, prev: GENESIS_HASH };
   const rawBatch = db.transaction((records: ReturnType<typeof record>[]) => {
-    const now = new Date().toISOString();
-    for (const r of records) {
-      const first = seq + 1;
-      for (const d of splitRecord(r)) {
-        seq++;
-        const payload = { stage: d.stage, observed_at: d.observed_at, data: d.payload };
-        const hash = chainHash({ seq, kind: "stage", operation_id: r.operation_id, recorded_at: now, actor: "bench", payload, prev_hash: prev });
-        insChain.run(seq, r.operation_id, d.stage, d.observed_at, now, JSON.stringify(payload), prev, hash);
-        prev = hash;
-      }
-      insOp.run(r.operation_id, first, now);
-      insView.run(r.operation_id, first, now, seq, now);
+    const { chain, ops } = rawRows(records, state);
+    for (const c of chain) insChain.run(...c);
+    for (const [id, first, now, last] of ops) {
+      insOp.run(id, first, now);
+      insView.run(id, first, now, last, now);
     }
   });
   const r0 = performance.now();
   for (let i = 0; i < BATCHES; i++) rawBatch(Array.from({ length: 100 }, () => record("raw")));
   const rawRate = (BATCHES * 100) / ((performance.now() - r0) / 1000);
   db.close();
-  console.log(`raw better-sqlite3 ceiling (same rows, hashed, 100/transaction): ${rawRate.toFixed(0)} receipts/s`);
-  console.log(`  HTTP batched ingest reaches ${((batchRate / rawRate) * 100).toFixed(0)}% of the raw ceiling`);
-  rmSync(tmp, { recursive: true, force: true });
-  process.exit(0);
+  return { label: "raw better-sqlite3 ceiling", rate: rawRate };
+}
+
+/** The same rows into temporary copies of the tables (same columns and indexes) with the pg driver. */
+async function rawPostgresRate(url: string): Promise<{ label: string; rate: number }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const t of ["chain_records", "operations", "operation_views"]) await client.query(`CREATE TEMP TABLE raw_${t} (LIKE ${t} INCLUDING DEFAULTS INCLUDING INDEXES)`);
+    const values = (rows: unknown[][]) => {
+      let n = 0;
+      return rows.map((r) => `(${r.map(() => `$${++n}`).join(", ")})`).join(", ");
+    };
+    const state = { seq: 0, prev: GENESIS_HASH };
+    const r0 = performance.now();
+    for (let i = 0; i < BATCHES; i++) {
+      const { chain, ops } = rawRows(Array.from({ length: 100 }, () => record("raw")), state);
+      await client.query("BEGIN");
+      await client.query(`INSERT INTO raw_chain_records (seq, operation_id, stage, observed_at, recorded_at, payload, prev_hash, hash, kind, actor) VALUES ${values(chain.map((c) => [...c, "stage", "bench"]))}`, chain.flatMap((c) => [...c, "stage", "bench"]));
+      await client.query(`INSERT INTO raw_operations (operation_id, created_seq, created_at) VALUES ${values(ops.map((o) => o.slice(0, 3)))}`, ops.flatMap((o) => o.slice(0, 3)));
+      const views = ops.map(([id, first, now, last]) => [id, first, now, last, now, "social.publish", "verified", "x", "verified", false, false, 4, 0]);
+      await client.query(
+        `INSERT INTO raw_operation_views (operation_id, created_seq, created_at, last_seq, updated_at, tool, outcome, reason, effective_outcome, needs_review, overclaimed, stage_count, correction_count) VALUES ${values(views)}`,
+        views.flat(),
+      );
+      await client.query("COMMIT");
+    }
+    return { label: "raw pg ceiling", rate: (BATCHES * 100) / ((performance.now() - r0) / 1000) };
+  } finally {
+    await client.end();
+  }
 }
 
 main().catch((e) => {
