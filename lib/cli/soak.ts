@@ -3,7 +3,7 @@
  * `npm test` runs the short ones. Needs a build (`npm run build`).
  *
  *   soak:crash  [--trials 200] [--clients 4] [--seed N]   SIGKILL the server under ingest
- *   soak:load   [--seconds 60] [--sweep-seconds 5] [--database-url URL]
+ *   soak:load   [--seconds 60] [--sweep-seconds 5] [--database-url URL] [--instances N]
  *                                                       everything at 50 connections, then the writer sweep
  *   soak:fuzz   [--runs 10000]                          the bad-input fuzz, on SQLite (and on PostgreSQL with --database-url)
  *   soak:model  [--runs 300]                            the model-based test
@@ -31,6 +31,7 @@ const { values } = parseArgs({
     "sweep-seconds": { type: "string", default: "5" },
     runs: { type: "string" },
     "database-url": { type: "string" },
+    instances: { type: "string", default: "1" },
   },
 });
 
@@ -59,26 +60,27 @@ async function crash(): Promise<boolean> {
 async function load(): Promise<boolean> {
   const url = values["database-url"] ?? sqliteUrl("load.db");
   const { tokens, email, password } = await prepareDatabase(url, "soak-load");
-  const app = await startApp(url);
+  const apps = await Promise.all(Array.from({ length: Number(values.instances) }, () => startApp(url)));
   try {
-    const cookie = await signIn(app.base, email, password);
-    const ctx = { app, token: tokens, cookie };
+    // A session is a signed cookie (JWT): signed in on one instance, it is valid on every one.
+    const cookie = await signIn(apps[0].base, email, password);
+    const ctx = { bases: apps.map((a) => a.base), token: tokens, cookie };
     const seeded = await seedOperations(ctx, 2000, 200);
-    console.log(`database: ${url.startsWith("file:") ? "SQLite" : "PostgreSQL"}; seeded ${seeded.ids.length} operations`);
+    console.log(`database: ${url.startsWith("file:") ? "SQLite" : "PostgreSQL"}; ${apps.length} app instance(s); seeded ${seeded.ids.length} operations`);
     const mixed = await runMixedLoad(ctx, Number(values.seconds), seeded);
     console.log(`\n━━ everything at once: ${values.seconds} s, 50 connections ━━\n${formatTable(mixed)}`);
     const writers = [1, 2, 4, 8, 16, 32];
     const s = Number(values["sweep-seconds"]);
     const sweep = [...(await runWriterSweep(ctx, "ingest", writers, s, [])), ...(await runWriterSweep(ctx, "corrections", writers, s, seeded.divergent.slice(6)))];
     console.log(`\n━━ writer sweep: ${s} s per step ━━\n${formatTable(sweep)}`);
-    const contention = contentionInLog(app.output());
+    const contention = apps.flatMap((a) => contentionInLog(a.output()));
     const failures = [...mixed, ...sweep].reduce((n, r) => n + r.failures, 0);
     console.log(`\nfailures (5xx, network errors, unexpected statuses): ${failures}; lock errors in the server log: ${contention.length}`);
     for (const r of [...mixed, ...sweep]) for (const f of r.failureSamples) console.log(`  ${r.endpoint}: ${f}`);
     for (const l of contention.slice(0, 10)) console.log(`  log: ${l}`);
     return failures === 0 && contention.length === 0;
   } finally {
-    await app.stop();
+    await Promise.all(apps.map((a) => a.stop()));
   }
 }
 

@@ -17,7 +17,7 @@ it("every endpoint at once at 50 connections, then a writer sweep: no 5xx, no lo
   const { tokens, email, password } = await prepareDatabase(url, "load");
   app = await startApp(url);
   const cookie = await signIn(app.base, email, password);
-  const ctx = { app, token: tokens, cookie };
+  const ctx = { bases: [app.base], token: tokens, cookie };
   const seeded = await seedOperations(ctx, 400, 40);
   const seconds = Number(process.env.RELIABILITY_LOAD_SECONDS || 8);
   const mixed = await runMixedLoad(ctx, seconds, seeded);

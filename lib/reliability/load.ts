@@ -9,7 +9,7 @@
  * The writer sweep runs 1, 2, 4, … concurrent writers of one kind alone and reports how
  * throughput and latency change with concurrency, to find a cliff if there is one.
  */
-import { percentile, type App } from "./harness";
+import { percentile } from "./harness";
 
 export type EndpointStats = {
   endpoint: string;
@@ -31,7 +31,8 @@ type Worker = {
   make: (conn: number, n: number) => { path: string; init?: RequestInit; expected: number[]; after?: (status: number, body: string) => void };
 };
 
-export type LoadContext = { app: App; token: { ingest: string; review: string; read: string; export: string }; cookie: string };
+/** `bases`: one or more app instances on the same database; connections are spread over them. */
+export type LoadContext = { bases: string[]; token: { ingest: string; review: string; read: string; export: string }; cookie: string };
 
 let unique = 0;
 const uid = () => `${process.pid.toString(36)}-${Date.now().toString(36)}-${(++unique).toString(36)}`;
@@ -100,13 +101,13 @@ export async function seedOperations(ctx: LoadContext, operations: number, diver
     (isDivergent ? div : ids).push(id);
   }
   for (let i = 0; i < all.length; i += 100) {
-    const res = await fetch(`${ctx.app.base}/api/v1/receipts`, jsonPost(ctx.token.ingest, { records: all.slice(i, i + 100) }));
+    const res = await fetch(`${ctx.bases[0]}/api/v1/receipts`, jsonPost(ctx.token.ingest, { records: all.slice(i, i + 100) }));
     if (res.status !== 200) throw new Error(`seeding failed: ${res.status} ${await res.text()}`);
   }
   return { ids: [...ids, ...div], divergent: div, trajectories: [...trajectories] };
 }
 
-async function drive(base: string, workers: Worker[], seconds: number): Promise<EndpointStats[]> {
+async function drive(bases: string[], workers: Worker[], seconds: number): Promise<EndpointStats[]> {
   const deadline = Date.now() + seconds * 1000;
   const results = await Promise.all(
     workers.map(async (w) => {
@@ -116,6 +117,7 @@ async function drive(base: string, workers: Worker[], seconds: number): Promise<
       let failures = 0;
       await Promise.all(
         Array.from({ length: w.connections }, async (_, conn) => {
+          const base = bases[conn % bases.length];
           let n = 0;
           while (Date.now() < deadline) {
             const req = w.make(conn, n++);
@@ -231,7 +233,7 @@ export async function runMixedLoad(ctx: LoadContext, seconds: number, seeded: { 
       },
     },
   ];
-  return drive(ctx.app.base, workers, seconds);
+  return drive(ctx.bases, workers, seconds);
 }
 
 /** N concurrent writers of one kind alone, for each N. */
@@ -273,7 +275,7 @@ export async function runWriterSweep(
         }),
       };
     }
-    out.push(...(await drive(ctx.app.base, [worker], seconds)));
+    out.push(...(await drive(ctx.bases, [worker], seconds)));
   }
   return out;
 }
