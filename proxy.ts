@@ -1,10 +1,11 @@
 import { NextResponse, type NextRequest } from "next/server";
 
 /**
- * The proxy only does two things, neither of them security decisions about who may do what
+ * The proxy only does three things, none of them security decisions about who may do what
  * (every page, route handler and server action checks that itself):
- * 1. sends a visitor without a session cookie to /login (a convenience, not a gate);
- * 2. sets a per-request Content-Security-Policy with a nonce that Next.js puts on its scripts.
+ * 1. answers 400 to a path that is not valid percent-encoding;
+ * 2. sends a visitor without a session cookie to /login (a convenience, not a gate);
+ * 3. sets a per-request Content-Security-Policy with a nonce that Next.js puts on its scripts.
  */
 const PUBLIC = ["/login", "/setup", "/forbidden", "/api/", "/_next/", "/favicon"];
 
@@ -26,6 +27,16 @@ function csp(nonce: string): string {
 }
 
 export function proxy(request: NextRequest) {
+  // A path that is not valid percent-encoding (`%FF`, `%zz`) would fail later, inside Next.js's
+  // route matching, as a bare 500: answer the client's mistake here.
+  try {
+    decodeURIComponent(request.nextUrl.pathname);
+  } catch {
+    const message = "the request path is not valid percent-encoded UTF-8";
+    return request.nextUrl.pathname.startsWith("/api/")
+      ? NextResponse.json({ error: { code: "invalid_request", message } }, { status: 400 })
+      : new NextResponse(message, { status: 400, headers: { "content-type": "text/plain; charset=utf-8" } });
+  }
   const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
   const policy = csp(nonce);
   const { pathname, search } = request.nextUrl;

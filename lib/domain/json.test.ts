@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { findDuplicateKey } from "./json";
+import { checkJsonShape, findDuplicateKey } from "./json";
 
 describe("findDuplicateKey", () => {
   it.each([
@@ -39,5 +39,24 @@ describe("findDuplicateKey", () => {
         expect(findDuplicateKey(`{"outer":${text}}`)).toBe(`outer.${dup}`);
       }),
     );
+  });
+});
+
+describe("checkJsonShape: text and numbers every database stores the same way", () => {
+  it.each([
+    [{ a: "x\ud800y" }, "a", /unpaired surrogate/],
+    [{ a: ["ok", "\udfff"] }, "a[1]", /unpaired surrogate/],
+    [{ "k\ud800": 1 }, "k\ud800", /key contains an unpaired surrogate/],
+    [{ a: { b: "x\u0000" } }, "a.b", /NUL/],
+    [{ a: JSON.parse("1e999") }, "a", /too large/],
+    ["\u0000", "(record)", /NUL/],
+  ])("refuses %j at %s", (value, path, message) => {
+    const problem = checkJsonShape(value);
+    expect(problem?.path).toBe(path);
+    expect(problem?.message).toMatch(message);
+  });
+
+  it("accepts paired surrogates (emoji), other control characters and ordinary numbers", () => {
+    expect(checkJsonShape({ a: "😀 \u0001 \t", b: 1.5e300, c: -0, "😀": [1, "é"] })).toBeNull();
   });
 });

@@ -11,6 +11,14 @@ export function checkJsonShape(value: unknown, maxDepth = MAX_DEPTH): JsonProble
   const stack: { v: unknown; depth: number; path: string }[] = [{ v: value, depth: 0, path: "" }];
   while (stack.length) {
     const { v, depth, path } = stack.pop()!;
+    if (typeof v === "string") {
+      const bad = textProblem(v);
+      if (bad) return { path: path || "(record)", message: bad };
+      continue;
+    }
+    if (typeof v === "number" && !Number.isFinite(v)) {
+      return { path: path || "(record)", message: "the number is too large to represent (beyond a 64-bit float)" };
+    }
     if (v === null || typeof v !== "object") continue;
     if (depth >= maxDepth) {
       return { path: path || "(record)", message: `nesting is deeper than ${maxDepth} levels` };
@@ -23,11 +31,26 @@ export function checkJsonShape(value: unknown, maxDepth = MAX_DEPTH): JsonProble
         if (key === "__proto__") {
           return { path: childPath, message: "the key \"__proto__\" is not allowed" };
         }
+        const badKey = textProblem(key);
+        if (badKey) return { path: childPath, message: `the key ${badKey.replace("the text ", "")}` };
         stack.push({ v: (v as Record<string, unknown>)[key], depth: depth + 1, path: childPath });
       }
     }
   }
   return null;
+}
+
+/**
+ * Text every database stores the same way: no unpaired UTF-16 surrogate (a `\uD800` escape
+ * alone is valid JSON but not Unicode, and cannot be hashed canonically), and no NUL character
+ * (PostgreSQL's text cannot hold one).
+ */
+const BAD_TEXT = /[\p{Cs}\u0000]/u;
+
+export function textProblem(text: string): string | null {
+  const m = BAD_TEXT.exec(text);
+  if (!m) return null;
+  return m[0] === "\u0000" ? "the text contains a NUL character (\\u0000)" : "the text contains an unpaired surrogate (\\uD800–\\uDFFF): it is not valid Unicode";
 }
 
 export function isPlainObject(v: unknown): v is Record<string, unknown> {

@@ -47,14 +47,14 @@ export function mergeEnvelopes(envelopes: (Record<string, unknown> | null)[]): R
   const merged: Record<string, unknown> = {};
   for (const env of envelopes) {
     if (!env) continue;
-    for (const [k, v] of Object.entries(env)) if (!(k in merged)) merged[k] = v;
+    for (const [k, v] of Object.entries(env)) if (!Object.hasOwn(merged, k)) merged[k] = v;
   }
   return merged;
 }
 
 /** Keys of `incoming` already set in `current` with a different value: a conflict. */
 export function envelopeConflicts(current: Record<string, unknown>, incoming: Record<string, unknown>): string[] {
-  return Object.keys(incoming).filter((k) => k in current && !jsonEqual(current[k], incoming[k]));
+  return Object.keys(incoming).filter((k) => Object.hasOwn(current, k) && !jsonEqual(current[k], incoming[k]));
 }
 
 export type ExistingStage = { stage: Stage; payload: unknown };

@@ -35,8 +35,15 @@ export function compareInstants(a: string, b: string): number {
 }
 
 /** The UTC millisecond form used for storage and range filters ("2026-08-28T14:02:11.000Z"). */
+const MIN_MS = Date.parse("0000-01-01T00:00:00.000Z");
+const MAX_MS = Date.parse("9999-12-31T23:59:59.999Z");
+
 export function normalizeInstant(value: string): string | null {
   const n = toInstant(value);
   if (n === null) return null;
-  return new Date(Number(n / 1_000_000n)).toISOString();
+  // A four-digit year with an offset can land outside years 0000–9999 in UTC, where
+  // toISOString() writes "+010000-…" or "-000001-…", which sort wrongly as text. Clamp to the
+  // first or last millisecond of that range: as a range bound it selects exactly the same records.
+  const ms = Math.min(Math.max(Number(n / 1_000_000n), MIN_MS), MAX_MS);
+  return new Date(ms).toISOString();
 }

@@ -101,3 +101,13 @@ describe("stage records", () => {
     expect(r).toMatchObject({ kind: "conflict", details: { fields: ["new_key"] } });
   });
 });
+
+describe("normalizeInstant keeps range bounds sortable as text", () => {
+  it.each([
+    ["9999-12-31T23:59:59.999999999-23:59", "9999-12-31T23:59:59.999Z"],
+    ["0000-01-01T00:00:00+01:00", "0000-01-01T00:00:00.000Z"],
+    ["2026-08-28T14:02:11.123456+02:00", "2026-08-28T12:02:11.123Z"],
+  ])("%s → %s", (input, output) => {
+    expect(normalizeInstant(input)).toBe(output);
+  });
+});

@@ -19,7 +19,12 @@ export const operationIdSchema = z
   .string()
   .min(1, "must not be empty")
   .max(200, "must be at most 200 characters")
-  .regex(/^[^\s/?#%\\\u0000-\u001f\u007f]+$/, "must be printable, without spaces or / ? # % \\");
+  .regex(/^[^\s/?#%\\\u0000-\u001f\u007f\p{Cs}]+$/u, "must be printable, without spaces or / ? # % \\");
+
+/** Whether a string could be an operation (or trajectory) id at all: lookups of anything else find nothing. */
+export function isPossibleOperationId(id: string): boolean {
+  return operationIdSchema.safeParse(id).success;
+}
 
 const jsonObject = z.record(z.string(), z.unknown());
 

@@ -1,4 +1,5 @@
 import "server-only";
+import { isPossibleOperationId } from "@/lib/domain/wire";
 import { randomUUID } from "node:crypto";
 import { ApiError } from "@/lib/api/errors";
 import { decideCorrection, type CorrectionRequest } from "@/lib/domain/corrections";
@@ -17,6 +18,7 @@ import { correctionFacts, loadOperationRecords, type CorrectionPayload } from ".
  */
 export async function correctOperation(input: { operationId: string; request: CorrectionRequest; reviewer: string }) {
   const { operationId, request, reviewer } = input;
+  if (!isPossibleOperationId(operationId)) throw new ApiError("not_found", `no operation with the id ${JSON.stringify(operationId)}`);
   const result = await writeTransaction(async (tx) => {
     await lockChain(tx);
     const identity = await tx.operation.findUnique({ where: { operationId } });

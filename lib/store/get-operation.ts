@@ -1,4 +1,5 @@
 import "server-only";
+import { isPossibleOperationId } from "@/lib/domain/wire";
 import { deriveOperation } from "@/lib/domain/operation";
 import { reader } from "./db";
 import { derivedState } from "./ingest-records";
@@ -6,6 +7,8 @@ import { correctionFacts, loadOperationRecords } from "./stage-records";
 
 /** One operation with every stage record and its derived state (shared/API.md "Read"). */
 export async function getOperation(operationId: string) {
+  // No stored operation has an id the wire schema refuses (and PostgreSQL refuses a NUL in a query).
+  if (!isPossibleOperationId(operationId)) return null;
   const db = await reader();
   const identity = await db.operation.findUnique({ where: { operationId } });
   if (!identity) return null;

@@ -1,4 +1,5 @@
 import "server-only";
+import { isPossibleOperationId } from "@/lib/domain/wire";
 import { analyzeTrajectory } from "@/lib/domain/trajectory";
 import { reader } from "./db";
 
@@ -6,6 +7,7 @@ const MAX_STEPS = 1000;
 
 /** A trajectory's operations in the order they were recorded, with their dependency analysis. */
 export async function getTrajectory(trajectoryId: string) {
+  if (!isPossibleOperationId(trajectoryId)) return null;
   const db = await reader();
   const views = await db.operationView.findMany({ where: { trajectoryId }, orderBy: { createdSeq: "asc" }, take: MAX_STEPS });
   if (!views.length) return null;

@@ -1,24 +1,37 @@
 import "server-only";
 import { z } from "zod";
 import { EFFECTIVE_OUTCOMES, OUTCOMES, REASONS } from "@/lib/domain/outcomes";
+import { textProblem } from "@/lib/domain/json";
 import { normalizeInstant } from "@/lib/domain/time";
 import { reader } from "./db";
+
+/** A text filter: non-empty, and text every database can compare (no NUL, no unpaired surrogate). */
+const text = z
+  .string()
+  .min(1)
+  .refine((v) => !textProblem(v), { error: (issue) => textProblem(issue.input as string) ?? "is not valid text" });
 
 /** Query parameters of GET /api/v1/operations, shared by the route and the pages. */
 export const listQuerySchema = z
   .object({
     outcome: z.enum(EFFECTIVE_OUTCOMES).optional(),
     classified_as: z.enum(OUTCOMES).optional(),
-    tool: z.string().min(1).max(200).optional(),
-    target: z.string().min(1).max(200).optional(),
-    agent: z.string().min(1).max(200).optional(),
+    tool: text.max(200).optional(),
+    target: text.max(200).optional(),
+    agent: text.max(200).optional(),
     failure_category: z.enum(["1", "2", "3", "4", "5"]).transform(Number).optional(),
     overclaimed: z.enum(["true", "false"]).transform((v) => v === "true").optional(),
     /** Accepted receipts whose deciding read found the effect absent or conflicting. */
     silent_failure: z.literal("true").optional(),
-    trajectory_id: z.string().min(1).max(200).optional(),
+    trajectory_id: text.max(200).optional(),
     needs_review: z.enum(["true", "false"]).transform((v) => v === "true").optional(),
-    q: z.string().trim().min(1).max(200).optional(),
+    q: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .refine((v) => !textProblem(v), { error: (issue) => textProblem(issue.input as string) ?? "is not valid text" })
+      .optional(),
     since: z.string().transform((v, ctx) => normalizeInstant(v) ?? (ctx.addIssue({ code: "custom", message: "must be an RFC 3339 date-time" }), z.NEVER)).optional(),
     until: z.string().transform((v, ctx) => normalizeInstant(v) ?? (ctx.addIssue({ code: "custom", message: "must be an RFC 3339 date-time" }), z.NEVER)).optional(),
     limit: z.coerce.number().int("must be a whole number").min(1, "must be at least 1").default(50).transform((n) => Math.min(n, 200)),
