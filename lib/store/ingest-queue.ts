@@ -7,7 +7,8 @@ import { ingestRecords, type IngestResult, type ValidRecord } from "./ingest-rec
  * arrive while a transaction runs wait here and then commit together in the next one: one
  * fsync and one chain-head read for many requests instead of one each. Each request's records
  * stay whole (never split across transactions), are decided in arrival order exactly as if the
- * requests had run one after another, and get their own results back.
+ * requests had run one after another, and get their own results back. If the group's
+ * transaction fails, each request is retried alone, so one bad request fails only itself.
  */
 const MAX_RECORDS_PER_TRANSACTION = 2000;
 
@@ -57,7 +58,9 @@ async function drain() {
           );
         });
       } catch (e) {
-        for (const job of group) job.reject(e);
+        // One request's failure must not fail the others it was grouped with: run each alone.
+        if (group.length === 1) group[0].reject(e);
+        else for (const job of group) await ingestRecords(job.records).then(job.resolve, job.reject);
       }
       void maybeCheckpoint();
       await ioTurn();
