@@ -96,7 +96,11 @@ export function decideCorrection(
       fact = { id: "", action: "resolve", outcome: input.outcome };
       break;
     case "retract":
-      if (seen !== "verified" && !isOverclaimed(claimed, current)) {
+      // DOMAIN.md: a verified operation, or one "whose agent claimed success while the outcome is
+      // not verified": uncertain, divergent, rejected, and also not_applied or compensated (a
+      // reviewer's resolution settles the effect, not the agent's claim). Once only: a withdrawn
+      // claim cannot be withdrawn again.
+      if (seen !== "verified" && !(claimed === "success" && !current.claim_withdrawn)) {
         return { ok: false, message: "only a verified operation, or a success the agent claimed without verification, can be retracted" };
       }
       if (input.outcome) return { ok: false, message: "a retraction sets no outcome: it makes the operation divergent" };
