@@ -1,14 +1,17 @@
 /**
  * `bench:ui` — how fast the operator pages' data answers with a million operations.
  *
- *   tsx --conditions=react-server lib/cli/bench-ui.ts [--operations N] [--db PATH] [--samples N]
- *        [--warmup N] [--batch N] [--skip-verify] [--rebuild] [--trajectory-samples N]
+ *   tsx --conditions=react-server lib/cli/bench-ui.ts [--operations N] [--db PATH | --database-url URL]
+ *        [--samples N] [--warmup N] [--batch N] [--skip-verify] [--rebuild] [--trajectory-samples N]
  *
- * 1. Makes an embedded SQLite database (a fresh temp folder, or `--db PATH`; a file that already
- *    holds ≥ N operations is reused, so reruns skip seeding), migrated with the project's own
- *    `deployMigrations`. When that applies a migration to a reused database (or with
- *    `--rebuild`), the projection is rebuilt with the store's `rebuildProjections`, so derived
- *    columns added since the seed hold what today's ingest would have written.
+ * 1. Makes an embedded SQLite database (a fresh temp folder, or `--db PATH`), or uses the
+ *    PostgreSQL database of `--database-url postgresql://…` (or env BENCH_DATABASE_URL); one
+ *    that already holds ≥ N operations is reused, so reruns skip seeding. It is migrated with
+ *    the project's own `deployMigrations`. When that applies a migration to a reused database
+ *    (or with `--rebuild`), the projection is rebuilt with the store's `rebuildProjections`, so
+ *    derived columns added since the seed hold what today's ingest would have written. After
+ *    seeding or rebuilding, SQLite's WAL is checkpointed; PostgreSQL's tables are VACUUM
+ *    ANALYZEd (what autovacuum would soon do), so plans and index-only scans see the real data.
  * 2. Seeds N operations (default 1,000,000) through the real ingest use case (`ingestRecords`,
  *    the function behind POST /api/v1/receipts, in batches of `--batch` records): every table
  *    the pages read (chain_records with its hash chain, operations, operation_views,
@@ -30,23 +33,25 @@ import { parseArgs } from "node:util";
 import vm from "node:vm";
 import { gzipSync } from "node:zlib";
 import Database from "better-sqlite3";
-import { ChainVerifier, sha256Hex } from "@/lib/domain/hash";
+import { ChainVerifier, sha256Hex, type ChainVerdict } from "@/lib/domain/hash";
 import { mulberry32 } from "@/lib/domain/demo-data";
 import { operationRecordSchema } from "@/lib/domain/wire";
 import { rebuildProjections } from "@/lib/store/rebuild-projections";
-import { disconnect, writer } from "@/lib/store/db";
+import { disconnect, providerOf, reader, writer } from "@/lib/store/db";
 import { getOperation } from "@/lib/store/get-operation";
 import { assigneesOf } from "@/lib/store/assignments";
 import { getTrajectory, listTrajectories } from "@/lib/store/get-trajectory";
 import { ingestRecords, type ValidRecord } from "@/lib/store/ingest-records";
 import { listOperations, listQuerySchema } from "@/lib/store/list-operations";
 import { knownTools, outcomeCounts, periodStart, reviewCounts, silentFailureRate, topDivergentTools } from "@/lib/store/overview";
+import { verifyStoredChain } from "@/lib/store/verify-chain";
 import { deployMigrations } from "./schema-engine";
 
 const { values } = parseArgs({
   options: {
     operations: { type: "string", default: "1000000" },
     db: { type: "string" },
+    "database-url": { type: "string" },
     samples: { type: "string", default: "200" },
     warmup: { type: "string", default: "20" },
     batch: { type: "string", default: "1000" },
@@ -276,12 +281,85 @@ async function seed(total: number): Promise<{ seconds: number; records: number; 
   return { seconds: (performance.now() - t0) / 1000, records, stages };
 }
 
-/** Every link of the chain, straight from the file (the same ChainVerifier as audit:verify). */
-function verifyChainFile(file: string): { ok: boolean; count: number; detail: string } {
-  const db = new Database(file, { readonly: true });
-  try {
+/* ------------------------------------------------------------------------------------------ */
+/* The few reads the benchmark makes itself, per database                                       */
+/* ------------------------------------------------------------------------------------------ */
+
+type ChainCheck = { ok: boolean; count: number; detail: string };
+
+/**
+ * Counts, the outcome mix, sample inputs and the chain check: read straight from the SQLite file
+ * (better-sqlite3, read only) or through the store's PostgreSQL client. Positions are 1-based
+ * places in insertion order (SQLite: the dense rowid; PostgreSQL: the rank by created_seq).
+ */
+interface BenchDb {
+  /** Where the database is, and what it is (for the header). */
+  readonly where: string;
+  kind(): Promise<string>;
+  count(table: string): Promise<number>;
+  outcomeMix(): Promise<{ o: string; n: number }[]>;
+  sizeMb(): Promise<number>;
+  /** How many positions `table` has (the largest one). */
+  positions(table: "operations" | "operation_views"): Promise<number>;
+  /** The operation at each position of `operations`. */
+  operationsAt(positions: number[]): Promise<string[]>;
+  /** For each position of `operation_views`: the trajectory of the first view there or later that has one. */
+  trajectoriesFrom(positions: number[]): Promise<string[]>;
+  /** created_seq of the view `offset` rows into created_seq order. */
+  createdSeqAt(offset: number): Promise<number>;
+  maxCreatedSeq(): Promise<number>;
+  verifyChain(): Promise<ChainCheck>;
+  /** After bulk writes: SQLite folds the WAL back; PostgreSQL vacuums and analyses, as autovacuum would. */
+  settle(): Promise<void>;
+  /** Drops the benchmark's own connection (SQLite; the store's client is left to `disconnect`). */
+  close(): void;
+}
+
+class SqliteBench implements BenchDb {
+  private handle: Database.Database | null = null;
+  constructor(readonly where: string) {}
+
+  private get db() {
+    this.handle ??= new Database(this.where, { readonly: true });
+    return this.handle;
+  }
+  private num(sql: string, ...args: unknown[]) {
+    return (this.db.prepare(sql).get(...args) as { n: number }).n;
+  }
+  async kind() {
+    return "SQLite (embedded, WAL)";
+  }
+  async count(table: string) {
+    return this.num(`SELECT count(*) AS n FROM ${table}`);
+  }
+  async outcomeMix() {
+    return this.db.prepare("SELECT effective_outcome AS o, count(*) AS n FROM operation_views GROUP BY 1 ORDER BY 2 DESC").all() as { o: string; n: number }[];
+  }
+  async sizeMb() {
+    return statSync(this.where).size / 1024 / 1024;
+  }
+  // Rowids are dense: insert order.
+  async positions(table: string) {
+    return this.num(`SELECT max(rowid) AS n FROM ${table}`);
+  }
+  async operationsAt(positions: number[]) {
+    const at = this.db.prepare("SELECT operation_id AS id FROM operations WHERE rowid = ?").pluck();
+    return positions.map((p) => at.get(p) as string);
+  }
+  async trajectoriesFrom(positions: number[]) {
+    const at = this.db.prepare("SELECT trajectory_id AS id FROM operation_views WHERE rowid >= ? AND trajectory_id IS NOT NULL LIMIT 1").pluck();
+    return positions.map((p) => at.get(p) as string);
+  }
+  async createdSeqAt(offset: number) {
+    return this.db.prepare("SELECT created_seq FROM operation_views ORDER BY created_seq LIMIT 1 OFFSET ?").pluck().get(offset) as number;
+  }
+  async maxCreatedSeq() {
+    return this.num("SELECT max(created_seq) AS n FROM operation_views");
+  }
+  /** Every link of the chain, straight from the file (the same ChainVerifier as audit:verify). */
+  async verifyChain(): Promise<ChainCheck> {
     const v = new ChainVerifier();
-    const rows = db.prepare("SELECT seq, kind, operation_id, recorded_at, actor, payload, prev_hash, hash FROM chain_records ORDER BY seq").iterate() as IterableIterator<{
+    const rows = this.db.prepare("SELECT seq, kind, operation_id, recorded_at, actor, payload, prev_hash, hash FROM chain_records ORDER BY seq").iterate() as IterableIterator<{
       seq: number;
       kind: "stage";
       operation_id: string | null;
@@ -294,13 +372,113 @@ function verifyChainFile(file: string): { ok: boolean; count: number; detail: st
     for (const r of rows) {
       if (!v.push({ ...r, payload: JSON.parse(r.payload) })) break;
     }
-    const verdict = v.verdict();
-    return verdict.ok ? { ok: true, count: verdict.count, detail: `head ${verdict.head.slice(0, 16)}…` } : { ok: false, count: verdict.count, detail: `bad seq ${verdict.badSeq}: ${verdict.problem}` };
-  } finally {
-    db.close();
+    return toCheck(v.verdict());
+  }
+  async settle() {
+    await (await writer()).$queryRawUnsafe("PRAGMA wal_checkpoint(TRUNCATE)");
+  }
+  close() {
+    this.handle?.close();
+    this.handle = null;
   }
 }
 
+/** PostgreSQL has no rowid: a position is a rank by created_seq, looked up for all samples in one scan. */
+class PostgresBench implements BenchDb {
+  constructor(readonly where: string) {}
+
+  private async rows<T>(sql: string, ...args: unknown[]): Promise<T[]> {
+    return (await reader()).$queryRawUnsafe<T[]>(sql, ...args);
+  }
+  // count(*) and friends are bigint on PostgreSQL.
+  private async num(sql: string, ...args: unknown[]) {
+    return Number((await this.rows<{ n: bigint | number | null }>(sql, ...args))[0]?.n ?? 0);
+  }
+  /** Rows of `table` at the given ranks of created_seq order, keyed by rank. */
+  private async atRanks<T>(table: string, column: string, positions: number[]): Promise<Map<number, T>> {
+    const found = await this.rows<{ rn: bigint; v: T }>(
+      `SELECT rn, v FROM (SELECT ${column} AS v, row_number() OVER (ORDER BY created_seq) AS rn FROM ${table}) ranked ` +
+        `WHERE rn = ANY(string_to_array($1, ',')::bigint[])`,
+      [...new Set(positions)].join(","),
+    );
+    return new Map(found.map((r) => [Number(r.rn), r.v]));
+  }
+  async kind() {
+    const [{ v }] = await this.rows<{ v: string }>("SELECT current_setting('server_version') AS v");
+    return `PostgreSQL ${v.split(" ")[0]}`;
+  }
+  count(table: string) {
+    return this.num(`SELECT count(*) AS n FROM ${table}`);
+  }
+  async outcomeMix() {
+    const mix = await this.rows<{ o: string; n: bigint }>("SELECT effective_outcome AS o, count(*) AS n FROM operation_views GROUP BY 1 ORDER BY 2 DESC");
+    return mix.map((m) => ({ o: m.o, n: Number(m.n) }));
+  }
+  async sizeMb() {
+    return (await this.num("SELECT pg_database_size(current_database()) AS n")) / 1024 / 1024;
+  }
+  positions(table: string) {
+    return this.count(table);
+  }
+  async operationsAt(positions: number[]) {
+    const at = await this.atRanks<string>("operations", "operation_id", positions);
+    return positions.map((p) => at.get(p)!);
+  }
+  async trajectoriesFrom(positions: number[]) {
+    const seqs = await this.atRanks<number>("operation_views", "created_seq", positions);
+    const next = new Map<number, string>();
+    for (const seq of new Set(seqs.values())) {
+      const [row] = await this.rows<{ id: string }>(
+        "SELECT trajectory_id AS id FROM operation_views WHERE created_seq >= $1 AND trajectory_id IS NOT NULL ORDER BY created_seq LIMIT 1",
+        seq,
+      );
+      next.set(seq, row?.id);
+    }
+    return positions.map((p) => next.get(seqs.get(p)!)!);
+  }
+  createdSeqAt(offset: number) {
+    return this.num("SELECT created_seq AS n FROM operation_views ORDER BY created_seq LIMIT 1 OFFSET $1", offset);
+  }
+  maxCreatedSeq() {
+    return this.num("SELECT max(created_seq) AS n FROM operation_views");
+  }
+  /** Every link, page by page through the store (the same ChainVerifier as audit:verify). */
+  async verifyChain() {
+    return toCheck((await verifyStoredChain()).verdict);
+  }
+  async settle() {
+    log("VACUUM (ANALYZE) of the seeded tables, as autovacuum would do after a bulk load…");
+    for (const table of ["chain_records", "operations", "operation_views", "operation_keys", "operation_edges"]) {
+      await (await writer()).$executeRawUnsafe(`VACUUM (ANALYZE) ${table}`);
+    }
+  }
+  close() {}
+}
+
+function toCheck(verdict: ChainVerdict): ChainCheck {
+  return verdict.ok ? { ok: true, count: verdict.count, detail: `head ${verdict.head.slice(0, 16)}…` } : { ok: false, count: verdict.count, detail: `bad seq ${verdict.badSeq}: ${verdict.problem}` };
+}
+
+/**
+ * `--database-url` (PostgreSQL), else `--db PATH`, else a fresh temp file. Sets DATABASE_URL for
+ * the store. `fresh`: the SQLite file did not exist yet (null on PostgreSQL: empty means fresh).
+ */
+function openBench(): { bench: BenchDb; url: string; fresh: boolean | null; reuseHint: string } {
+  const pgUrl = values["database-url"] ?? process.env.BENCH_DATABASE_URL;
+  if (pgUrl) {
+    if (values.db) throw new Error("pass --db (SQLite) or --database-url (PostgreSQL), not both");
+    if (providerOf(pgUrl) !== "postgresql") throw new Error("--database-url / BENCH_DATABASE_URL must be postgresql://… (use --db for SQLite)");
+    process.env.DATABASE_URL = pgUrl;
+    const u = new URL(pgUrl);
+    const bench = new PostgresBench(`${u.host}${u.pathname}`);
+    return { bench, url: pgUrl, fresh: null, reuseHint: "drop its tables or pass another --database-url" };
+  }
+  const dbFile = values.db ? path.resolve(values.db) : path.join(mkdtempSync(path.join(os.tmpdir(), "reconcile-bench-ui-")), "bench.db");
+  mkdirSync(path.dirname(dbFile), { recursive: true });
+  const url = `file:${dbFile}`;
+  process.env.DATABASE_URL = url;
+  return { bench: new SqliteBench(dbFile), url, fresh: !existsSync(dbFile), reuseHint: "delete it or pass another --db" };
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Measurement                                                                                  */
@@ -466,20 +644,17 @@ function firstLoadJs() {
 /* ------------------------------------------------------------------------------------------ */
 
 async function main() {
-  const dbFile = values.db ? path.resolve(values.db) : path.join(mkdtempSync(path.join(os.tmpdir(), "reconcile-bench-ui-")), "bench.db");
-  mkdirSync(path.dirname(dbFile), { recursive: true });
-  const url = `file:${dbFile}`;
-  process.env.DATABASE_URL = url;
-  const fresh = !existsSync(dbFile);
+  const { bench, url, fresh: freshFile, reuseHint } = openBench();
+  const where = bench.where;
   const { applied } = await deployMigrations(url);
 
-  const probe = new Database(dbFile, { readonly: true });
-  const held = (probe.prepare("SELECT count(*) AS n FROM operations").get() as { n: number }).n;
-  probe.close();
+  const held = await bench.count("operations");
+  bench.close();
+  const fresh = freshFile ?? held === 0;
   let seeding: Awaited<ReturnType<typeof seed>> | null = null;
   let rebuilt: { seconds: number; why: string } | null = null;
   if (held >= OPERATIONS) {
-    log(`reusing ${dbFile}: it already holds ${held.toLocaleString()} operations`);
+    log(`reusing ${where}: it already holds ${held.toLocaleString()} operations`);
     if (applied.length || values.rebuild) {
       const why = applied.length ? `migrations ${applied.join(", ")} applied to the seeded database` : "--rebuild";
       log(`rebuilding the projection (${why})…`);
@@ -492,55 +667,52 @@ async function main() {
         const rate = done / ((now - r0) / 1000);
         log(`  rebuilt ${done.toLocaleString()}/${held.toLocaleString()} operations · ${Math.round(rate).toLocaleString()}/s · ETA ${fmtTime((held - done) / rate)}`);
       });
-      await (await writer()).$queryRawUnsafe("PRAGMA wal_checkpoint(TRUNCATE)");
+      await bench.settle();
       rebuilt = { seconds: (performance.now() - r0) / 1000, why };
       log(`projection rebuilt in ${fmtTime(rebuilt.seconds)}`);
     }
   } else if (held > 0) {
-    throw new Error(`${dbFile} holds ${held.toLocaleString()} operations, fewer than --operations ${OPERATIONS}: delete it or pass another --db`);
+    throw new Error(`${where} holds ${held.toLocaleString()} operations, fewer than --operations ${OPERATIONS}: ${reuseHint}`);
   } else {
-    log(`seeding ${OPERATIONS.toLocaleString()} operations into ${dbFile} through ingestRecords, ${BATCH} records per transaction…`);
+    log(`seeding ${OPERATIONS.toLocaleString()} operations into ${where} through ingestRecords, ${BATCH} records per transaction…`);
     seeding = await seed(OPERATIONS);
-    const w = await writer();
-    await w.$queryRawUnsafe("PRAGMA wal_checkpoint(TRUNCATE)");
+    await bench.settle();
     log(`seeded in ${fmtTime(seeding.seconds)} (${Math.round(seeding.records / seeding.seconds).toLocaleString()} records/s)`);
   }
 
-  const db = new Database(dbFile, { readonly: true });
-  const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
   const tables = {
-    chain_records: count("SELECT count(*) AS n FROM chain_records"),
-    operations: count("SELECT count(*) AS n FROM operations"),
-    operation_views: count("SELECT count(*) AS n FROM operation_views"),
-    operation_keys: count("SELECT count(*) AS n FROM operation_keys"),
-    operation_edges: count("SELECT count(*) AS n FROM operation_edges"),
+    chain_records: await bench.count("chain_records"),
+    operations: await bench.count("operations"),
+    operation_views: await bench.count("operation_views"),
+    operation_keys: await bench.count("operation_keys"),
+    operation_edges: await bench.count("operation_edges"),
   };
-  const mix = db.prepare("SELECT effective_outcome AS o, count(*) AS n FROM operation_views GROUP BY 1 ORDER BY 2 DESC").all() as { o: string; n: number }[];
-  const sizeMb = (statSync(dbFile).size / 1024 / 1024).toFixed(0);
+  const mix = await bench.outcomeMix();
+  const sizeMb = (await bench.sizeMb()).toFixed(0);
 
-  let chain: ReturnType<typeof verifyChainFile> | null = null;
+  let chain: ChainCheck | null = null;
   if (seeding && !values["skip-verify"]) {
     log("verifying the hash chain link by link…");
     const v0 = performance.now();
-    chain = verifyChainFile(dbFile);
+    chain = await bench.verifyChain();
     log(`chain ${chain.ok ? "intact" : "BROKEN"} (${((performance.now() - v0) / 1000).toFixed(0)} s)`);
     if (!chain.ok) throw new Error(`the seeded chain does not verify: ${chain.detail}`);
   }
 
-  // Sample inputs, picked uniformly over the whole history (rowids are dense: insert order).
+  // Sample inputs, picked uniformly over the whole history (positions in insert order).
   const rnd = mulberry32(7);
-  const maxOp = count("SELECT max(rowid) AS n FROM operations");
-  const maxView = count("SELECT max(rowid) AS n FROM operation_views");
-  const opAt = db.prepare("SELECT operation_id AS id FROM operations WHERE rowid = ?").pluck();
-  const trajAt = db.prepare("SELECT trajectory_id AS id FROM operation_views WHERE rowid >= ? AND trajectory_id IS NOT NULL LIMIT 1").pluck();
-  const randomOps = Array.from({ length: SAMPLES + WARMUP }, () => opAt.get(1 + Math.floor(rnd() * maxOp)) as string);
-  const randomTrajectories = Array.from({ length: SAMPLES + WARMUP }, () => trajAt.get(1 + Math.floor(rnd() * maxView)) as string);
-  const headCursor = count("SELECT max(created_seq) AS n FROM operation_views");
-  const middleCursor = (db.prepare("SELECT created_seq FROM operation_views ORDER BY created_seq LIMIT 1 OFFSET ?").pluck().get(Math.floor(tables.operation_views / 2)) as number);
-  db.close();
+  const maxOp = await bench.positions("operations");
+  const maxView = await bench.positions("operation_views");
+  const opPositions = Array.from({ length: SAMPLES + WARMUP }, () => 1 + Math.floor(rnd() * maxOp));
+  const viewPositions = Array.from({ length: SAMPLES + WARMUP }, () => 1 + Math.floor(rnd() * maxView));
+  const randomOps = await bench.operationsAt(opPositions);
+  const randomTrajectories = await bench.trajectoriesFrom(viewPositions);
+  const headCursor = await bench.maxCreatedSeq();
+  const middleCursor = await bench.createdSeqAt(Math.floor(tables.operation_views / 2));
+  bench.close();
 
-  console.log(`\nReconcile UI data benchmark · ${os.cpus().length} cores · SQLite (embedded, WAL) · node ${process.version}`);
-  console.log(`database ${dbFile} (${sizeMb} MB${fresh ? ", seeded by this run" : ""})`);
+  console.log(`\nReconcile UI data benchmark · ${os.cpus().length} cores · ${await bench.kind()} · node ${process.version}`);
+  console.log(`database ${where} (${sizeMb} MB${fresh ? ", seeded by this run" : ""})`);
   console.log(`rows: ${Object.entries(tables).map(([t, n]) => `${t} ${n.toLocaleString()}`).join(" · ")}`);
   console.log(`effective outcomes: ${mix.map((m) => `${m.o} ${((m.n / tables.operation_views) * 100).toFixed(1)}%`).join(" · ")}`);
   if (seeding) {
@@ -609,7 +781,7 @@ async function main() {
   firstLoadJs();
 
   await disconnect();
-  if (!values.db) console.log(`\nthe database is kept for reruns: --db ${dbFile}  (delete ${path.dirname(dbFile)} when done)`);
+  if (bench instanceof SqliteBench && !values.db) console.log(`\nthe database is kept for reruns: --db ${where}  (delete ${path.dirname(where)} when done)`);
 }
 
 main().catch(async (e) => {
