@@ -19,8 +19,18 @@ export async function outcomeCounts(since?: string): Promise<{ byOutcome: Record
 /** Tool names seen, for the filter menu. */
 export async function knownTools(): Promise<string[]> {
   const db = await reader();
-  const rows = await db.operationView.groupBy({ by: ["tool"], where: { tool: { not: null } }, orderBy: { tool: "asc" }, take: 500 });
-  return rows.map((r) => r.tool!);
+  // A loose index scan: one index seek per distinct tool on (tool, created_seq), instead of a
+  // GROUP BY that reads every entry (bench:ui at a million operations: ~50 ms on SQLite, ~700 ms
+  // on PostgreSQL, which has no skip scan). The same SQL runs on both databases.
+  const rows = (await db.$queryRawUnsafe(
+    `WITH RECURSIVE t(tool, n) AS (
+       SELECT (SELECT min(tool) FROM operation_views), 1
+       UNION ALL
+       SELECT (SELECT min(tool) FROM operation_views WHERE tool > t.tool), t.n + 1 FROM t WHERE t.tool IS NOT NULL AND t.n < 500
+     )
+     SELECT tool FROM t WHERE tool IS NOT NULL`,
+  )) as { tool: string }[];
+  return rows.map((r) => r.tool);
 }
 
 /** The review queue's counts: what needs a person, by effective outcome, and overclaimed successes. */
