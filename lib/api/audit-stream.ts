@@ -15,7 +15,8 @@ export async function* exportText(q: ExportQuery): AsyncGenerator<string> {
   if (format === "csv") batch += csvHeader();
   if (format === "json") batch += '{"records":[';
   let first = true;
-  for await (const r of exportRecords(q)) {
+  const snapshot: { head?: number } = {};
+  for await (const r of exportRecords(q, snapshot)) {
     batch += format === "ndjson" ? ndjsonLine(r) : format === "csv" ? csvRow(r) : `${first ? "" : ","}${JSON.stringify(r)}`;
     first = false;
     if (batch.length >= flushAt) {
@@ -23,7 +24,8 @@ export async function* exportText(q: ExportQuery): AsyncGenerator<string> {
       batch = "";
     }
   }
-  const checkpoints = await allCheckpoints();
+  // Only checkpoints within the exported chain: one signed while the export ran lies beyond it.
+  const checkpoints = (await allCheckpoints()).filter((c) => snapshot.head !== undefined && c.size <= snapshot.head);
   if (format === "json") {
     batch += `],"checkpoints":${JSON.stringify(checkpoints.map((c) => ({ ...c, text: formatCheckpoint(c) })))}}`;
   } else {

@@ -24,8 +24,13 @@ export type ExportQuery = z.infer<typeof exportQuerySchema>;
 const PAGE = 1000;
 
 /** Records of the chain in seq order, filtered, read page by page: memory stays flat for any size. */
-export async function* exportRecords(q: ExportQuery): AsyncGenerator<ChainRecord> {
+export async function* exportRecords(q: ExportQuery, snapshot: { head?: number } = {}): AsyncGenerator<ChainRecord> {
   const db = await reader();
+  // The export is the chain as it stood when the export began: records appended meanwhile wait
+  // for the next one (an export that followed the head could page forever under steady ingest).
+  const head = await db.chainRecord.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } });
+  if (!head) return;
+  snapshot.head = head.seq;
   let ids: string[] | undefined;
   if (q.trajectory_id) {
     ids = (await db.operationView.findMany({ where: { trajectoryId: q.trajectory_id }, select: { operationId: true } })).map((v) => v.operationId);
@@ -39,7 +44,7 @@ export async function* exportRecords(q: ExportQuery): AsyncGenerator<ChainRecord
   // recorded_at, the subquery reads only the matching index entries. The time filter stays on
   // the pages too: recorded_at follows seq, but clocks are not trusted to be monotonic.
   let after = 0;
-  let last: number | undefined;
+  let last = head.seq;
   if (q.since) {
     const lo = await seqBound(db, "min", ">=", q.since);
     if (lo === null) return;
@@ -48,12 +53,12 @@ export async function* exportRecords(q: ExportQuery): AsyncGenerator<ChainRecord
   if (q.until) {
     const hi = await seqBound(db, "max", "<", q.until);
     if (hi === null) return;
-    last = hi;
+    last = Math.min(last, hi);
   }
   for (;;) {
     const rows = await db.chainRecord.findMany({
       where: {
-        seq: { gt: after, ...(last !== undefined ? { lte: last } : {}) },
+        seq: { gt: after, lte: last },
         ...(ids ? { operationId: { in: ids } } : {}),
         ...(q.since || q.until ? { recordedAt: { ...(q.since ? { gte: q.since } : {}), ...(q.until ? { lt: q.until } : {}) } } : {}),
       },
