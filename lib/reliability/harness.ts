@@ -4,26 +4,15 @@
  * latency percentiles. The harnesses run in tests (short) and in `npm run soak:*` (long).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import path from "node:path";
 export { mulberry32 as seeded } from "@/lib/domain/demo-data";
 import { deployMigrations } from "@/lib/cli/schema-engine";
 import { createApiToken } from "@/lib/store/api-tokens";
 import { disconnect } from "@/lib/store/db";
+import { freePort } from "@/lib/testing/ports";
 import { createUser } from "@/lib/store/users";
 
 export const AUTH_SECRET = "reliability-secret-0123456789abcdef0123";
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-    srv.on("error", reject);
-  });
-}
 
 export type Tokens = { ingest: string; review: string; read: string; export: string };
 
