@@ -161,7 +161,7 @@ async function http(
 ): Promise<Reply> {
   const headers: Record<string, string> = { authorization: `Bearer ${opts.token}` };
   if (opts.contentType !== undefined && opts.contentType !== null) headers["content-type"] = opts.contentType;
-  if (opts.stream || (opts.body && opts.body.length > MAX_REQUEST_BYTES)) {
+  if (opts.stream || (opts.body && opts.body.length > MiB)) {
     const init: RequestInit & { duplex?: "half" } = { method, headers };
     if (opts.stream && opts.body) {
       init.body = chunked(opts.body);
@@ -169,29 +169,17 @@ async function http(
     } else {
       init.body = opts.body as unknown as BodyInit;
     }
-    // Over the limit the server answers 413 without reading the rest and closes the connection,
-    // which a client may see as a reset: such a body is refused whatever happens, so it is sent
-    // again (a few times) until the 413 is read.
-    const attempts = !opts.stream && opts.body && opts.body.length > MAX_REQUEST_BYTES ? 4 : 1;
-    let last: Reply | null = null;
-    for (let i = 0; i < attempts; i++) {
-      try {
-        const res = await fetch(baseUrl + path, init);
-        return parseReply(res.status, await res.text(), res.headers.get("content-type"));
-      } catch (e) {
-        last = failed(e);
-      }
+    try {
+      const res = await fetch(baseUrl + path, init);
+      return parseReply(res.status, await res.text(), res.headers.get("content-type"));
+    } catch (e) {
+      return failed(e);
     }
-    return last!;
   }
   const { hostname, port } = new URL(baseUrl);
   if (opts.body) headers["content-length"] = String(opts.body.length);
-  // A large body within the limit gets a fresh connection: never a pooled one that an oversized
-  // upload answered early may have left broken (CI once saw an innocent 1 MiB request reset).
-  const large = (opts.body?.length ?? 0) > MiB;
-  if (large) headers.connection = "close";
   return new Promise<Reply>((resolve) => {
-    const req = request({ host: hostname, port, method, path, headers, agent: large ? false : agent }, (res) => {
+    const req = request({ host: hostname, port, method, path, headers, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => resolve(parseReply(res.statusCode ?? -1, Buffer.concat(chunks).toString("utf8"), res.headers["content-type"] ?? null)));
