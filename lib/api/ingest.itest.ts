@@ -1,6 +1,7 @@
+import { request } from "node:http";
 import { beforeAll, describe, expect, it } from "vitest";
 import essay from "@/lib/domain/fixtures/essay-x-post.json";
-import { call, chainCount, ingest, principal, unique } from "@/lib/testing/integration";
+import { baseUrl, call, chainCount, ingest, principal, unique } from "@/lib/testing/integration";
 
 let ingestToken: string;
 let readToken: string;
@@ -233,6 +234,56 @@ describe("bad input gets a clear 4xx and stores nothing", () => {
     expect(typeof r.body.error.code).toBe("string");
     expect(await chainCount()).toBe(before);
   });
+});
+
+/**
+ * One upload on a fresh connection, as most agents' HTTP clients send it: the status the client
+ * read, or the socket error it got instead (a server that answers before reading the body and
+ * closes makes the client see EPIPE/ECONNRESET, not the answer).
+ */
+function upload(bytes: number, opts: { token: string; stream: boolean; contentType?: string }): Promise<string> {
+  const { hostname, port } = new URL(baseUrl);
+  const body = Buffer.alloc(bytes, 0x61);
+  const headers: Record<string, string> = { authorization: `Bearer ${opts.token}`, "content-type": opts.contentType ?? "application/json", connection: "close" };
+  if (!opts.stream) headers["content-length"] = String(bytes);
+  return new Promise((resolve) => {
+    const req = request({ host: hostname, port, method: "POST", path: "/api/v1/receipts", headers, agent: false }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(String(res.statusCode)));
+      res.on("error", (e) => resolve(`error ${(e as NodeJS.ErrnoException).code ?? e.message}`));
+    });
+    req.on("error", (e) => resolve(`error ${(e as NodeJS.ErrnoException).code ?? e.message}`));
+    if (!opts.stream) return void req.end(body);
+    let offset = 0;
+    const write = () => {
+      while (offset < bytes) {
+        const more = req.write(body.subarray(offset, offset + 64 * 1024));
+        offset += 64 * 1024;
+        if (!more) return void req.once("drain", write);
+      }
+      req.end();
+    };
+    write();
+  });
+}
+
+describe("a refused upload is answered, not reset", () => {
+  it("over 4 MiB, sent with a length or streamed, the client reads the 413 every time; a refused token or type reads 401/415", async () => {
+    const before = await chainCount();
+    const seen: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const stream = i % 2 === 1;
+      seen.push(`${stream ? "streamed" : "length"} ${await upload((5 + (i % 6)) * 1024 * 1024, { token: ingestToken, stream })}`);
+    }
+    seen.push(`unauthenticated ${await upload(6 * 1024 * 1024, { token: "nope", stream: false })}`);
+    seen.push(`wrong type ${await upload(6 * 1024 * 1024, { token: ingestToken, stream: true, contentType: "text/plain" })}`);
+    expect(seen).toEqual([
+      ...Array.from({ length: 12 }, (_, i) => `${i % 2 === 1 ? "streamed" : "length"} 413`),
+      "unauthenticated 401",
+      "wrong type 415",
+    ]);
+    expect(await chainCount()).toBe(before);
+  }, 60_000);
 });
 
 describe("authentication and scopes", () => {

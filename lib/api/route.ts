@@ -6,6 +6,7 @@ import { sourceAddress } from "@/lib/auth/request";
 import { authenticateToken } from "@/lib/store/api-tokens";
 import { writeTransaction } from "@/lib/store/db";
 import { recordSecurityEvent } from "@/lib/store/security-events";
+import { discardUnreadBody } from "./body";
 import { ApiError } from "./errors";
 
 type Handler<P> = (ctx: { req: Request; principal: Principal; params: P }) => Promise<Response>;
@@ -33,6 +34,7 @@ export function apiRoute<P = Record<string, never>>(permission: Permission, hand
       }
       return await handler({ req, principal, params: await context.params });
     } catch (e) {
+      await discardUnreadBody(req);
       return errorResponse(e);
     }
   };

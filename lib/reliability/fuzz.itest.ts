@@ -151,8 +151,8 @@ const agent = new Agent({ keepAlive: true, maxSockets: 16 });
 
 /**
  * One request; the answer is read to its last byte (an export is consumed whole). Small bodies go
- * through node:http; bodies over 1 MiB and streamed ones through fetch, which copes with a server
- * that answers 413 and closes while the body is still being sent.
+ * through node:http; bodies over 1 MiB and streamed ones through fetch. An over-limit upload must
+ * still be answered (the server reads and drops it before its 413), so a reset here is a failure.
  */
 async function http(
   method: "GET" | "POST",
