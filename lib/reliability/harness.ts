@@ -88,17 +88,41 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
-/** One receipt record with every stage, unique by its operation id. */
-export function fullRecord(id: string, trajectory: string) {
+/** A verified operation: accepted, and the canonical read shows the intended effect. */
+export function verifiedRecord(id: string, trajectory: string) {
   return {
     operation_id: id,
     trajectory_id: trajectory,
     tool: { name: "crm.update_contact", version: "3" },
-    agent: { name: "reliability", version: "1" },
     claimed_outcome: "success",
-    intent: { target: "crm contact", effect: "set the contact's phone", fingerprint: `sha256:${id}`, params: { phone: `+1555${id.length}` } },
+    intent: { target: "crm contact", effect: "set the contact's phone", fingerprint: `sha256:${id}` },
     receipt: { status: "accepted", receipt_id: `r-${id}`, observed_at: "2026-08-28T10:00:00Z" },
     canonical_read: { status: "match", observed_at: "2026-08-28T10:01:00Z", evidence: { object_id: `o-${id}`, fingerprint: `sha256:${id}` } },
+  };
+}
+
+/** The essay's case: accepted, the canonical effect absent, a side effect observed. */
+export function divergentRecord(id: string, trajectory: string) {
+  return {
+    operation_id: id,
+    trajectory_id: trajectory,
+    tool: { name: "social.publish", version: "2" },
+    claimed_outcome: "success",
+    intent: { target: "social account", effect: "publish exactly one post", fingerprint: `sha256:${id}` },
+    receipt: { status: "accepted", receipt_id: `r-${id}`, observed_at: "2026-08-28T14:02:11Z" },
+    canonical_read: { status: "absent", observed_at: "2026-08-28T14:31:02Z", evidence: "profile fetch does not show the post" },
+    side_effects: [{ name: "daily post ceiling decremented", status: "observed" }],
+    idempotency: { enforced: false, key: id },
+  };
+}
+
+/** One receipt record with every stage, unique by its operation id. */
+export function fullRecord(id: string, trajectory: string) {
+  const base = verifiedRecord(id, trajectory);
+  return {
+    ...base,
+    agent: { name: "reliability", version: "1" },
+    intent: { ...base.intent, params: { phone: `+1555${id.length}` } },
     side_effects: [{ name: "audit log entry", status: "observed" }],
   };
 }

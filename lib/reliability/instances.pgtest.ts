@@ -9,7 +9,7 @@ import { splitRecord } from "@/lib/domain/stages";
 import { disconnect } from "@/lib/store/db";
 import { verifyStoredChain } from "@/lib/store/verify-chain";
 import { fullRecord, prepareDatabase, startApp, type App, type Tokens } from "./harness";
-import { divergentRecord } from "./load";
+import { divergentRecord } from "./harness";
 
 const url = process.env.RELIABILITY_DATABASE_URL!;
 let apps: App[] = [];

@@ -9,7 +9,7 @@
  * The writer sweep runs 1, 2, 4, … concurrent writers of one kind alone and reports how
  * throughput and latency change with concurrency, to find a cliff if there is one.
  */
-import { percentile } from "./harness";
+import { divergentRecord, percentile, verifiedRecord } from "./harness";
 
 export type EndpointStats = {
   endpoint: string;
@@ -36,32 +36,6 @@ export type LoadContext = { bases: string[]; token: { ingest: string; review: st
 
 let unique = 0;
 const uid = () => `${process.pid.toString(36)}-${Date.now().toString(36)}-${(++unique).toString(36)}`;
-
-export function verifiedRecord(id: string, trajectory: string) {
-  return {
-    operation_id: id,
-    trajectory_id: trajectory,
-    tool: { name: "crm.update_contact", version: "3" },
-    claimed_outcome: "success",
-    intent: { target: "crm contact", effect: "set the contact's phone", fingerprint: `sha256:${id}` },
-    receipt: { status: "accepted", receipt_id: `r-${id}`, observed_at: "2026-08-28T10:00:00Z" },
-    canonical_read: { status: "match", observed_at: "2026-08-28T10:01:00Z", evidence: { object_id: `o-${id}`, fingerprint: `sha256:${id}` } },
-  };
-}
-
-export function divergentRecord(id: string, trajectory: string) {
-  return {
-    operation_id: id,
-    trajectory_id: trajectory,
-    tool: { name: "social.publish", version: "2" },
-    claimed_outcome: "success",
-    intent: { target: "social account", effect: "publish exactly one post", fingerprint: `sha256:${id}` },
-    receipt: { status: "accepted", receipt_id: `r-${id}`, observed_at: "2026-08-28T14:02:11Z" },
-    canonical_read: { status: "absent", observed_at: "2026-08-28T14:31:02Z", evidence: "profile fetch does not show the post" },
-    side_effects: [{ name: "daily post ceiling decremented", status: "observed" }],
-    idempotency: { enforced: false, key: id },
-  };
-}
 
 const jsonPost = (token: string, body: unknown): RequestInit => ({
   method: "POST",
