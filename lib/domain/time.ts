@@ -10,8 +10,21 @@ export function isRfc3339(value: string): boolean {
   return toInstant(value) !== null;
 }
 
+/** Parsed instants: a record's few timestamps are compared many times while it is classified. */
+const instants = new Map<string, bigint | null>();
+
 /** Nanoseconds since the epoch, or null when the text is not an RFC 3339 date-time. */
 export function toInstant(value: string): bigint | null {
+  let n = instants.get(value);
+  if (n === undefined) {
+    if (instants.size >= 4096) instants.clear();
+    n = parseInstant(value);
+    instants.set(value, n);
+  }
+  return n;
+}
+
+function parseInstant(value: string): bigint | null {
   const m = RFC3339.exec(value);
   if (!m) return null;
   const [, y, mo, d, h, mi, s, frac = "", zone] = m;

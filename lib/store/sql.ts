@@ -9,26 +9,41 @@ import { provider, type Db, type Tx } from "./db";
  */
 const MAX_PARAMS = 30_000;
 
-function placeholder(i: number): string {
-  return provider() === "postgresql" ? `$${i}` : "?";
+/** Placeholder lists are rebuilt for every statement otherwise; the shapes repeat, so keep them. */
+const listCache = new Map<string, string>();
+
+function cached(key: string, build: () => string): string {
+  let text = listCache.get(key);
+  if (text === undefined) {
+    if (listCache.size >= 128) listCache.clear();
+    text = build();
+    listCache.set(key, text);
+  }
+  return text;
 }
 
 /** "(?, ?), (?, ?)" or "($1, $2), ($3, $4)" for rows × width, numbered from `start`. */
 function valuesList(rows: number, width: number, start = 1): string {
-  const out: string[] = [];
-  let n = start;
-  for (let r = 0; r < rows; r++) {
-    const cells: string[] = [];
-    for (let c = 0; c < width; c++) cells.push(placeholder(n++));
-    out.push(`(${cells.join(", ")})`);
-  }
-  return out.join(", ");
+  const pg = provider() === "postgresql";
+  return cached(`v${pg ? "p" : "s"}${rows}x${width}@${start}`, () => {
+    const out: string[] = [];
+    let n = start;
+    for (let r = 0; r < rows; r++) {
+      const cells: string[] = [];
+      for (let c = 0; c < width; c++) cells.push(pg ? `$${n++}` : "?");
+      out.push(`(${cells.join(", ")})`);
+    }
+    return out.join(", ");
+  });
 }
 
 export function inList(count: number, start = 1): string {
-  const cells: string[] = [];
-  for (let i = 0; i < count; i++) cells.push(placeholder(start + i));
-  return `(${cells.join(", ")})`;
+  const pg = provider() === "postgresql";
+  return cached(`i${pg ? "p" : "s"}${count}@${start}`, () => {
+    const cells: string[] = [];
+    for (let i = 0; i < count; i++) cells.push(pg ? `$${start + i}` : "?");
+    return `(${cells.join(", ")})`;
+  });
 }
 
 export async function insertMany(tx: Tx, table: string, columns: string[], rows: unknown[][]): Promise<void> {

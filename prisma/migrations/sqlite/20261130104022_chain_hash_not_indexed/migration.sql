@@ -1,0 +1,2 @@
+-- DropIndex
+DROP INDEX "chain_records_hash_key";
