@@ -1,7 +1,6 @@
 import "server-only";
 import { chainHash, GENESIS_HASH, type ChainFields, type ChainRecord } from "@/lib/domain/hash";
-import type { Tx } from "./db";
-import { insertMany } from "./sql";
+import { asSql, insertMany, type SqlLike } from "./sql";
 
 export type ChainEntry = {
   kind: ChainFields["kind"];
@@ -19,14 +18,15 @@ export type ChainEntry = {
  * The caller's state change and these records commit or fail together.
  */
 export async function appendToChain(
-  tx: Tx,
+  db: SqlLike,
   entries: ChainEntry[],
   recordedAt = new Date().toISOString(),
   opts: { locked?: boolean } = {},
 ): Promise<ChainRecord[]> {
   if (entries.length === 0) return [];
+  const tx = asSql(db);
   if (!opts.locked) await lockChain(tx);
-  const [head] = (await tx.$queryRawUnsafe("SELECT seq, hash FROM chain_records ORDER BY seq DESC LIMIT 1")) as { seq: number | bigint; hash: string }[];
+  const [head] = await tx.all<{ seq: number | bigint; hash: string }>("SELECT seq, hash FROM chain_records ORDER BY seq DESC LIMIT 1");
   let seq = head ? Number(head.seq) : 0;
   let prev = head?.hash ?? GENESIS_HASH;
   const out: ChainRecord[] = [];
@@ -69,10 +69,8 @@ export async function appendToChain(
  * Written first, so concurrent appenders queue here (see ChainLock in prisma/schema.prisma).
  * Callers that must read state before appending take it themselves, first thing.
  */
-export async function lockChain(tx: Tx): Promise<void> {
-  await tx.$executeRawUnsafe(
-    "INSERT INTO chain_lock (id, n) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET n = chain_lock.n + 1",
-  );
+export async function lockChain(db: SqlLike): Promise<void> {
+  await asSql(db).run("INSERT INTO chain_lock (id, n) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET n = chain_lock.n + 1");
 }
 
 type StoredRow = {

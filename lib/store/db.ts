@@ -3,6 +3,8 @@ import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient as PgClient } from "./generated/pg/client";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
+import { asSql, type Sql } from "./sql";
+import { DirectSqlite } from "./sqlite-direct";
 
 /**
  * The only place a Prisma client is made. The database is chosen at runtime from DATABASE_URL:
@@ -25,7 +27,33 @@ export function providerOf(url: string): Provider {
   throw new Error(`DATABASE_URL must start with file: or postgresql:// (got ${url.split(":")[0]}:)`);
 }
 
-type Clients = { provider: Provider; writer: Db; reader: Db; ready: Promise<void> };
+type Clients = {
+  provider: Provider;
+  writer: Db;
+  reader: Db;
+  ready: Promise<void>;
+  /** SQLite only: the direct ingest connection (sqlite-direct.ts), opened at first use. */
+  direct: (() => DirectSqlite) | null;
+  /** SQLite only: one write transaction at a time across the writer and the direct connection. */
+  lock: WriteLock;
+  close: () => Promise<void>;
+};
+
+/** A FIFO async lock. */
+class WriteLock {
+  private tail: Promise<void> = Promise.resolve();
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    const before = this.tail;
+    let release!: () => void;
+    this.tail = new Promise<void>((resolve) => (release = resolve));
+    await before;
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+}
 
 function connect(url: string): Clients {
   const provider = providerOf(url);
@@ -33,7 +61,7 @@ function connect(url: string): Clients {
     const client = new PgClient({
       adapter: new PrismaPg({ connectionString: url, max: Number(process.env.DATABASE_POOL_SIZE || 10) }),
     }) as unknown as Db;
-    return { provider, writer: client, reader: client, ready: Promise.resolve() };
+    return { provider, writer: client, reader: client, ready: Promise.resolve(), direct: null, lock: new WriteLock(), close: () => client.$disconnect() };
   }
   // better-sqlite3 is one connection per client, and Prisma's adapter runs every query of an
   // open interactive transaction *and any other query issued meanwhile* on it. A second,
@@ -52,7 +80,20 @@ function connect(url: string): Clients {
     // and every insert reads pages from disk (bench:ui saw ingest fall to ~420 records/s).
     for (const c of [writer, reader]) await c.$queryRawUnsafe("PRAGMA cache_size = -65536");
   })();
-  return { provider, writer, reader, ready };
+  let direct: DirectSqlite | null = null;
+  return {
+    provider,
+    writer,
+    reader,
+    ready,
+    direct: () => (direct ??= new DirectSqlite(url.replace(/^file:/, ""))),
+    lock: new WriteLock(),
+    close: async () => {
+      direct?.close();
+      await writer.$disconnect();
+      await reader.$disconnect();
+    },
+  };
 }
 
 const globalForDb = globalThis as unknown as { __reconcileDb?: Clients & { url: string } };
@@ -88,14 +129,27 @@ export function provider(): Provider {
  * through one connection; PostgreSQL through the chain lock).
  */
 export async function writeTransaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-  const db = await writer();
-  return db.$transaction(fn, { maxWait: 20_000, timeout: 60_000 });
+  const c = clients();
+  await c.ready;
+  const run = () => c.writer.$transaction(fn, { maxWait: 20_000, timeout: 60_000 });
+  return c.provider === "sqlite" ? c.lock.run(run) : run();
+}
+
+/**
+ * A write transaction for the hot path's raw SQL (ingest): on SQLite through the direct
+ * connection, on PostgreSQL a Prisma transaction. Same guarantees as writeTransaction.
+ */
+export async function sqlWriteTransaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+  const c = clients();
+  await c.ready;
+  if (!c.direct) return writeTransaction((tx) => fn(asSql(tx)));
+  const direct = c.direct;
+  return c.lock.run(() => direct().transaction(fn));
 }
 
 export async function disconnect(): Promise<void> {
   const c = globalForDb.__reconcileDb;
   if (!c) return;
   globalForDb.__reconcileDb = undefined;
-  await c.writer.$disconnect();
-  if (c.reader !== c.writer) await c.reader.$disconnect();
+  await c.close();
 }

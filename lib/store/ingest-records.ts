@@ -3,7 +3,7 @@ import { ApiError } from "@/lib/api/errors";
 import { deriveOperation, type OperationState, type StoredStage } from "@/lib/domain/operation";
 import { reconcileRecord, mergeEnvelopes, type StageRecordDraft } from "@/lib/domain/stages";
 import { appendToChain, lockChain } from "./chain";
-import { writeTransaction } from "./db";
+import { sqlWriteTransaction } from "./db";
 import { writeProjection, type Identity } from "./projection";
 import { insertMany, selectIn } from "./sql";
 import { correctionFacts, loadOperationRecords } from "./stage-records";
@@ -35,7 +35,7 @@ export type IngestResult =
  */
 export async function ingestRecords(records: ValidRecord[]): Promise<IngestResult[]> {
   if (!records.length) return [];
-  return writeTransaction(async (tx) => {
+  return sqlWriteTransaction(async (tx) => {
     await lockChain(tx);
     const ids = [...new Set(records.map((r) => r.operationId))];
     const known = await selectIn<{ operation_id: string; created_seq: number | bigint; created_at: string }>(

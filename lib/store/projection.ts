@@ -1,8 +1,7 @@
 import "server-only";
 import type { CorrectionFact } from "@/lib/domain/corrections";
 import { deriveOperation, type OperationState, type StoredStage } from "@/lib/domain/operation";
-import type { Tx } from "./db";
-import { deleteIn, insertMany } from "./sql";
+import { asSql, deleteIn, insertMany, type SqlLike } from "./sql";
 
 export type Identity = { operationId: string; createdSeq: number; createdAt: string };
 
@@ -65,7 +64,7 @@ const VIEW_COLUMNS: Record<keyof ReturnType<typeof viewRow>, string> = {
  * what their records say now. The projection is disposable: the same function rebuilds it.
  */
 export async function writeProjection(
-  tx: Tx,
+  db: SqlLike,
   ops: { identity: Identity; stages: StoredStage[]; corrections?: CorrectionFact[] }[],
   /** Operations that may already have derived rows (default: all of them). */
   opts: { existing?: string[] } = {},
@@ -83,6 +82,7 @@ export async function writeProjection(
     for (const key of state.search_keys) keys.push({ key, operationId: identity.operationId });
     for (const dep of state.depends_on) edges.push({ operationId: identity.operationId, dependsOn: dep });
   }
+  const tx = asSql(db);
   const stale = opts.existing ?? ids;
   if (stale.length) {
     await deleteIn(tx, "operation_views", "operation_id", stale);

@@ -6,8 +6,46 @@ import { provider, type Db, type Tx } from "./db";
  * spends most of a 100-record batch mapping rows through its runtime (bench:ingest measured
  * ~2 ms a record); one multi-row statement per table costs a fraction. The SQL here is the
  * subset SQLite and PostgreSQL share; only placeholders differ.
+ *
+ * It runs against `Sql`: a Prisma client or transaction (wrapped by `asSql`), or the embedded
+ * database's direct ingest connection (`sqlite-direct.ts`), which runs the same statements
+ * prepared once instead of through Prisma's runtime.
  */
 const MAX_PARAMS = 30_000;
+
+/** What the hot-path SQL needs from a connection or transaction. */
+export interface Sql {
+  /** Rows of a query; `?` placeholders on SQLite, `$1…` on PostgreSQL (see `inList`). */
+  all<T>(sql: string, params?: unknown[]): Promise<T[]>;
+  run(sql: string, params?: unknown[]): Promise<void>;
+  /** INSERT rows × columns (values already in database form). */
+  insert(table: string, columns: string[], rows: unknown[][]): Promise<void>;
+}
+
+/** A Prisma client or interactive transaction as `Sql`: multi-row statements, chunked. */
+class PrismaSql implements Sql {
+  constructor(private readonly db: Db | Tx) {}
+  async all<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return (await this.db.$queryRawUnsafe(sql, ...params)) as T[];
+  }
+  async run(sql: string, params: unknown[] = []): Promise<void> {
+    await this.db.$executeRawUnsafe(sql, ...params);
+  }
+  async insert(table: string, columns: string[], rows: unknown[][]): Promise<void> {
+    const perStatement = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
+    for (let i = 0; i < rows.length; i += perStatement) {
+      const chunk = rows.slice(i, i + perStatement);
+      const sql = `INSERT INTO ${table} (${columns.join(", ")}) VALUES ${valuesList(chunk.length, columns.length)}`;
+      await this.db.$executeRawUnsafe(sql, ...chunk.flat());
+    }
+  }
+}
+
+export type SqlLike = Db | Tx | Sql;
+
+export function asSql(db: SqlLike): Sql {
+  return "$queryRawUnsafe" in db ? new PrismaSql(db) : db;
+}
 
 /** Placeholder lists are rebuilt for every statement otherwise; the shapes repeat, so keep them. */
 const listCache = new Map<string, string>();
@@ -46,29 +84,26 @@ export function inList(count: number, start = 1): string {
   });
 }
 
-export async function insertMany(tx: Tx, table: string, columns: string[], rows: unknown[][]): Promise<void> {
+export async function insertMany(db: SqlLike, table: string, columns: string[], rows: unknown[][]): Promise<void> {
   if (!rows.length) return;
-  const perStatement = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
-  for (let i = 0; i < rows.length; i += perStatement) {
-    const chunk = rows.slice(i, i + perStatement);
-    const sql = `INSERT INTO ${table} (${columns.join(", ")}) VALUES ${valuesList(chunk.length, columns.length)}`;
-    await tx.$executeRawUnsafe(sql, ...chunk.flat());
-  }
+  await asSql(db).insert(table, columns, rows);
 }
 
 /** SELECT … WHERE column IN (ids), chunked; `sql` holds one `%IN%` marker. */
-export async function selectIn<T>(db: Db | Tx, sql: string, ids: string[]): Promise<T[]> {
+export async function selectIn<T>(db: SqlLike, sql: string, ids: string[]): Promise<T[]> {
   const out: T[] = [];
+  const q = asSql(db);
   for (let i = 0; i < ids.length; i += MAX_PARAMS) {
     const chunk = ids.slice(i, i + MAX_PARAMS);
-    out.push(...((await db.$queryRawUnsafe(sql.replace("%IN%", inList(chunk.length)), ...chunk)) as T[]));
+    out.push(...(await q.all<T>(sql.replace("%IN%", inList(chunk.length)), chunk)));
   }
   return out;
 }
 
-export async function deleteIn(tx: Tx, table: string, column: string, ids: string[]): Promise<void> {
+export async function deleteIn(db: SqlLike, table: string, column: string, ids: string[]): Promise<void> {
+  const q = asSql(db);
   for (let i = 0; i < ids.length; i += MAX_PARAMS) {
     const chunk = ids.slice(i, i + MAX_PARAMS);
-    await tx.$executeRawUnsafe(`DELETE FROM ${table} WHERE ${column} IN ${inList(chunk.length)}`, ...chunk);
+    await q.run(`DELETE FROM ${table} WHERE ${column} IN ${inList(chunk.length)}`, chunk);
   }
 }

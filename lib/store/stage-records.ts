@@ -2,8 +2,7 @@ import "server-only";
 import type { CorrectionAction, CorrectionFact, Resolution } from "@/lib/domain/corrections";
 import type { StoredStage } from "@/lib/domain/operation";
 import type { Stage } from "@/lib/domain/wire";
-import type { Db, Tx } from "./db";
-import { selectIn } from "./sql";
+import { selectIn, type SqlLike } from "./sql";
 
 /** The chain payload of a stage record. */
 export type StagePayload = { stage: Stage; observed_at: string | null; data: unknown; envelope?: Record<string, unknown> };
@@ -41,7 +40,7 @@ export function toStoredStage(row: Row): LoadedStage {
 export type OperationRecords = { stages: LoadedStage[]; corrections: LoadedCorrection[] };
 
 /** Every stage record and correction of these operations, in chain order, grouped by operation. */
-export async function loadOperationRecords(db: Db | Tx, operationIds: string[]): Promise<Map<string, OperationRecords>> {
+export async function loadOperationRecords(db: SqlLike, operationIds: string[]): Promise<Map<string, OperationRecords>> {
   const out = new Map<string, OperationRecords>();
   if (!operationIds.length) return out;
   const rows = await selectIn<{ seq: number | bigint; kind: string; operation_id: string; recorded_at: string; actor: string | null; payload: string; hash: string }>(
