@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import { findDuplicateKey } from "@/lib/domain/json";
 import { ApiError } from "./errors";
 
@@ -22,14 +23,10 @@ export async function readJsonBody(req: Request, maxBytes: number): Promise<unkn
 
 /** The parsed body and its size in bytes. */
 export async function readJsonBodySized(req: Request, maxBytes: number): Promise<{ value: unknown; bytes: number }> {
-  const type = (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
-  if (type !== "application/json") {
-    throw new ApiError("unsupported_media_type", "send the body as JSON with Content-Type: application/json", { content_type: type || null });
-  }
-  const declared = Number(req.headers.get("content-length"));
+  checkContentType(req.headers.get("content-type"));
+  checkDeclaredLength(req.headers.get("content-length"), maxBytes);
   const chunks: Uint8Array[] = [];
   let size = 0;
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
   if (req.body) {
     const reader = req.body.getReader();
     for (;;) {
@@ -44,10 +41,61 @@ export async function readJsonBodySized(req: Request, maxBytes: number): Promise
       chunks.push(value);
     }
   }
-  if (size === 0) throw new ApiError("malformed_json", "the request body is empty; send a JSON object");
+  return { value: parseJsonBytes(Buffer.concat(chunks)), bytes: size };
+}
+
+/** readJsonBodySized for a Node request (the ingest fast path, lib/cli/serve.ts); same answers. */
+export async function readJsonBodyNode(req: IncomingMessage, maxBytes: number): Promise<{ value: unknown; bytes: number }> {
+  checkContentType(req.headers["content-type"] ?? null);
+  checkDeclaredLength(req.headers["content-length"] ?? null, maxBytes);
+  const { chunks, size, overflow } = await new Promise<{ chunks: Buffer[]; size: number; overflow: boolean }>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let overflow = false;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (overflow) {
+        // Read and drop the rest (up to the drain limit) so that the client reads the 413.
+        if (size > DRAIN_LIMIT_BYTES) req.pause();
+        return;
+      }
+      if (size > maxBytes) {
+        overflow = true;
+        chunks.length = 0;
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => resolve({ chunks, size, overflow }));
+    req.on("error", reject);
+    req.on("close", () => {
+      if (!req.readableEnded) overflow ? resolve({ chunks, size, overflow }) : reject(new Error("the client went away"));
+    });
+    // Past the drain limit the reads stop; answer then rather than wait for an end that will not come.
+    req.on("pause", () => overflow && resolve({ chunks, size, overflow }));
+  });
+  if (overflow) throw tooLarge(maxBytes);
+  return { value: parseJsonBytes(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)), bytes: size };
+}
+
+function checkContentType(header: string | null) {
+  const type = (header ?? "").split(";")[0].trim().toLowerCase();
+  if (type !== "application/json") {
+    throw new ApiError("unsupported_media_type", "send the body as JSON with Content-Type: application/json", { content_type: type || null });
+  }
+}
+
+function checkDeclaredLength(header: string | null, maxBytes: number) {
+  const declared = Number(header);
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
+}
+
+/** UTF-8 (strict), JSON, and each key once per object: 400 malformed_json otherwise. */
+function parseJsonBytes(bytes: Buffer): unknown {
+  if (bytes.length === 0) throw new ApiError("malformed_json", "the request body is empty; send a JSON object");
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     throw new ApiError("malformed_json", "the request body is not valid UTF-8");
   }
@@ -61,7 +109,7 @@ export async function readJsonBodySized(req: Request, maxBytes: number): Promise
   if (duplicate !== null) {
     throw new ApiError("malformed_json", `the key "${duplicate}" appears twice in one object; send each key once`, { path: duplicate });
   }
-  return { value, bytes: size };
+  return value;
 }
 
 /**
@@ -89,6 +137,29 @@ async function discard(reader: ReadableStreamDefaultReader<Uint8Array>, budget: 
     return; // the client went away: nothing to answer
   }
   await reader.cancel().catch(() => {});
+}
+
+/**
+ * discardUnreadBody for a Node request: reads and drops the body up to DRAIN_LIMIT_BYTES before
+ * a refusal is sent; a longer one is left unread (the answer then closes the connection).
+ */
+export function discardNode(req: IncomingMessage): Promise<void> {
+  const declared = Number(req.headers["content-length"]);
+  if (req.readableEnded || req.destroyed || (Number.isFinite(declared) && declared > DRAIN_LIMIT_BYTES)) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    let read = 0;
+    req.on("data", (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > DRAIN_LIMIT_BYTES) {
+        req.pause();
+        resolve();
+      }
+    });
+    req.on("end", () => resolve());
+    req.on("close", () => resolve());
+    req.on("error", () => resolve());
+    req.resume();
+  });
 }
 
 function tooLarge(maxBytes: number) {

@@ -1,11 +1,8 @@
 import "server-only";
 import { NextResponse } from "next/server";
-import { can, type Permission, type Principal } from "@/lib/auth/permissions";
+import type { Permission, Principal } from "@/lib/auth/permissions";
 import { currentPrincipal } from "@/lib/auth/session";
-import { sourceAddress } from "@/lib/auth/request";
-import { authenticateToken } from "@/lib/store/api-tokens";
-import { writeTransaction } from "@/lib/store/db";
-import { recordSecurityEvent } from "@/lib/store/security-events";
+import { authorize, bearerPrincipal } from "./authorize";
 import { discardUnreadBody } from "./body";
 import { ApiError } from "./errors";
 
@@ -26,12 +23,7 @@ export function apiRoute<P = Record<string, never>>(permission: Permission, hand
       if (principal.kind === "session" && !SAFE_METHODS.has(req.method) && !sameOrigin(req)) {
         throw new ApiError("forbidden", "cross-site request refused: send it from this site, or use a token");
       }
-      if (!can(principal, permission)) {
-        await recordRefusal(req, principal, permission);
-        throw new ApiError("forbidden", `this ${principal.kind === "token" ? "token" : "account"} may not ${permission.replace(":", " ")}`, {
-          permission,
-        });
-      }
+      await authorize(principal, permission, { method: req.method, path: new URL(req.url).pathname, headers: req.headers });
       return await handler({ req, principal, params: await context.params });
     } catch (e) {
       await discardUnreadBody(req);
@@ -60,25 +52,10 @@ function sameOrigin(req: Request): boolean {
   }
 }
 
-async function recordRefusal(req: Request, principal: Principal, permission: Permission) {
-  await writeTransaction((tx) =>
-    recordSecurityEvent(tx, principal.email, {
-      type: "authorization.refused",
-      permission,
-      method: req.method,
-      path: new URL(req.url).pathname,
-      source: sourceAddress(req.headers),
-    }),
-  );
-}
-
 /** A bearer token when one is sent (a bad one is not silently replaced by a cookie), else the session. */
 export async function authenticate(req: Request): Promise<Principal | null> {
   const header = req.headers.get("authorization");
-  if (header) {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    return m ? authenticateToken(m[1]) : null;
-  }
+  if (header) return bearerPrincipal(header);
   return currentPrincipal();
 }
 

@@ -13,6 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
+import { serverArgs } from "./start";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { chainHash, GENESIS_HASH } from "../domain/hash";
@@ -54,7 +55,7 @@ async function main() {
     .split("\n")
     .pop()!;
   const port = 3400 + (process.pid % 500);
-  const server = spawn(process.execPath, [path.resolve("node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], { env, stdio: "ignore" });
+  const server = spawn(process.execPath, serverArgs(), { env: { ...env, PORT: String(port), HOSTNAME: "127.0.0.1", NODE_ENV: "production" }, stdio: "ignore" });
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
     try {

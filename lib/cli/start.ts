@@ -1,6 +1,7 @@
 /**
  * `npm start`: applies pending migrations, makes sure an AUTH_SECRET exists (created once and
- * kept under ./data when unset), then runs the production server in this process's place.
+ * kept under ./data when unset), then runs the production server (lib/cli/serve.ts: Next.js
+ * plus the ingest fast path) in this process's place.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -27,10 +28,16 @@ export async function prepare(): Promise<NodeJS.ProcessEnv> {
   return { ...process.env, DATABASE_URL: url, AUTH_SECRET: ensureAuthSecret() };
 }
 
+/**
+ * The production server's command line: node + these arguments (lib/cli/serve.ts through tsx's
+ * loader, in this one process, so that a signal sent to it reaches the server itself).
+ */
+export function serverArgs(): string[] {
+  return ["--import", "tsx", path.resolve("lib/cli/serve.ts")];
+}
+
 export function startServer(env: NodeJS.ProcessEnv, port = env.PORT || "3000") {
-  const next = path.resolve("node_modules/next/dist/bin/next");
-  const args = [next, "start", "-p", String(port), ...(env.HOSTNAME ? ["-H", env.HOSTNAME] : [])];
-  const child = spawn(process.execPath, args, { env, stdio: "inherit" });
+  const child = spawn(process.execPath, serverArgs(), { env: { ...env, PORT: String(port) }, stdio: "inherit" });
   for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => child.kill(sig));
   child.on("exit", (code) => process.exit(code ?? 0));
   return child;

@@ -1,12 +1,13 @@
 /**
  * What the reliability harnesses share: a migrated database with a user and tokens, the real
- * production server (`next start`, from the current build) started and killed on demand, and
+ * production server (`npm start`'s lib/cli/serve.ts, from the current build) started and killed on demand, and
  * latency percentiles. The harnesses run in tests (short) and in `npm run soak:*` (long).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 export { mulberry32 as seeded } from "@/lib/domain/demo-data";
 import { deployMigrations } from "@/lib/cli/schema-engine";
+import { serverArgs } from "@/lib/cli/start";
 import { createApiToken } from "@/lib/store/api-tokens";
 import { disconnect } from "@/lib/store/db";
 import { freePort } from "@/lib/testing/ports";
@@ -42,13 +43,13 @@ export type App = {
   stop: () => Promise<void>;
 };
 
-/** Starts `next start` on this database and waits until /api/health answers 200. */
+/** Starts the production server (lib/cli/serve.ts) on this database and waits until /api/health answers 200. */
 export async function startApp(url: string, opts: { port?: number; env?: Record<string, string> } = {}): Promise<App> {
   const port = opts.port ?? (await freePort());
   const base = `http://127.0.0.1:${port}`;
   let log = "";
-  const child = spawn(process.execPath, [path.resolve("node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
-    env: { ...process.env, DATABASE_URL: url, AUTH_SECRET, NODE_ENV: "production", ...opts.env },
+  const child = spawn(process.execPath, serverArgs(), {
+    env: { ...process.env, DATABASE_URL: url, AUTH_SECRET, NODE_ENV: "production", PORT: String(port), HOSTNAME: "127.0.0.1", ...opts.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout!.on("data", (d) => (log = (log + d).slice(-20_000)));

@@ -1,6 +1,6 @@
 /**
  * A server the e2e suite drives: a fresh SQLite database in a temporary folder (never a
- * developer's data), migrated, then `next start`. Mode `demo` loads the demo data and demo
+ * developer's data), migrated, then the production server (lib/cli/serve.ts). Mode `demo` loads the demo data and demo
  * users; mode `empty` leaves the database without users (the first-run path).
  */
 import { mkdtempSync } from "node:fs";

@@ -1,13 +1,15 @@
 /**
  * Vitest global setup for the integration suite: a fresh database (a temporary SQLite file, or
  * a clean schema of the PostgreSQL named by INTEGRATION_DATABASE_URL), migrated by the real
- * deploy, and the real production server (`next start`) on a free port against it.
+ * deploy, and the real production server (`npm start`'s lib/cli/serve.ts: Next.js plus the
+ * ingest fast path) on a free port against it.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { serverArgs } from "../cli/start";
 import { freePort } from "./ports";
 import type { TestProject } from "vitest/node";
 
@@ -17,6 +19,8 @@ declare module "vitest" {
     databaseUrl: string;
   }
 }
+
+export const INTEGRATION_AUTH_SECRET = "integration-test-secret-0123456789abcdef";
 
 async function resetPostgres(url: string) {
   const client = new pg.Client({ connectionString: url });
@@ -63,8 +67,17 @@ export default async function setup(project: TestProject) {
   let log = "";
   // A keep-alive longer than any pause between requests: the test client reuses sockets, and a
   // socket the server closes during a slow step (a CLI run) would fail the next request.
-  const child = spawn(process.execPath, [path.resolve("node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1", "--keepAliveTimeout", "300000"], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, AUTH_SECRET: "integration-test-secret-0123456789abcdef", NODE_ENV: "production" },
+  // The production server, as `npm start` runs it (lib/cli/serve.ts).
+  const child = spawn(process.execPath, serverArgs(), {
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      AUTH_SECRET: INTEGRATION_AUTH_SECRET,
+      NODE_ENV: "production",
+      PORT: String(port),
+      HOSTNAME: "127.0.0.1",
+      KEEP_ALIVE_TIMEOUT_MS: "300000",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout!.on("data", (d) => (log += d));

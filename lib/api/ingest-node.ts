@@ -1,0 +1,79 @@
+import "server-only";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { authorize, bearerPrincipal } from "./authorize";
+import { discardNode, readJsonBodyNode } from "./body";
+import { ApiError } from "./errors";
+import { ingestBody, MAX_REQUEST_BYTES } from "./ingest";
+
+export const RECEIPTS_PATH = "/api/v1/receipts";
+
+/** The headers next.config.js gives every Next.js answer; the fast path answers with the same. */
+export const SECURITY_HEADERS: Record<string, string> = {
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "same-origin",
+  "permissions-policy": "camera=(), microphone=(), geolocation=()",
+  "x-frame-options": "DENY",
+
+};
+
+/**
+ * Whether the production server (lib/cli/serve.ts) answers this request itself instead of
+ * handing it to Next.js: POST /api/v1/receipts with a bearer token. Everything else (a session
+ * cookie, another method, a trailing slash) goes to Next.js and its route handler.
+ */
+export function isFastIngest(req: IncomingMessage): boolean {
+  if (req.method !== "POST" || !req.headers.authorization || !req.url) return false;
+  const q = req.url.indexOf("?");
+  return (q === -1 ? req.url : req.url.slice(0, q)) === RECEIPTS_PATH;
+}
+
+/**
+ * POST /api/v1/receipts on Node's own request and response, with exactly the checks and answers
+ * of the route handler (app/api/v1/receipts/route.ts): bearer authentication, the ingest
+ * permission (a refusal is recorded), the body limits, then ingestBody. It exists because
+ * Next.js's request handling costs about a millisecond a request on this machine, which capped
+ * single-record ingest at ~700 requests/s (docs/BENCHMARKS.md).
+ */
+export async function handleIngestNode(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  try {
+    const principal = await bearerPrincipal(req.headers.authorization ?? "");
+    if (!principal) throw new ApiError("unauthenticated", "sign in, or send Authorization: Bearer <token>");
+    await authorize(principal, "receipts:ingest", { method: "POST", path: RECEIPTS_PATH, headers: headersOf(req) });
+    const { value, bytes } = await readJsonBodyNode(req, MAX_REQUEST_BYTES);
+    const result = await ingestBody(value, principal.email, bytes);
+    send(res, result.status, result.body);
+  } catch (e) {
+    if (!req.readableEnded && !req.isPaused()) await discardNode(req);
+    // A body left unread (past the drain limit) ends the connection with the answer.
+    const extra: Record<string, string> = req.readableEnded ? {} : { connection: "close" };
+    if (e instanceof ApiError) {
+      if (e.status === 401) extra["www-authenticate"] = 'Bearer realm="reconcile"';
+      send(res, e.status, e.toJSON(), extra);
+    } else {
+      console.error("unhandled error in an API route:", e);
+      send(res, 500, new ApiError("internal", "something went wrong on our side; it has been logged").toJSON(), extra);
+    }
+  }
+}
+
+function send(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}) {
+  if (res.headersSent || res.destroyed) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    ...SECURITY_HEADERS,
+    ...extra,
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+/** The request's headers as a Headers object, with the socket address as Next.js would add it. */
+function headersOf(req: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+  }
+  if (!headers.has("x-forwarded-for") && req.socket.remoteAddress) headers.set("x-forwarded-for", req.socket.remoteAddress);
+  return headers;
+}
