@@ -66,10 +66,12 @@ export async function readJsonBodyNode(req: IncomingMessage, maxBytes: number): 
       }
       chunks.push(chunk);
     });
+    // A client that goes away mid-upload gets no answer anyway; 400 keeps it out of the error log.
+    const cutOff = () => new ApiError("bad_request", "the request body ended before its end (the connection was closed)");
     req.on("end", () => resolve({ chunks, size, overflow }));
-    req.on("error", reject);
+    req.on("error", () => (overflow ? resolve({ chunks, size, overflow }) : reject(cutOff())));
     req.on("close", () => {
-      if (!req.readableEnded) overflow ? resolve({ chunks, size, overflow }) : reject(new Error("the client went away"));
+      if (!req.readableEnded) overflow ? resolve({ chunks, size, overflow }) : reject(cutOff());
     });
     // Past the drain limit the reads stop; answer then rather than wait for an end that will not come.
     req.on("pause", () => overflow && resolve({ chunks, size, overflow }));

@@ -1,4 +1,5 @@
 import { request } from "node:http";
+import { connect } from "node:net";
 import { beforeAll, describe, expect, it } from "vitest";
 import essay from "@/lib/domain/fixtures/essay-x-post.json";
 import { baseUrl, call, chainCount, ingest, principal, unique } from "@/lib/testing/integration";
@@ -284,6 +285,32 @@ describe("a refused upload is answered, not reset", () => {
     ]);
     expect(await chainCount()).toBe(before);
   }, 60_000);
+
+  it("an upload cut off mid-body stores nothing, and the server carries on", async () => {
+    const before = await chainCount();
+    const { hostname, port } = new URL(baseUrl);
+    const id = unique("op-cut");
+    const body = JSON.stringify(essayRecord(id));
+    for (let i = 0; i < 5; i++) {
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect(Number(port), hostname, () => {
+          socket.write(
+            `POST /api/v1/receipts HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${ingestToken}\r\n` +
+              `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, body.length / 2)}`,
+          );
+          setTimeout(() => {
+            socket.destroy();
+            resolve();
+          }, 50);
+        });
+        socket.on("error", reject);
+      });
+    }
+    const after = await ingest(ingestToken, essayRecord(unique("op-after-cut")));
+    expect(after.status).toBe(201);
+    expect(await chainCount()).toBe(before + 4); // the essay record's four stages, nothing else
+    expect((await call(`/api/v1/operations/${id}`, { token: readToken })).status).toBe(404);
+  });
 });
 
 describe("authentication and scopes", () => {
