@@ -109,7 +109,6 @@ describe("the ingest fast path answers exactly as the Next.js route handler", ()
     expect({ ...fast, text: normalise(fast.text, fastId) }).toEqual({ ...viaNext, text: normalise(viaNext.text, nextId) });
     // …and stores the same: as many chain records (stage records, or a refusal's security event).
     expect(afterFast - before).toBe(afterNext - afterFast);
-    expect(fast.status).toBeGreaterThanOrEqual(200);
   }, 60_000);
 
   it("a session-cookie or other-method request is not taken by the fast path: Next.js answers it", async () => {

@@ -60,12 +60,12 @@ function cached(key: string, build: () => string): string {
   return text;
 }
 
-/** "(?, ?), (?, ?)" or "($1, $2), ($3, $4)" for rows × width, numbered from `start`. */
-function valuesList(rows: number, width: number, start = 1): string {
+/** "(?, ?), (?, ?)" or "($1, $2), ($3, $4)" for rows × width. */
+function valuesList(rows: number, width: number): string {
   const pg = provider() === "postgresql";
-  return cached(`v${pg ? "p" : "s"}${rows}x${width}@${start}`, () => {
+  return cached(`v${pg ? "p" : "s"}${rows}x${width}`, () => {
     const out: string[] = [];
-    let n = start;
+    let n = 1;
     for (let r = 0; r < rows; r++) {
       const cells: string[] = [];
       for (let c = 0; c < width; c++) cells.push(pg ? `$${n++}` : "?");
@@ -75,11 +75,11 @@ function valuesList(rows: number, width: number, start = 1): string {
   });
 }
 
-export function inList(count: number, start = 1): string {
+export function inList(count: number): string {
   const pg = provider() === "postgresql";
-  return cached(`i${pg ? "p" : "s"}${count}@${start}`, () => {
+  return cached(`i${pg ? "p" : "s"}${count}`, () => {
     const cells: string[] = [];
-    for (let i = 0; i < count; i++) cells.push(pg ? `$${start + i}` : "?");
+    for (let i = 1; i <= count; i++) cells.push(pg ? `$${i}` : "?");
     return `(${cells.join(", ")})`;
   });
 }
