@@ -35,4 +35,12 @@ describe("canonical hashing", () => {
     forged.hash = chainHash(forged);
     expect(verifyChain([c[0], forged, ...c.slice(2)])).toMatchObject({ ok: false, badSeq: 3 });
   });
+  it("a record whose content cannot be canonicalised (a number past a double, e.g. 1e999 in a file) is a bad record, not a crash", () => {
+    const c = chain(4);
+    // JSON.parse turns 1e999 into Infinity, which has no canonical JSON form.
+    const edited = c.map((r) => (r.seq === 3 ? { ...r, payload: JSON.parse('{"n":1e999}') } : r));
+    expect(verifyChain(edited)).toMatchObject({ ok: false, badSeq: 3, problem: "hash does not match the record's content" });
+    const nan = c.map((r) => (r.seq === 2 ? { ...r, payload: { n: Number.NaN } } : r));
+    expect(verifyChain(nan)).toMatchObject({ ok: false, badSeq: 2 });
+  });
 });

@@ -104,7 +104,7 @@ export class ChainVerifier {
           ? "prev_hash does not match the previous record's hash"
           : r.seq === 1 && r.prev_hash !== GENESIS_HASH
             ? "the first record does not start from the genesis hash"
-            : chainHash(r) !== r.hash
+            : !hashMatches(r)
               ? "hash does not match the record's content"
               : null;
     if (problem) {
