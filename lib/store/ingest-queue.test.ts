@@ -1,0 +1,78 @@
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import type { IngestResult, ValidRecord } from "./ingest-records";
+
+/**
+ * The group-commit queue over a stand-in store: the store below records every transaction it
+ * is asked to run and fails a whole transaction when any record in it is marked "poison", as a
+ * database error would. The queue's own logic (grouping, renumbering, retrying alone) is real.
+ */
+const store = vi.hoisted(() => ({ transactions: [] as string[][], checkpoints: 0 }));
+
+vi.mock("./ingest-records", () => ({
+  ingestRecords: async (records: ValidRecord[]): Promise<IngestResult[]> => {
+    store.transactions.push(records.map((r) => r.operationId));
+    if (records.some((r) => r.operationId.startsWith("poison"))) throw new Error("the database refused the transaction");
+    return records.map((r) => ({ index: r.index, status: 201, body: { operation_id: r.operationId } as never }));
+  },
+}));
+vi.mock("./checkpoints", () => ({ maybeCheckpoint: async () => void store.checkpoints++ }));
+
+const { submitIngest } = await import("./ingest-queue");
+
+/** A request's records, indexed as the request numbered them (0..n-1). */
+const request = (prefix: string, n: number): ValidRecord[] =>
+  Array.from({ length: n }, (_, i) => ({ index: i, operationId: `${prefix}-${i}`, raw: {}, actor: "agent" }));
+
+const ids = (results: IngestResult[]) => results.map((r) => [r.index, "body" in r ? (r.body as { operation_id: string }).operation_id : null]);
+
+beforeEach(() => {
+  store.transactions = [];
+  store.checkpoints = 0;
+});
+
+describe("group commit", () => {
+  it("requests that arrive together commit in one transaction, and each gets back its own results under its own indexes", async () => {
+    const [a, b, c] = await Promise.all([submitIngest(request("a", 2)), submitIngest(request("b", 3)), submitIngest(request("c", 1))]);
+    expect(store.transactions).toEqual([["a-0", "a-1", "b-0", "b-1", "b-2", "c-0"]]);
+    expect(ids(a)).toEqual([[0, "a-0"], [1, "a-1"]]);
+    expect(ids(b)).toEqual([[0, "b-0"], [1, "b-1"], [2, "b-2"]]);
+    expect(ids(c)).toEqual([[0, "c-0"]]);
+  });
+
+  it("when the group's transaction fails, each request is retried alone: only the bad one fails", async () => {
+    const settled = await Promise.allSettled([submitIngest(request("a", 2)), submitIngest(request("poison", 1)), submitIngest(request("c", 2))]);
+    expect(store.transactions).toEqual([
+      ["a-0", "a-1", "poison-0", "c-0", "c-1"],
+      ["a-0", "a-1"],
+      ["poison-0"],
+      ["c-0", "c-1"],
+    ]);
+    expect(settled.map((s) => s.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(ids((settled[0] as PromiseFulfilledResult<IngestResult[]>).value)).toEqual([[0, "a-0"], [1, "a-1"]]);
+    expect(ids((settled[2] as PromiseFulfilledResult<IngestResult[]>).value)).toEqual([[0, "c-0"], [1, "c-1"]]);
+    expect((settled[1] as PromiseRejectedResult).reason).toEqual(new Error("the database refused the transaction"));
+  });
+
+  it("a request alone whose transaction fails is rejected once, not retried", async () => {
+    await expect(submitIngest(request("poison", 3))).rejects.toThrow("refused");
+    expect(store.transactions).toEqual([["poison-0", "poison-1", "poison-2"]]);
+  });
+
+  it("groups stop at 2,000 records without splitting a request, in arrival order", async () => {
+    const sizes = [1500, 400, 200, 2500, 10];
+    const results = await Promise.all(sizes.map((n, i) => submitIngest(request(`r${i}`, n))));
+    expect(store.transactions.map((t) => t.length)).toEqual([1900, 200, 2500, 10]);
+    expect(store.transactions.flat()).toEqual(sizes.flatMap((n, i) => request(`r${i}`, n).map((r) => r.operationId)));
+    results.forEach((r, i) => expect(r.map((x) => x.index)).toEqual([...Array(sizes[i]).keys()]));
+  });
+
+  it("requests that arrive while a transaction runs join the next one; an empty request never reaches the store", async () => {
+    const first = submitIngest(request("a", 1));
+    await new Promise((r) => setImmediate(r)); // the first transaction has started
+    const later = [submitIngest(request("b", 1)), submitIngest(request("c", 1)), submitIngest([])];
+    await Promise.all([first, ...later]);
+    expect(store.transactions).toEqual([["a-0"], ["b-0", "c-0"]]);
+    expect(await later[2]).toEqual([]);
+    expect(store.checkpoints).toBe(2);
+  });
+});
