@@ -36,6 +36,16 @@ function oidcProvider(): NextAuthConfig["providers"] {
 
 export const authConfig: NextAuthConfig = {
   secret: secret(),
+  logger: {
+    // A wrong password is not a server error: it is already a "signin.failed" security event
+    // in the audit trail, so it needs no stack trace in the server log. Everything else is.
+    error(error) {
+      if (error instanceof CredentialsSignin || (error as { type?: string }).type === "CredentialsSignin") return;
+      console.error(`[auth][error] ${error.name}: ${error.message}`);
+      const cause = (error as { cause?: { err?: unknown } }).cause?.err;
+      console.error(cause instanceof Error ? cause.stack : error.stack);
+    },
+  },
   trustHost: true,
   pages: { signIn: "/login", error: "/login" },
   session: { strategy: "jwt", maxAge: SESSION_IDLE_SECONDS, updateAge: 60 },
