@@ -46,6 +46,14 @@ describe("GET /api/v1/audit/export", () => {
     const bad = cli(["audit:verify", "--file", file]);
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toContain(`chain broken at seq ${record.seq}`);
+
+    // A number no double can hold (JSON.parse reads 1e999 as Infinity, which has no canonical
+    // form) is a broken record at its seq, not a crash of the verifier.
+    edited[k] = JSON.stringify({ ...record, payload: "<n>" }).replace('"<n>"', "1e999");
+    writeFileSync(file, edited.join("\n"));
+    const unhashable = cli(["audit:verify", "--file", file]);
+    expect(unhashable.status).toBe(1);
+    expect(unhashable.stderr).toContain(`chain broken at seq ${record.seq}`);
   });
 
   it("a filtered export verifies as a subset", async () => {
