@@ -4,7 +4,6 @@
  * latency percentiles. The harnesses run in tests (short) and in `npm run soak:*` (long).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
 export { mulberry32 as seeded } from "@/lib/domain/demo-data";
 import { deployMigrations } from "@/lib/cli/schema-engine";
 import { serverArgs } from "@/lib/cli/start";
