@@ -2,17 +2,57 @@ import "server-only";
 import { EFFECTIVE_OUTCOMES, type EffectiveOutcome } from "@/lib/domain/outcomes";
 import { REASONS } from "@/lib/domain/outcomes";
 import { provider, reader } from "./db";
+import { asSql, type Sql } from "./sql";
 
-/** Operations per effective outcome, and how many need review, from the projection. */
+/*
+ * The overview reads outcome_rollups and receipt_rollups (kept by writeProjection in the same
+ * transactions as operation_views): a few rows per day instead of every operation, so the page
+ * costs the same at a million operations as at a hundred. Periods start at a UTC midnight
+ * (periodStart); a start inside a day is also answered exactly, that day's part from
+ * operation_views through its created_at / receipt_at index.
+ */
+
+const DAY_MS = 86_400_000;
+
+/** `$n` on PostgreSQL, `?` on SQLite. */
+const ph = (n: number) => (provider() === "postgresql" ? `$${n}` : "?");
+
+/** The UTC day of an instant, and whether the instant is that day's first millisecond. */
+function dayOf(since: string): { day: string; whole: boolean; next: string } {
+  const day = since.slice(0, 10);
+  const next = new Date(Date.parse(`${day}T00:00:00.000Z`) + DAY_MS).toISOString();
+  return { day, whole: since === `${day}T00:00:00.000Z`, next };
+}
+
+/**
+ * Rollup rows from `since` on: whole days from the rollup, and when `since` falls inside a day,
+ * that day's part from operation_views. Both queries return the same columns.
+ */
+async function fromDay<T>(q: Sql, since: string | undefined, rollup: (dayFilter: string) => string, partial: (from: string, to: string) => string): Promise<T[]> {
+  if (!since) return q.all<T>(rollup(""));
+  const { day, whole, next } = dayOf(since);
+  if (whole) return q.all<T>(rollup(`day >= ${ph(1)}`), [day]);
+  const [days, part] = await Promise.all([q.all<T>(rollup(`day > ${ph(1)}`), [day]), q.all<T>(partial(ph(1), ph(2)), [since, next])]);
+  return [...part, ...days];
+}
+
+const and = (filter: string) => (filter ? `AND ${filter}` : "");
+
+/** Operations per effective outcome, and how many need review, recorded since `since`. */
 export async function outcomeCounts(since?: string): Promise<{ byOutcome: Record<EffectiveOutcome, number>; needsReview: number; total: number }> {
-  const db = await reader();
-  const where = since ? { createdAt: { gte: since } } : {};
-  const [groups, needsReview] = await Promise.all([
-    db.operationView.groupBy({ by: ["effectiveOutcome"], where, _count: { _all: true } }),
-    db.operationView.count({ where: { ...where, needsReview: true } }),
-  ]);
+  const q = asSql(await reader());
+  const rows = await fromDay<{ effective_outcome: string; needs_review: boolean | number; n: number | bigint }>(
+    q,
+    since,
+    (f) => `SELECT effective_outcome, needs_review, SUM(operations) AS n FROM outcome_rollups WHERE operations <> 0 ${and(f)} GROUP BY effective_outcome, needs_review`,
+    (a, b) => `SELECT effective_outcome, needs_review, COUNT(*) AS n FROM operation_views WHERE created_at >= ${a} AND created_at < ${b} GROUP BY effective_outcome, needs_review`,
+  );
   const byOutcome = Object.fromEntries(EFFECTIVE_OUTCOMES.map((o) => [o, 0])) as Record<EffectiveOutcome, number>;
-  for (const g of groups) byOutcome[g.effectiveOutcome as EffectiveOutcome] = g._count._all;
+  let needsReview = 0;
+  for (const r of rows) {
+    byOutcome[r.effective_outcome as EffectiveOutcome] += Number(r.n);
+    if (r.needs_review) needsReview += Number(r.n);
+  }
   return { byOutcome, needsReview, total: Object.values(byOutcome).reduce((a, b) => a + b, 0) };
 }
 
@@ -35,13 +75,17 @@ export async function knownTools(): Promise<string[]> {
 
 /** The review queue's counts: what needs a person, by effective outcome, and overclaimed successes. */
 export async function reviewCounts(): Promise<{ total: number; uncertain: number; divergent: number; overclaimed: number }> {
-  const db = await reader();
-  const [groups, overclaimed] = await Promise.all([
-    db.operationView.groupBy({ by: ["effectiveOutcome"], where: { needsReview: true }, _count: { _all: true } }),
-    db.operationView.count({ where: { needsReview: true, overclaimed: true } }),
-  ]);
-  const n = (o: string) => groups.find((g) => g.effectiveOutcome === o)?._count._all ?? 0;
-  return { total: groups.reduce((a, g) => a + g._count._all, 0), uncertain: n("uncertain"), divergent: n("divergent"), overclaimed };
+  const q = asSql(await reader());
+  const rows = await q.all<{ effective_outcome: string; overclaimed: boolean | number; n: number | bigint }>(
+    "SELECT effective_outcome, overclaimed, SUM(operations) AS n FROM outcome_rollups WHERE needs_review GROUP BY effective_outcome, overclaimed",
+  );
+  const sum = (keep: (r: (typeof rows)[number]) => boolean) => rows.filter(keep).reduce((a, r) => a + Number(r.n), 0);
+  return {
+    total: sum(() => true),
+    uncertain: sum((r) => r.effective_outcome === "uncertain"),
+    divergent: sum((r) => r.effective_outcome === "divergent"),
+    overclaimed: sum((r) => Boolean(r.overclaimed)),
+  };
 }
 
 /**
@@ -50,38 +94,45 @@ export async function reviewCounts(): Promise<{ total: number; uncertain: number
  * share of accepted receipts.
  */
 export async function silentFailureRate(since: string): Promise<{ day: string; accepted: number; silent: number; rate: number }[]> {
-  const db = await reader();
-  const p = provider() === "postgresql" ? ["$1", "$2", "$3"] : ["?", "?", "?"];
-  const rows = (await db.$queryRawUnsafe(
-    `SELECT substr(receipt_at, 1, 10) AS day,
-            SUM(CASE WHEN receipt_status = 'accepted' THEN 1 ELSE 0 END) AS accepted,
-            SUM(CASE WHEN receipt_status = 'accepted' AND reason IN (${p[0]}, ${p[1]}) THEN 1 ELSE 0 END) AS silent
-       FROM operation_views WHERE receipt_at >= ${p[2]} GROUP BY substr(receipt_at, 1, 10) ORDER BY day`,
-    REASONS.absent,
-    REASONS.mismatch,
+  const q = asSql(await reader());
+  const rows = await fromDay<{ day: string; accepted: number | bigint; silent: number | bigint }>(
+    q,
     since,
-  )) as { day: string; accepted: number | bigint; silent: number | bigint }[];
-  return rows.map((r) => {
-    const accepted = Number(r.accepted);
-    const silent = Number(r.silent);
-    return { day: r.day, accepted, silent, rate: accepted ? silent / accepted : 0 };
-  });
+    (f) => `SELECT day, accepted, silent FROM receipt_rollups WHERE receipts > 0 ${and(f)}`,
+    (a, b) =>
+      `SELECT substr(receipt_at, 1, 10) AS day,
+              SUM(CASE WHEN receipt_status = 'accepted' THEN 1 ELSE 0 END) AS accepted,
+              SUM(CASE WHEN receipt_status = 'accepted' AND reason IN ('${REASONS.absent}', '${REASONS.mismatch}') THEN 1 ELSE 0 END) AS silent
+         FROM operation_views WHERE receipt_at >= ${a} AND receipt_at < ${b} GROUP BY substr(receipt_at, 1, 10)`,
+  );
+  return rows
+    .map((r) => {
+      const accepted = Number(r.accepted);
+      const silent = Number(r.silent);
+      return { day: r.day, accepted, silent, rate: accepted ? silent / accepted : 0 };
+    })
+    .sort((a, b) => (a.day < b.day ? -1 : 1));
 }
 
-/** Tools ranked by how many of their operations are divergent now. */
+/** Tools ranked by how many of their operations are divergent now (ties by name). */
 export async function topDivergentTools(since: string | undefined, take = 5): Promise<{ tool: string; divergent: number }[]> {
-  const db = await reader();
-  const rows = await db.operationView.groupBy({
-    by: ["tool"],
-    where: { effectiveOutcome: "divergent", tool: { not: null }, ...(since ? { createdAt: { gte: since } } : {}) },
-    _count: { _all: true },
-    orderBy: { _count: { tool: "desc" } },
-    take,
-  });
-  return rows.map((r) => ({ tool: r.tool!, divergent: r._count._all }));
+  const q = asSql(await reader());
+  const rows = await fromDay<{ tool: string; n: number | bigint }>(
+    q,
+    since,
+    (f) => `SELECT tool, SUM(operations) AS n FROM outcome_rollups WHERE effective_outcome = 'divergent' AND tool <> '' ${and(f)} GROUP BY tool`,
+    (a, b) => `SELECT tool, COUNT(*) AS n FROM operation_views WHERE effective_outcome = 'divergent' AND tool IS NOT NULL AND created_at >= ${a} AND created_at < ${b} GROUP BY tool`,
+  );
+  const byTool = new Map<string, number>();
+  for (const r of rows) byTool.set(r.tool, (byTool.get(r.tool) ?? 0) + Number(r.n));
+  return [...byTool]
+    .filter(([, n]) => n > 0)
+    .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
+    .slice(0, take)
+    .map(([tool, divergent]) => ({ tool, divergent }));
 }
 
-/** The start of a period of `days` ending now, as the RFC 3339 text the projection stores. */
-export function periodStart(days: number): string {
-  return new Date(Date.now() - days * 86_400_000).toISOString();
+/** The start of "the last `days` days": today (UTC) and the days before it, from midnight. */
+export function periodStart(days: number, now = Date.now()): string {
+  return `${new Date(now - (days - 1) * DAY_MS).toISOString().slice(0, 10)}T00:00:00.000Z`;
 }

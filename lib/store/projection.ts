@@ -1,7 +1,8 @@
 import "server-only";
 import type { CorrectionFact } from "@/lib/domain/corrections";
 import { deriveOperation, type OperationState, type StoredStage } from "@/lib/domain/operation";
-import { asSql, deleteIn, insertMany, type SqlLike } from "./sql";
+import { REASONS } from "@/lib/domain/outcomes";
+import { addToCounters, asSql, deleteIn, insertMany, selectIn, type Sql, type SqlLike } from "./sql";
 
 export type Identity = { operationId: string; createdSeq: number; createdAt: string };
 
@@ -84,8 +85,13 @@ export async function writeProjection(
   }
   const tx = asSql(db);
   const stale = opts.existing ?? ids;
+  let replaced: RollupFacts[] = [];
   if (stale.length) {
-    await deleteIn(tx, "operation_views", "operation_id", stale);
+    replaced = await selectIn<RollupRow>(
+      tx,
+      `DELETE FROM operation_views WHERE operation_id IN %IN% RETURNING created_at, tool, effective_outcome, needs_review, overclaimed, receipt_at, receipt_status, reason`,
+      stale,
+    ).then((rows) => rows.map(rollupFacts));
     await deleteIn(tx, "operation_keys", "operation_id", stale);
     await deleteIn(tx, "operation_edges", "operation_id", stale);
   }
@@ -93,5 +99,75 @@ export async function writeProjection(
   await insertMany(tx, "operation_views", columns.map((c) => VIEW_COLUMNS[c]), views.map((v) => columns.map((c) => v[c])));
   await insertMany(tx, "operation_keys", ["key", "operation_id"], keys.map((k) => [k.key, k.operationId]));
   await insertMany(tx, "operation_edges", ["operation_id", "depends_on"], edges.map((e) => [e.operationId, e.dependsOn]));
+  await updateRollups(tx, replaced, views);
   return states;
+}
+
+/** What the rollups count of one operation_views row. */
+type RollupFacts = {
+  createdAt: string;
+  tool: string | null;
+  effectiveOutcome: string;
+  needsReview: boolean;
+  overclaimed: boolean;
+  receiptAt: string | null;
+  receiptStatus: string | null;
+  reason: string;
+};
+type RollupRow = {
+  created_at: string;
+  tool: string | null;
+  effective_outcome: string;
+  needs_review: boolean | number;
+  overclaimed: boolean | number;
+  receipt_at: string | null;
+  receipt_status: string | null;
+  reason: string;
+};
+
+const rollupFacts = (r: RollupRow): RollupFacts => ({
+  createdAt: r.created_at,
+  tool: r.tool,
+  effectiveOutcome: r.effective_outcome,
+  // SQLite hands booleans back as 0/1.
+  needsReview: Boolean(r.needs_review),
+  overclaimed: Boolean(r.overclaimed),
+  receiptAt: r.receipt_at,
+  receiptStatus: r.receipt_status,
+  reason: r.reason,
+});
+
+/** A silent failure (the paper's): an accepted receipt whose deciding read found the effect absent or conflicting. */
+const SILENT_REASONS: ReadonlySet<string> = new Set([REASONS.absent, REASONS.mismatch]);
+
+/**
+ * Keeps outcome_rollups and receipt_rollups in step with operation_views: the rows this write
+ * replaced are counted out, the new ones counted in, netted per key, in the same transaction.
+ */
+async function updateRollups(tx: Sql, removed: RollupFacts[], added: RollupFacts[]): Promise<void> {
+  const outcomes = new Map<string, unknown[]>();
+  const receipts = new Map<string, number[]>();
+  const count = (f: RollupFacts, sign: 1 | -1) => {
+    const key = [f.createdAt.slice(0, 10), f.tool ?? "", f.effectiveOutcome, f.needsReview, f.overclaimed];
+    const k = JSON.stringify(key);
+    const row = outcomes.get(k) ?? [...key, 0];
+    (row[5] as number) += sign;
+    outcomes.set(k, row);
+    if (f.receiptAt !== null) {
+      const accepted = f.receiptStatus === "accepted";
+      const silent = accepted && SILENT_REASONS.has(f.reason);
+      const day = f.receiptAt.slice(0, 10);
+      const r = receipts.get(day) ?? [0, 0, 0];
+      r[0] += sign;
+      r[1] += accepted ? sign : 0;
+      r[2] += silent ? sign : 0;
+      receipts.set(day, r);
+    }
+  };
+  for (const f of removed) count(f, -1);
+  for (const f of added) count(f, 1);
+  const outcomeRows = [...outcomes.values()].filter((r) => r[5] !== 0);
+  const receiptRows = [...receipts].filter(([, r]) => r.some((n) => n !== 0)).map(([day, r]) => [day, ...r]);
+  if (outcomeRows.length) await addToCounters(tx, "outcome_rollups", ["day", "tool", "effective_outcome", "needs_review", "overclaimed"], ["operations"], outcomeRows);
+  if (receiptRows.length) await addToCounters(tx, "receipt_rollups", ["day"], ["receipts", "accepted", "silent"], receiptRows);
 }

@@ -7,9 +7,9 @@ import { correctionFacts, loadOperationRecords } from "./stage-records";
 const PAGE = 500;
 
 /**
- * Recreates the derived projection from the immutable records alone: clears it, then derives
- * every operation again, page by page. Each page holds the chain lock, so ingest running
- * meanwhile never interleaves with a half-derived operation.
+ * Recreates the derived projection (views, search keys, edges, rollups) from the immutable
+ * records alone: clears it, then derives every operation again, page by page. Each page holds
+ * the chain lock, so ingest running meanwhile never interleaves with a half-derived operation.
  */
 export async function rebuildProjections(onProgress?: (done: number) => void): Promise<{ operations: number }> {
   await writeTransaction(async (tx) => {
@@ -17,6 +17,8 @@ export async function rebuildProjections(onProgress?: (done: number) => void): P
     await tx.operationView.deleteMany({});
     await tx.operationKey.deleteMany({});
     await tx.operationEdge.deleteMany({});
+    await tx.outcomeRollup.deleteMany({});
+    await tx.receiptRollup.deleteMany({});
   });
   let after = -1;
   let done = 0;

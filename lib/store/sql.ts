@@ -89,6 +89,24 @@ export async function insertMany(db: SqlLike, table: string, columns: string[], 
   await asSql(db).insert(table, columns, rows);
 }
 
+/**
+ * Adds rows to counters: each row (key columns, then count columns) is inserted, or its counts
+ * are added to the row already under that key. `ON CONFLICT … DO UPDATE` is the same on both.
+ */
+export async function addToCounters(db: SqlLike, table: string, keys: string[], counts: string[], rows: unknown[][]): Promise<void> {
+  const q = asSql(db);
+  const width = keys.length + counts.length;
+  const perStatement = Math.max(1, Math.floor(MAX_PARAMS / width));
+  const add = counts.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(", ");
+  for (let i = 0; i < rows.length; i += perStatement) {
+    const chunk = rows.slice(i, i + perStatement);
+    await q.run(
+      `INSERT INTO ${table} (${[...keys, ...counts].join(", ")}) VALUES ${valuesList(chunk.length, width)} ON CONFLICT (${keys.join(", ")}) DO UPDATE SET ${add}`,
+      chunk.flat(),
+    );
+  }
+}
+
 /** SELECT … WHERE column IN (ids), chunked; `sql` holds one `%IN%` marker. */
 export async function selectIn<T>(db: SqlLike, sql: string, ids: string[]): Promise<T[]> {
   const out: T[] = [];
