@@ -52,6 +52,17 @@ test("filters live in the URL and survive a reload; pages go older and back", as
   await shot(page, "operations");
   await noSeriousA11yViolations(page);
 
+  // Clear, and Back, put the form's fields where the URL is: a later search adds no stale filter.
+  await page.getByRole("link", { name: "Clear" }).click();
+  await expect(page).toHaveURL(/\/operations$/);
+  await expect(page.getByLabel("Effective outcome")).toHaveValue("");
+  await expect(page.getByLabel("Needs review")).toHaveValue("");
+  await page.goBack();
+  await expect(page).toHaveURL(/outcome=divergent/);
+  await expect(page.getByLabel("Effective outcome")).toHaveValue("divergent");
+  await page.goBack();
+  await expect(page.getByLabel("Effective outcome")).toHaveValue("");
+
   await page.goto("/operations?limit=20");
   await page.getByRole("link", { name: "Older →" }).click();
   await expect(page).toHaveURL(/cursor=\d+/);

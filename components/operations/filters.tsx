@@ -35,7 +35,9 @@ export function OperationFilters({ values, tools }: { values: Values; tools: str
     </div>
   );
   return (
-    <form method="get" action="/operations" aria-label="Filter operations" className="space-y-3 rounded-xl border border-slate-200 p-4 dark:border-slate-800">
+    // autoComplete off: otherwise the browser restores the fields as they were typed when Back
+    // returns to a list the URL says is unfiltered.
+    <form method="get" action="/operations" autoComplete="off" aria-label="Filter operations" className="space-y-3 rounded-xl border border-slate-200 p-4 dark:border-slate-800">
       <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
         {text("q", "Search", "operation, receipt or evidence id", "search")}
         {select("outcome", "Effective outcome", EFFECTIVE_OUTCOMES.map((o) => [o, o.replace("_", " ")]))}

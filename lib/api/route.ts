@@ -72,3 +72,41 @@ export function errorResponse(e: unknown): Response {
 export function json(body: unknown, status = 200): Response {
   return NextResponse.json(body, { status });
 }
+
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+const METHODS: Method[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+
+/** Authenticates like every route, then answers `answer()`; errors in the one JSON shape. */
+function signedInOnly(answer: (req: Request) => Response) {
+  return async (req: Request): Promise<Response> => {
+    try {
+      if (!(await authenticate(req))) throw new ApiError("unauthenticated", "sign in, or send Authorization: Bearer <token>");
+      throw answer(req);
+    } catch (e) {
+      await discardUnreadBody(req);
+      return e instanceof Response ? e : errorResponse(e);
+    }
+  };
+}
+
+/**
+ * The methods a route does not take: 405 in the JSON error shape, with `Allow` (Next.js alone
+ * answers them with an empty body), and OPTIONS saying what is allowed. Use as
+ * `export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods("POST")`.
+ */
+export function otherMethods<A extends Method>(...allowed: A[]) {
+  const allow = allowed.flatMap((m) => (m === "GET" ? ["GET", "HEAD"] : [m])).join(", ");
+  const refuse = signedInOnly((req) => {
+    const res = errorResponse(new ApiError("method_not_allowed", `${new URL(req.url).pathname} takes ${allow.replace(/, (?=[^,]*$)/, " or ")}, not ${req.method}`));
+    res.headers.set("allow", allow);
+    return res;
+  });
+  const options = signedInOnly(() => new Response(null, { status: 204, headers: { allow: `${allow}, OPTIONS` } }));
+  const handlers = Object.fromEntries(METHODS.filter((m) => !(allowed as Method[]).includes(m)).map((m) => [m, refuse]));
+  return { ...handlers, OPTIONS: options } as Record<Exclude<Method, A>, typeof refuse> & { OPTIONS: typeof options };
+}
+
+/** Any other path under /api/v1: a JSON 404 (after authentication), not the HTML error page. */
+export const unknownApiPath = signedInOnly((req) =>
+  errorResponse(new ApiError("not_found", `no API endpoint at ${new URL(req.url).pathname}: see docs/API.md`)),
+);

@@ -23,7 +23,8 @@ export default async function OperationsPage({ searchParams }: { searchParams: P
   return (
     <div className="space-y-6">
       <h1 className="text-2xl font-semibold">Operations</h1>
-      <OperationFilters values={raw} tools={tools} />
+      {/* Keyed by the filters: the form's fields start from the URL again after Clear, Back or a link. */}
+      <OperationFilters key={filters.toString()} values={raw} tools={tools} />
       {!parsed.success ? (
         <p role="alert" className="rounded-md border border-rose-300 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-800 dark:bg-rose-950 dark:text-rose-200">
           These filters are not valid: {describeIssues(parsed.error).map((i) => `${i.path} ${i.message}`).join("; ")}.

@@ -1,5 +1,5 @@
 import { ApiError } from "@/lib/api/errors";
-import { apiRoute, json } from "@/lib/api/route";
+import { apiRoute, json, otherMethods } from "@/lib/api/route";
 import { describeIssues } from "@/lib/domain/wire";
 import { listOperations, listQuerySchema } from "@/lib/store/list-operations";
 
@@ -12,3 +12,5 @@ export const GET = apiRoute("operations:read", async ({ req }) => {
   }
   return json(await listOperations(parsed.data));
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");

@@ -1,9 +1,11 @@
 import { readJsonBodySized } from "@/lib/api/body";
 import { ingestBody, MAX_REQUEST_BYTES } from "@/lib/api/ingest";
-import { apiRoute, json } from "@/lib/api/route";
+import { apiRoute, json, otherMethods } from "@/lib/api/route";
 
 export const POST = apiRoute("receipts:ingest", async ({ req, principal }) => {
   const { value, bytes } = await readJsonBodySized(req, MAX_REQUEST_BYTES);
   const result = await ingestBody(value, principal.email, bytes);
   return json(result.body, result.status);
 });
+
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods("POST");

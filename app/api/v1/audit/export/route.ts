@@ -1,6 +1,6 @@
 import { exportText, toReadableStream } from "@/lib/api/audit-stream";
 import { ApiError } from "@/lib/api/errors";
-import { apiRoute } from "@/lib/api/route";
+import { apiRoute, otherMethods } from "@/lib/api/route";
 import { sourceAddress } from "@/lib/auth/request";
 import { CONTENT_TYPES } from "@/lib/domain/audit-format";
 import { describeIssues } from "@/lib/domain/wire";
@@ -26,3 +26,5 @@ export const GET = apiRoute("audit:export", async ({ req, principal }) => {
     },
   });
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");

@@ -1,5 +1,5 @@
 import { ApiError } from "@/lib/api/errors";
-import { apiRoute, json } from "@/lib/api/route";
+import { apiRoute, json, otherMethods } from "@/lib/api/route";
 import { getOperation } from "@/lib/store/get-operation";
 
 export const GET = apiRoute<{ operationId: string }>("operations:read", async ({ params }) => {
@@ -7,3 +7,5 @@ export const GET = apiRoute<{ operationId: string }>("operations:read", async ({
   if (!operation) throw new ApiError("not_found", `no operation with the id ${params.operationId}`);
   return json(operation);
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");

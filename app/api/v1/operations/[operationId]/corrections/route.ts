@@ -1,6 +1,6 @@
 import { readJsonBody } from "@/lib/api/body";
 import { ApiError } from "@/lib/api/errors";
-import { apiRoute, json } from "@/lib/api/route";
+import { apiRoute, json, otherMethods } from "@/lib/api/route";
 import { correctionRequestSchema } from "@/lib/domain/corrections";
 import { checkJsonShape } from "@/lib/domain/json";
 import { describeIssues } from "@/lib/domain/wire";
@@ -18,3 +18,5 @@ export const POST = apiRoute<{ operationId: string }>("operations:correct", asyn
   const result = await correctOperation({ operationId: params.operationId, request: parsed.data, reviewer: principal.email });
   return json(result, 201);
 });
+
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods("POST");
