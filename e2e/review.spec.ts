@@ -20,6 +20,9 @@ test("a reviewer claims the essay's X post, resolves it as not applied, and the 
   await page.getByRole("link", { name: ESSAY }).click();
 
   await page.getByRole("button", { name: "Resolve" }).click();
+  // Nothing is chosen for the reviewer: confirming waits for a resolution and a reason.
+  await expect(page.getByLabel("not applied — the effect is absent")).not.toBeChecked();
+  await expect(page.getByRole("button", { name: "Confirm resolve" })).toBeDisabled();
   await page.getByLabel("not applied — the effect is absent").check();
   await page.getByLabel("Reason").fill("Checked the profile and exact-text search again: the post is not there. A new post may be sent.");
   await expect(page.getByRole("status").filter({ hasText: "Outcome:" })).toHaveText("Outcome: divergent → not applied. Retry: a new operation may be issued.");
@@ -67,6 +70,7 @@ test("a second browser acting on stale state gets the conflict message and the n
   await expect(other.getByRole("region", { name: "5. Outcome" })).toContainText("compensated");
 
   await page.getByRole("button", { name: "Resolve" }).click();
+  await page.getByLabel("not applied — the effect is absent").check();
   await page.getByLabel("Reason").fill("I think it never happened.");
   await page.getByRole("button", { name: "Confirm resolve" }).click();
   await expect(page.getByRole("alert").filter({ hasText: "While you were looking" })).toContainText(`${demo.admin.email} made a correction (resolve as compensated`);

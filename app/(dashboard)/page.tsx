@@ -20,6 +20,9 @@ const STYLE: Record<string, string> = {
 };
 
 const link = "text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300";
+/** A label and its number as one link, so either can be clicked. */
+const row = "group flex justify-between gap-4 rounded-sm";
+const rowLabel = "text-indigo-700 underline-offset-2 group-hover:underline dark:text-indigo-300";
 
 export default async function Overview({ searchParams }: { searchParams: Promise<{ period?: string }> }) {
   await requirePage("operations:read");
@@ -67,10 +70,10 @@ export default async function Overview({ searchParams }: { searchParams: Promise
           <h2 id="backlog" className="font-semibold">Review backlog</h2>
           <p className="mt-1 text-sm text-slate-700 dark:text-slate-300">All time: what still needs a person.</p>
           <ul className="mt-3 space-y-2 text-sm">
-            <li className="flex justify-between"><Link className={link} href="/review?outcome=divergent">divergent, not resolved</Link><span className="tabular-nums font-semibold">{review.divergent}</span></li>
-            <li className="flex justify-between"><Link className={link} href="/review?outcome=uncertain">uncertain, not resolved</Link><span className="tabular-nums font-semibold">{review.uncertain}</span></li>
-            <li className="flex justify-between"><Link className={link} href="/review?overclaimed=true">overclaimed successes</Link><span className="tabular-nums font-semibold">{review.overclaimed}</span></li>
-            <li className="flex justify-between border-t border-slate-200 pt-2 dark:border-slate-800"><Link className={link} href="/review">the whole queue</Link><span className="tabular-nums font-semibold">{review.total}</span></li>
+            <li><Link className={row} href="/review?outcome=divergent"><span className={rowLabel}>divergent, not resolved</span><span className="tabular-nums font-semibold">{review.divergent}</span></Link></li>
+            <li><Link className={row} href="/review?outcome=uncertain"><span className={rowLabel}>uncertain, not resolved</span><span className="tabular-nums font-semibold">{review.uncertain}</span></Link></li>
+            <li><Link className={row} href="/review?overclaimed=true"><span className={rowLabel}>overclaimed successes</span><span className="tabular-nums font-semibold">{review.overclaimed}</span></Link></li>
+            <li className="border-t border-slate-200 pt-2 dark:border-slate-800"><Link className={row} href="/review"><span className={rowLabel}>the whole queue</span><span className="tabular-nums font-semibold">{review.total}</span></Link></li>
           </ul>
         </section>
         <section aria-labelledby="silent" className="rounded-xl border border-slate-200 p-4 lg:col-span-2 dark:border-slate-800">
@@ -95,11 +98,11 @@ export default async function Overview({ searchParams }: { searchParams: Promise
         ) : (
           <ol className="mt-2 space-y-1 text-sm">
             {tools.map((t) => (
-              <li key={t.tool} className="flex max-w-md justify-between">
-                <Link className={`${link} font-mono`} href={`/operations?tool=${encodeURIComponent(t.tool)}&outcome=divergent&${sinceQ}`}>
-                  {t.tool}
+              <li key={t.tool} className="max-w-sm">
+                <Link className={row} href={`/operations?tool=${encodeURIComponent(t.tool)}&outcome=divergent&${sinceQ}`}>
+                  <span className={`${rowLabel} font-mono`}>{t.tool}</span>
+                  <span className="tabular-nums font-semibold">{t.divergent}</span>
                 </Link>
-                <span className="tabular-nums font-semibold">{t.divergent}</span>
               </li>
             ))}
           </ol>

@@ -14,7 +14,7 @@ export function ParamsDiff({ intended, passed }: { intended: Obj | null; passed:
         {!intended
           ? "The intent recorded no parameters to compare with."
           : changed.length
-            ? `${changed.length} parameter${changed.length === 1 ? "" : "s"} differ from the intent.`
+            ? `${changed.length} parameter${changed.length === 1 ? " differs" : "s differ"} from the intent.`
             : "The parameters passed match the intent."}
       </p>
       <table className="mt-2 w-full text-left font-mono text-xs">

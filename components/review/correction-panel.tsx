@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
-import { decideCorrection, RESOLUTIONS, type CorrectionAction, type EffectiveState, type Resolution } from "@/lib/domain/corrections";
+import { decideCorrection, MAX_REASON_LENGTH as MAX_REASON, RESOLUTIONS, type CorrectionAction, type EffectiveState, type Resolution } from "@/lib/domain/corrections";
 import type { Idempotency } from "@/lib/domain/outcomes";
 import { Button, Field, Input, Notice } from "@/components/ui/form";
 
@@ -29,7 +29,8 @@ const HELP: Record<CorrectionAction, string> = {
 export function CorrectionPanel({ operationId, state, claimed, idempotency, lastCorrectionId }: Props) {
   const router = useRouter();
   const [open, setOpen] = useState<CorrectionAction | null>(null);
-  const [outcome, setOutcome] = useState<Resolution>("not_applied");
+  // No resolution is chosen for the reviewer: a correction is permanent, so the choice is theirs.
+  const [outcome, setOutcome] = useState<Resolution | null>(null);
   const [reason, setReason] = useState("");
   const [evidence, setEvidence] = useState({ object_id: "", url: "", fingerprint: "" });
   const [error, setError] = useState<string | null>(null);
@@ -39,7 +40,7 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
   const allowed = (["resolve", "retract", "reopen"] as const).filter((a) =>
     a === "resolve" ? RESOLUTIONS.some((o) => decideCorrection({ action: a, outcome: o, evidence: { object_id: "x" } }, state, claimed, idempotency).ok) : decideCorrection({ action: a }, state, claimed, idempotency).ok,
   );
-  const request = open ? { action: open, ...(open === "resolve" ? { outcome, evidence } : {}) } : null;
+  const request = open && (open !== "resolve" || outcome) ? { action: open, ...(open === "resolve" ? { outcome: outcome!, evidence } : {}) } : null;
   const preview = request ? decideCorrection(request, state, claimed, idempotency) : null;
 
   async function submit(e: React.FormEvent) {
@@ -94,7 +95,7 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
       ) : (
         <div className="mt-2 flex flex-wrap gap-2">
           {allowed.map((a) => (
-            <Button key={a} type="button" variant={open === a ? "primary" : "secondary"} aria-expanded={open === a} onClick={() => { setOpen(open === a ? null : a); setError(null); setConflict(null); }}>
+            <Button key={a} type="button" variant={open === a ? "primary" : "secondary"} aria-expanded={open === a} onClick={() => { setOpen(open === a ? null : a); setOutcome(null); setError(null); setConflict(null); }}>
               {LABEL[a]}
             </Button>
           ))}
@@ -105,21 +106,22 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
           <p className="text-sm text-slate-700 dark:text-slate-300">{HELP[open]}</p>
           {open === "resolve" ? (
             <fieldset>
-              <legend className="text-sm font-medium">Resolve as</legend>
+              <legend className="text-sm font-medium">Resolve as (choose what you found)</legend>
               <div className="mt-1 flex flex-wrap gap-4 text-sm">
                 {RESOLUTIONS.map((o) => (
                   <label key={o} className="flex items-center gap-2">
-                    <input type="radio" name="outcome" value={o} checked={outcome === o} onChange={() => setOutcome(o)} />
+                    <input type="radio" name="outcome" value={o} required checked={outcome === o} onChange={() => setOutcome(o)} />
                     {o === "verified" ? "verified — the effect is there" : o === "not_applied" ? "not applied — the effect is absent" : "compensated — the effect was undone"}
                   </label>
                 ))}
               </div>
             </fieldset>
           ) : null}
-          <Field label="Reason" htmlFor="correction-reason" hint="Required. Say what you checked and what you saw.">
+          <Field label="Reason" htmlFor="correction-reason" hint={`Required. Say what you checked and what you saw. ${reason.length.toLocaleString("en")} of ${MAX_REASON.toLocaleString("en")} characters.`}>
             <textarea
               id="correction-reason"
               required
+              maxLength={MAX_REASON}
               value={reason}
               onChange={(e) => setReason(e.target.value)}
               rows={3}
@@ -130,7 +132,13 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
             <div className="grid gap-3 sm:grid-cols-3">
               {(["object_id", "url", "fingerprint"] as const).map((k) => (
                 <Field key={k} label={`Evidence: ${k.replace("_", " ")}`} htmlFor={`ev-${k}`}>
-                  <Input id={`ev-${k}`} value={evidence[k]} onChange={(e) => setEvidence({ ...evidence, [k]: e.target.value })} />
+                  <Input
+                    id={`ev-${k}`}
+                    type={k === "url" ? "url" : "text"}
+                    placeholder={k === "url" ? "https://…" : undefined}
+                    value={evidence[k]}
+                    onChange={(e) => setEvidence({ ...evidence, [k]: e.target.value })}
+                  />
                 </Field>
               ))}
             </div>

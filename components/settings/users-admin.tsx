@@ -13,7 +13,7 @@ export function AddUserForm() {
   return (
     <form action={action} className="grid gap-3 sm:grid-cols-[2fr_2fr_1fr_auto] sm:items-end" aria-label="Add a user">
       <Field label="Email" htmlFor="new-email">
-        <Input id="new-email" name="email" type="email" required defaultValue={state?.values?.email} />
+        <Input id="new-email" name="email" type="email" required maxLength={254} defaultValue={state?.values?.email} />
       </Field>
       <Field label="Initial password" htmlFor="new-password">
         <Input id="new-password" name="password" type="password" autoComplete="new-password" minLength={MIN_PASSWORD_LENGTH} required />
@@ -40,7 +40,7 @@ export function UserRow({ user, isMe }: { user: User; isMe: boolean }) {
   return (
     <tr className="border-t border-slate-200 align-top dark:border-slate-800">
       <td className="py-3 pr-4">
-        <span className="font-medium">{user.email}</span>
+        <span className="font-medium break-all">{user.email}</span>
         {isMe ? <span className="ml-2 text-xs text-slate-600 dark:text-slate-400">(you)</span> : null}
         {state?.error ? <div className="mt-2"><Notice kind="error">{state.error}</Notice></div> : null}
       </td>

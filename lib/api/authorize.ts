@@ -1,5 +1,5 @@
 import "server-only";
-import { can, type Permission, type Principal } from "@/lib/auth/permissions";
+import { can, refusal, type Permission, type Principal } from "@/lib/auth/permissions";
 import { sourceAddress } from "@/lib/auth/request";
 import { authenticateToken } from "@/lib/store/api-tokens";
 import { writeTransaction } from "@/lib/store/db";
@@ -23,7 +23,7 @@ export async function authorize(principal: Principal, permission: Permission, re
       source: sourceAddress(request.headers),
     }),
   );
-  throw new ApiError("forbidden", `this ${principal.kind === "token" ? "token" : "account"} may not ${permission.replace(":", " ")}`, { permission });
+  throw new ApiError("forbidden", refusal(principal, permission), { permission });
 }
 
 /** The principal of an Authorization header's bearer token, or null. */

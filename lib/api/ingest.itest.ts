@@ -321,9 +321,15 @@ describe("authentication and scopes", () => {
     const forbidden = await call("/api/v1/receipts", { body: record, token: readToken });
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.error.code).toBe("forbidden");
+    expect(forbidden.body.error.message).toBe("this token may not send receipts: that needs a token with the ingest scope");
   });
-  it("an ingest-only token may not read", async () => {
+  it("an ingest-only token may not read; a viewer's token may not correct, and each 403 says what is missing", async () => {
     const { token } = await principal("viewer", ["ingest"]);
-    expect((await call("/api/v1/operations", { token })).status).toBe(403);
+    const read = await call("/api/v1/operations", { token });
+    expect(read.status).toBe(403);
+    expect(read.body.error.message).toBe("this token may not read operations: that needs a token with the read scope");
+    const correct = await call("/api/v1/operations/op-1/corrections", { token: readToken, body: { action: "reopen", reason: "x" } });
+    expect(correct.status).toBe(403);
+    expect(correct.body.error.message).toBe("this token may not correct operations: that needs the reviewer role or above");
   });
 });

@@ -65,3 +65,21 @@ describe("paths no route serves", () => {
     expect(r.body.error.code).toBe("unauthenticated");
   });
 });
+
+describe("what a refusal names", () => {
+  it("an unknown query parameter is named as one, on the list and the export", async () => {
+    for (const path of ["/api/v1/operations?colour=red", "/api/v1/audit/export?colour=red&size=9"]) {
+      const r = await send("GET", path);
+      expect(r.status).toBe(400);
+      expect(r.body.error.code).toBe("invalid_query");
+      expect(r.body.error.message).toMatch(/^query: unknown parameters? "colour"/);
+      expect(r.body.error.details[0].path).toBe("query");
+    }
+  });
+
+  it("an unknown field of a correction is named as one", async () => {
+    const r = await send("POST", "/api/v1/operations/op-1/corrections", { body: JSON.stringify({ action: "reopen", reason: "x", colour: "red" }) });
+    expect(r.status).toBe(422);
+    expect(r.body.error.message).toContain('request: unknown field "colour"');
+  });
+});

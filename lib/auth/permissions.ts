@@ -53,6 +53,25 @@ export type Principal =
  * Whether a principal may use a permission. A token needs the scope *and* an owner whose
  * current role still allows it (a demoted owner's review token stops reviewing).
  */
+/** What each permission lets one do, for messages ("this token may not …"). */
+const DOING: Record<Permission, string> = {
+  "receipts:ingest": "send receipts",
+  "operations:read": "read operations",
+  "audit:export": "export the audit trail",
+  "operations:correct": "correct operations",
+  "users:manage": "manage users",
+  "tokens:own": "own API tokens",
+};
+
+/** Why `can` said no, in words: what is missing, a role or a token scope. */
+export function refusal(principal: Principal, permission: Permission): string {
+  const rule = PERMISSIONS[permission];
+  const who = principal.kind === "token" ? "this token" : "this account";
+  if (!roleAtLeast(principal.role, rule.minRole)) return `${who} may not ${DOING[permission]}: that needs the ${rule.minRole} role${rule.minRole === "admin" ? "" : " or above"}`;
+  if (principal.kind === "token" && rule.scope) return `${who} may not ${DOING[permission]}: that needs a token with the ${rule.scope} scope`;
+  return `${who} may not ${DOING[permission]}`;
+}
+
 export function can(principal: Principal, permission: Permission): boolean {
   const rule = PERMISSIONS[permission];
   if (!roleAtLeast(principal.role, rule.minRole)) return false;

@@ -16,11 +16,13 @@ export type Resolution = (typeof RESOLUTIONS)[number];
 export type CorrectionFact = { id: string; action: CorrectionAction; outcome: Resolution | null };
 
 const text = z.string().trim();
+/** The longest reason a correction may give. */
+export const MAX_REASON_LENGTH = 4000;
 export const correctionRequestSchema = z
   .object({
     action: z.enum(CORRECTION_ACTIONS),
     outcome: z.enum(RESOLUTIONS).optional(),
-    reason: text.min(1, "say why, in words").max(4000),
+    reason: text.min(1, "say why, in words").max(MAX_REASON_LENGTH),
     evidence: z
       .object({ object_id: text.max(1000).optional(), url: text.max(2000).optional(), fingerprint: text.max(1000).optional() })
       .strict()

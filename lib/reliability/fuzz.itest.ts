@@ -1342,7 +1342,7 @@ function checkQueryRefusal(reply: Reply, sentKeys: string[], knownKeys: string[]
     () => `a refused query must say what is wrong in details: [{path, message}]\n${context()}`,
   );
   for (const d of details) {
-    assertOrThrow(d.path === "(record)" || sentKeys.includes(d.path), () => `the refusal names ${JSON.stringify(d.path)}, which was not sent\n${context()}`);
+    assertOrThrow(d.path === "query" || sentKeys.includes(d.path), () => `the refusal names ${JSON.stringify(d.path)}, which was not sent\n${context()}`);
   }
   const unknown = unknownParameters(sentKeys, knownKeys);
   for (const k of unknown) {

@@ -154,6 +154,8 @@ describe("the command line", () => {
     expect(printed).toMatch(/^rcl_/);
     expect((await call("/api/v1/operations?limit=1", { token: printed })).status).toBe(200);
     expect(cli(["users:add", "--email", "not-an-email", "--password", "a-long-password", "--role", "viewer"]).stderr).toMatch(/email/);
+    expect(cli(["users:add", "--email", `${"x".repeat(65)}@example.test`, "--password", "a-long-password", "--role", "viewer"]).stderr).toMatch(/at most 64 characters before the @/);
+    expect(cli(["users:add", "--email", `x@${"d".repeat(250)}.test`, "--password", "a-long-password", "--role", "viewer"]).stderr).toMatch(/254 in all/);
     expect(cli(["users:add", "--email", email, "--password", "short", "--role", "viewer"]).stderr).toMatch(/at least 12/);
     expect(cli(["users:add", "--email", `x${email}`, "--password", "a-long-password", "--role", "root"]).stderr).toMatch(/role/);
     expect(cli(["users:add", "--email", email]).status).not.toBe(0);

@@ -25,7 +25,9 @@ export async function createUser(input: {
   source?: string | null;
 }): Promise<UserSummary> {
   const email = normalizeEmail(input.email);
-  if (!EMAIL_RE.test(email)) throw new ApiError("invalid_request", "email must be an address like name@example.com");
+  if (!EMAIL_RE.test(email) || email.length > 254 || email.indexOf("@") > 64) {
+    throw new ApiError("invalid_request", "email must be an address like name@example.com (at most 64 characters before the @, 254 in all)");
+  }
   if (!isRole(input.role)) throw new ApiError("invalid_request", "role must be viewer, reviewer or admin");
   if (input.password.length < MIN_PASSWORD_LENGTH) {
     throw new ApiError("invalid_request", `password must be at least ${MIN_PASSWORD_LENGTH} characters`);

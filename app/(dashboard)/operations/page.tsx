@@ -27,7 +27,7 @@ export default async function OperationsPage({ searchParams }: { searchParams: P
       <OperationFilters key={filters.toString()} values={raw} tools={tools} />
       {!parsed.success ? (
         <p role="alert" className="rounded-md border border-rose-300 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-800 dark:bg-rose-950 dark:text-rose-200">
-          These filters are not valid: {describeIssues(parsed.error).map((i) => `${i.path} ${i.message}`).join("; ")}.
+          These filters are not valid: {describeIssues(parsed.error, { root: "filters", key: "filter" }).map((i) => `${i.path} ${i.message}`).join("; ")}.
         </p>
       ) : (
         <Results query={parsed.data} filters={filters.toString()} filtered={filtered} firstPage={!raw.cursor} />

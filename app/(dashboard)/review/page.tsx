@@ -36,7 +36,7 @@ export default async function ReviewPage({ searchParams }: { searchParams: Promi
         <p className="mt-1 text-slate-700 dark:text-slate-300">
           {counts.total === 0
             ? "Nothing needs a person right now: every operation is verified, rejected or reconciled."
-            : `${counts.total} operation${counts.total === 1 ? "" : "s"} need${counts.total === 1 ? "s" : ""} a person: ${counts.divergent} divergent, ${counts.uncertain} uncertain, ${counts.overclaimed} overclaimed successes. Oldest first.`}
+            : `${counts.total} operation${counts.total === 1 ? "" : "s"} need${counts.total === 1 ? "s" : ""} a person: ${counts.divergent} divergent and ${counts.uncertain} uncertain; ${counts.overclaimed} of them ${counts.overclaimed === 1 ? "is a success the agent claimed" : "are successes the agent claimed"}. Oldest first.`}
         </p>
       </div>
       <nav aria-label="Queue filters" className="flex flex-wrap gap-2 text-sm">
@@ -54,7 +54,8 @@ export default async function ReviewPage({ searchParams }: { searchParams: Promi
       {items.length === 0 ? (
         <p className="rounded-xl border border-dashed border-slate-300 p-8 text-center dark:border-slate-700">The queue is empty{current ? " for this filter" : ""}.</p>
       ) : (
-        <table className="w-full text-left text-sm">
+        <div className="overflow-x-auto">
+<table className="w-full text-left text-sm">
           <caption className="sr-only">Operations that need review, oldest first</caption>
           <thead>
             <tr className="text-slate-600 dark:text-slate-400">
@@ -91,6 +92,7 @@ export default async function ReviewPage({ searchParams }: { searchParams: Promi
             })}
           </tbody>
         </table>
+</div>
       )}
       {next_cursor ? (
         <Link href={`/review?${new URLSearchParams({ ...(current ? Object.fromEntries([current.split("=")]) : {}), cursor: next_cursor })}`} className="text-sm text-indigo-700 underline dark:text-indigo-300">

@@ -33,7 +33,8 @@ export default async function TokensPage() {
         {tokens.length === 0 ? (
           <p className="text-slate-700 dark:text-slate-300">You have no tokens yet.</p>
         ) : (
-          <table className="w-full text-left text-sm">
+          <div className="overflow-x-auto">
+<table className="w-full text-left text-sm">
             <thead>
               <tr className="text-slate-600 dark:text-slate-400">
                 <th className="py-2 pr-4 font-medium">Name</th>
@@ -63,6 +64,7 @@ export default async function TokensPage() {
               ))}
             </tbody>
           </table>
+</div>
         )}
       </section>
     </div>

@@ -23,7 +23,8 @@ export default async function UsersPage() {
         </h2>
         <AddUserForm />
       </section>
-      <table className="w-full text-left text-sm">
+      <div className="overflow-x-auto">
+<table className="w-full text-left text-sm">
         <caption className="sr-only">All users</caption>
         <thead>
           <tr className="text-slate-600 dark:text-slate-400">
@@ -41,6 +42,7 @@ export default async function UsersPage() {
           ))}
         </tbody>
       </table>
+</div>
     </div>
   );
 }

@@ -7,7 +7,7 @@ export const GET = apiRoute("operations:read", async ({ req }) => {
   const params = Object.fromEntries(new URL(req.url).searchParams);
   const parsed = listQuerySchema.safeParse(params);
   if (!parsed.success) {
-    const issues = describeIssues(parsed.error);
+    const issues = describeIssues(parsed.error, { root: "query", key: "parameter" });
     throw new ApiError("invalid_query", issues.map((i) => `${i.path}: ${i.message}`).join("; "), issues);
   }
   return json(await listOperations(parsed.data));

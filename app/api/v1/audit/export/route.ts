@@ -11,7 +11,7 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute("audit:export", async ({ req, principal }) => {
   const parsed = exportQuerySchema.safeParse(Object.fromEntries(new URL(req.url).searchParams));
   if (!parsed.success) {
-    const issues = describeIssues(parsed.error);
+    const issues = describeIssues(parsed.error, { root: "query", key: "parameter" });
     throw new ApiError("invalid_query", issues.map((i) => `${i.path}: ${i.message}`).join("; "), issues);
   }
   const q = parsed.data;

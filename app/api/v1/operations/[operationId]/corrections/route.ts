@@ -12,7 +12,7 @@ export const POST = apiRoute<{ operationId: string }>("operations:correct", asyn
   if (shape) throw new ApiError("invalid_request", `${shape.path}: ${shape.message}`, [shape]);
   const parsed = correctionRequestSchema.safeParse(body);
   if (!parsed.success) {
-    const issues = describeIssues(parsed.error);
+    const issues = describeIssues(parsed.error, { root: "request" });
     throw new ApiError("invalid_request", issues.map((i) => `${i.path}: ${i.message}`).join("; "), issues);
   }
   const result = await correctOperation({ operationId: params.operationId, request: parsed.data, reviewer: principal.email });
