@@ -12,6 +12,9 @@ async function queueCount(page: Page): Promise<number> {
 test("a reviewer claims the essay's X post, resolves it as not applied, and the queue shrinks", async ({ page }) => {
   await signIn(page, demo.reviewer.email, demo.reviewer.password);
   const before = await queueCount(page);
+  // A filter the queue cannot hold (verified operations never need review) is said to be one.
+  await page.goto("/review?outcome=verified");
+  await expect(page.getByRole("alert").filter({ hasText: "not one of the queue's filters" })).toBeVisible();
   await page.goto("/review?outcome=divergent");
   const row = page.getByRole("row", { name: new RegExp(ESSAY) });
   await row.getByRole("button", { name: `Claim ${ESSAY}` }).click();

@@ -39,7 +39,7 @@ export function OperationFilters({ values, tools }: { values: Values; tools: str
     // returns to a list the URL says is unfiltered.
     <form method="get" action="/operations" autoComplete="off" aria-label="Filter operations" className="space-y-3 rounded-xl border border-slate-200 p-4 dark:border-slate-800">
       <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
-        {text("q", "Search", "operation, receipt or evidence id", "search")}
+        {text("q", "Search", "an operation, receipt or evidence id, or how it starts", "search")}
         {select("outcome", "Effective outcome", EFFECTIVE_OUTCOMES.map((o) => [o, o.replace("_", " ")]))}
         {select("classified_as", "Classified as", OUTCOMES.map((o) => [o, o]))}
         {select("needs_review", "Needs review", [["true", "yes"], ["false", "no"]])}

@@ -21,7 +21,7 @@ export function signingKey(): KeyObject {
   if (key) return key;
   if (process.env.RECONCILE_CHECKPOINT_KEY) return (key = loadSigningKey(process.env.RECONCILE_CHECKPOINT_KEY));
   const file = process.env.CHECKPOINT_KEY_FILE || path.join("data", "checkpoint-ed25519.pem");
-  if (!existsSync(file)) {
+  if (!existsSync(/* turbopackIgnore: true */ file)) {
     mkdirSync(path.dirname(file), { recursive: true });
     try {
       writeFileSync(file, newSigningKey(), { mode: 0o600, flag: "wx" });
@@ -31,7 +31,7 @@ export function signingKey(): KeyObject {
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
     }
   }
-  return (key = loadSigningKey(readFileSync(file, "utf8")));
+  return (key = loadSigningKey(readFileSync(/* turbopackIgnore: true */ file, "utf8")));
 }
 
 export function checkpointPublicKey(): string {

@@ -51,7 +51,11 @@ export default async function ReviewPage({ searchParams }: { searchParams: Promi
           </Link>
         ))}
       </nav>
-      {items.length === 0 ? (
+      {!query.success || (!current && (pick("outcome") || pick("overclaimed"))) ? (
+        <p role="alert" className="rounded-md border border-rose-300 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-800 dark:bg-rose-950 dark:text-rose-200">
+          That is not one of the queue&apos;s filters: the queue holds the divergent and uncertain operations nobody has reconciled. Pick a filter above.
+        </p>
+      ) : items.length === 0 ? (
         <p className="rounded-xl border border-dashed border-slate-300 p-8 text-center dark:border-slate-700">The queue is empty{current ? " for this filter" : ""}.</p>
       ) : (
         <div className="overflow-x-auto">
