@@ -77,6 +77,15 @@ describe("what a refusal names", () => {
     }
   });
 
+  it("a cursor past any seq is refused as one this API never returned (it was a 500 on PostgreSQL)", async () => {
+    for (const q of ["cursor=999999999999999", "newer_than=2147483648"]) {
+      const r = await send("GET", `/api/v1/operations?${q}`);
+      expect(r.status).toBe(400);
+      expect(r.body.error.message).toContain("is not a cursor this API returned");
+    }
+    expect((await send("GET", "/api/v1/operations?cursor=2147483647")).status).toBe(200);
+  });
+
   it("an unknown field of a correction is named as one", async () => {
     const r = await send("POST", "/api/v1/operations/op-1/corrections", { body: JSON.stringify({ action: "reopen", reason: "x", colour: "red" }) });
     expect(r.status).toBe(422);

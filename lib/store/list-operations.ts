@@ -12,6 +12,17 @@ const text = z
   .refine((v) => !textProblem(v), { error: (issue) => textProblem(issue.input as string) ?? "is not valid text" });
 
 /** Query parameters of GET /api/v1/operations, shared by the route and the pages. */
+/**
+ * A cursor is an operation's place in the chain (a seq). Seqs are 32-bit integers on
+ * PostgreSQL, so a larger number was never returned, and comparing a column with it would fail.
+ */
+const MAX_SEQ = 2_147_483_647;
+const cursorSchema = z
+  .string()
+  .regex(/^[0-9]{1,10}$/, "is not a cursor this API returned")
+  .transform(Number)
+  .refine((n) => n <= MAX_SEQ, "is not a cursor this API returned");
+
 export const listQuerySchema = z
   .object({
     outcome: z.enum(EFFECTIVE_OUTCOMES).optional(),
@@ -35,19 +46,11 @@ export const listQuerySchema = z
     since: z.string().transform((v, ctx) => normalizeInstant(v) ?? (ctx.addIssue({ code: "custom", message: "must be an RFC 3339 date-time" }), z.NEVER)).optional(),
     until: z.string().transform((v, ctx) => normalizeInstant(v) ?? (ctx.addIssue({ code: "custom", message: "must be an RFC 3339 date-time" }), z.NEVER)).optional(),
     limit: z.coerce.number().int("must be a whole number").min(1, "must be at least 1").default(50).transform((n) => Math.min(n, 200)),
-    cursor: z
-      .string()
-      .regex(/^[0-9]{1,15}$/, "is not a cursor this API returned")
-      .transform(Number)
-      .optional(),
+    cursor: cursorSchema.optional(),
     /** newest (default) or oldest first; cursors page in the same direction. */
     order: z.enum(["newest", "oldest"]).default("newest"),
     /** Only operations newer than this cursor (what arrived since a page was loaded). */
-    newer_than: z
-      .string()
-      .regex(/^[0-9]{1,15}$/, "is not a cursor this API returned")
-      .transform(Number)
-      .optional(),
+    newer_than: cursorSchema.optional(),
   })
   .strict();
 export type ListQuery = z.infer<typeof listQuerySchema>;

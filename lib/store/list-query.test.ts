@@ -16,3 +16,15 @@ describe("listQuerySchema refuses text no database can compare", () => {
     expect(listQuerySchema.parse({ tool: "social.publish", q: "  op-1 " })).toMatchObject({ tool: "social.publish", q: "op-1" });
   });
 });
+
+describe("listQuerySchema cursors", () => {
+  it("takes any seq a 32-bit column can hold, and nothing past it", () => {
+    expect(listQuerySchema.parse({ cursor: "2147483647", newer_than: "0" })).toMatchObject({ cursor: 2147483647, newer_than: 0 });
+    for (const cursor of ["2147483648", "999999999999999", "-1", "1.5", "1e3", ""]) {
+      const r = listQuerySchema.safeParse({ cursor });
+      expect(r.success, cursor).toBe(false);
+      expect(r.error!.issues[0].message).toBe("is not a cursor this API returned");
+      expect(listQuerySchema.safeParse({ newer_than: cursor }).success, cursor).toBe(false);
+    }
+  });
+});
