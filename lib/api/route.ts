@@ -79,13 +79,16 @@ const METHODS: Method[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 /** Authenticates like every route, then answers `answer()`; errors in the one JSON shape. */
 function signedInOnly(answer: (req: Request) => Response) {
   return async (req: Request): Promise<Response> => {
+    let res: Response;
     try {
       if (!(await authenticate(req))) throw new ApiError("unauthenticated", "sign in, or send Authorization: Bearer <token>");
-      throw answer(req);
+      res = answer(req);
     } catch (e) {
-      await discardUnreadBody(req);
-      return e instanceof Response ? e : errorResponse(e);
+      res = errorResponse(e);
     }
+    // Nothing here reads the body: drop it, so the client reads the answer instead of a reset.
+    await discardUnreadBody(req);
+    return res;
   };
 }
 
