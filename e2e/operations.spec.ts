@@ -103,6 +103,19 @@ test("a trajectory shows where it went wrong and what that tainted", async ({ pa
   await expect(page.getByRole("region", { name: "Relied on (upstream)" }).or(page.locator("section", { hasText: "Relied on (upstream)" }))).toContainText("op-crm-42-create-account");
 });
 
+test("an unknown operation or trajectory is a 404 that says what was looked for and where to look", async ({ page }) => {
+  const res = await page.goto("/operations/op-no-such-operation");
+  expect(res?.status()).toBe(404);
+  await expect(page.getByRole("heading", { name: "No operation op-no-such-operation" })).toBeVisible();
+  await shot(page, "missing-operation");
+  await page.getByRole("link", { name: "Search the operations for “op-no-such-operation”" }).click();
+  await expect(page).toHaveURL(/\/operations\?q=op-no-such-operation$/);
+  await expect(page.getByLabel("Search")).toHaveValue("op-no-such-operation");
+
+  expect((await page.goto("/trajectories/no-such-run"))?.status()).toBe(404);
+  await expect(page.getByRole("heading", { name: "No trajectory no-such-run" })).toBeVisible();
+});
+
 test("markup inside a receipt renders as text and never runs", async ({ page }) => {
   const id = `op-e2e-xss-${Date.now()}`;
   const payload = `<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">`;
