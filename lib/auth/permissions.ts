@@ -49,10 +49,6 @@ export type Principal =
   | { kind: "session"; userId: string; email: string; role: Role }
   | { kind: "token"; userId: string; email: string; role: Role; tokenId: string; scopes: Scope[] };
 
-/**
- * Whether a principal may use a permission. A token needs the scope *and* an owner whose
- * current role still allows it (a demoted owner's review token stops reviewing).
- */
 /** What each permission lets one do, for messages ("this token may not …"). */
 const DOING: Record<Permission, string> = {
   "receipts:ingest": "send receipts",
@@ -72,6 +68,10 @@ export function refusal(principal: Principal, permission: Permission): string {
   return `${who} may not ${DOING[permission]}`;
 }
 
+/**
+ * Whether a principal may use a permission. A token needs the scope *and* an owner whose
+ * current role still allows it (a demoted owner's review token stops reviewing).
+ */
 export function can(principal: Principal, permission: Permission): boolean {
   const rule = PERMISSIONS[permission];
   if (!roleAtLeast(principal.role, rule.minRole)) return false;

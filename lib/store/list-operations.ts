@@ -11,7 +11,6 @@ const text = z
   .min(1)
   .refine((v) => !textProblem(v), { error: (issue) => textProblem(issue.input as string) ?? "is not valid text" });
 
-/** Query parameters of GET /api/v1/operations, shared by the route and the pages. */
 /**
  * A cursor is an operation's place in the chain (a seq). Seqs are 32-bit integers on
  * PostgreSQL, so a larger number was never returned, and comparing a column with it would fail.
@@ -23,6 +22,7 @@ const cursorSchema = z
   .transform(Number)
   .refine((n) => n <= MAX_SEQ, "is not a cursor this API returned");
 
+/** Query parameters of GET /api/v1/operations, shared by the route and the pages. */
 export const listQuerySchema = z
   .object({
     outcome: z.enum(EFFECTIVE_OUTCOMES).optional(),

@@ -18,31 +18,31 @@ export default async function TrajectoriesPage() {
         <p className="text-slate-700 dark:text-slate-300">No trajectories yet: send trajectory_id with each record to group an agent&apos;s steps.</p>
       ) : (
         <div className="overflow-x-auto">
-<table className="w-full text-left text-sm">
-          <thead>
-            <tr className="text-slate-600 dark:text-slate-400">
-              <th className="py-2 pr-3 font-medium">Trajectory</th>
-              <th className="py-2 pr-3 font-medium">Steps</th>
-              <th className="py-2 pr-3 font-medium">Need review</th>
-              <th className="py-2 font-medium">Last step recorded</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((t) => (
-              <tr key={t.trajectory_id} className="border-t border-slate-200 dark:border-slate-800">
-                <td className="py-2 pr-3">
-                  <Link href={`/trajectories/${encodeURIComponent(t.trajectory_id)}`} className="font-mono text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
-                    {t.trajectory_id}
-                  </Link>
-                </td>
-                <td className="py-2 pr-3 tabular-nums">{t.steps}</td>
-                <td className={`py-2 pr-3 tabular-nums ${t.needs_review ? "font-semibold text-rose-800 dark:text-rose-300" : ""}`}>{t.needs_review}</td>
-                <td className="py-2 tabular-nums">{t.last_at?.slice(0, 16).replace("T", " ")}</td>
+          <table className="w-full text-left text-sm">
+            <thead>
+              <tr className="text-slate-600 dark:text-slate-400">
+                <th className="py-2 pr-3 font-medium">Trajectory</th>
+                <th className="py-2 pr-3 font-medium">Steps</th>
+                <th className="py-2 pr-3 font-medium">Need review</th>
+                <th className="py-2 font-medium">Last step recorded</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-</div>
+            </thead>
+            <tbody>
+              {rows.map((t) => (
+                <tr key={t.trajectory_id} className="border-t border-slate-200 dark:border-slate-800">
+                  <td className="py-2 pr-3">
+                    <Link href={`/trajectories/${encodeURIComponent(t.trajectory_id)}`} className="font-mono text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+                      {t.trajectory_id}
+                    </Link>
+                  </td>
+                  <td className="py-2 pr-3 tabular-nums">{t.steps}</td>
+                  <td className={`py-2 pr-3 tabular-nums ${t.needs_review ? "font-semibold text-rose-800 dark:text-rose-300" : ""}`}>{t.needs_review}</td>
+                  <td className="py-2 tabular-nums">{t.last_at?.slice(0, 16).replace("T", " ")}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </div>
   );

@@ -34,37 +34,37 @@ export default async function TokensPage() {
           <p className="text-slate-700 dark:text-slate-300">You have no tokens yet.</p>
         ) : (
           <div className="overflow-x-auto">
-<table className="w-full text-left text-sm">
-            <thead>
-              <tr className="text-slate-600 dark:text-slate-400">
-                <th className="py-2 pr-4 font-medium">Name</th>
-                <th className="py-2 pr-4 font-medium">Token</th>
-                <th className="py-2 pr-4 font-medium">Scopes</th>
-                <th className="py-2 pr-4 font-medium">Created</th>
-                <th className="py-2 pr-4 font-medium">Last used</th>
-                <th className="py-2 font-medium">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {tokens.map((t) => (
-                <tr key={t.id} className="border-t border-slate-200 dark:border-slate-800">
-                  <td className="py-2 pr-4">{t.name}</td>
-                  <td className="py-2 pr-4 font-mono">
-                    {t.prefix}…{t.last4}
-                  </td>
-                  <td className="py-2 pr-4">{t.scopes.join(", ")}</td>
-                  <td className="py-2 pr-4">{when(t.createdAt)}</td>
-                  <td className="py-2 pr-4">{when(t.lastUsedAt)}</td>
-                  <td className="py-2">
-                    <RevokeButton id={t.id} label={`${t.name} (${t.prefix}…${t.last4})`} />
-                  </td>
+            <table className="w-full text-left text-sm">
+              <thead>
+                <tr className="text-slate-600 dark:text-slate-400">
+                  <th className="py-2 pr-4 font-medium">Name</th>
+                  <th className="py-2 pr-4 font-medium">Token</th>
+                  <th className="py-2 pr-4 font-medium">Scopes</th>
+                  <th className="py-2 pr-4 font-medium">Created</th>
+                  <th className="py-2 pr-4 font-medium">Last used</th>
+                  <th className="py-2 font-medium">
+                    <span className="sr-only">Actions</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-</div>
+              </thead>
+              <tbody>
+                {tokens.map((t) => (
+                  <tr key={t.id} className="border-t border-slate-200 dark:border-slate-800">
+                    <td className="py-2 pr-4">{t.name}</td>
+                    <td className="py-2 pr-4 font-mono">
+                      {t.prefix}…{t.last4}
+                    </td>
+                    <td className="py-2 pr-4">{t.scopes.join(", ")}</td>
+                    <td className="py-2 pr-4">{when(t.createdAt)}</td>
+                    <td className="py-2 pr-4">{when(t.lastUsedAt)}</td>
+                    <td className="py-2">
+                      <RevokeButton id={t.id} label={`${t.name} (${t.prefix}…${t.last4})`} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </section>
     </div>

@@ -24,25 +24,25 @@ export default async function UsersPage() {
         <AddUserForm />
       </section>
       <div className="overflow-x-auto">
-<table className="w-full text-left text-sm">
-        <caption className="sr-only">All users</caption>
-        <thead>
-          <tr className="text-slate-600 dark:text-slate-400">
-            <th className="py-2 pr-4 font-medium">Email</th>
-            <th className="py-2 pr-4 font-medium">Role</th>
-            <th className="py-2 pr-4 font-medium">Status</th>
-            <th className="py-2 font-medium">
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {users.map((u) => (
-            <UserRow key={u.id} user={{ ...u, createdAt: u.createdAt.toISOString() }} isMe={u.id === me.userId} />
-          ))}
-        </tbody>
-      </table>
-</div>
+        <table className="w-full text-left text-sm">
+          <caption className="sr-only">All users</caption>
+          <thead>
+            <tr className="text-slate-600 dark:text-slate-400">
+              <th className="py-2 pr-4 font-medium">Email</th>
+              <th className="py-2 pr-4 font-medium">Role</th>
+              <th className="py-2 pr-4 font-medium">Status</th>
+              <th className="py-2 font-medium">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {users.map((u) => (
+              <UserRow key={u.id} user={{ ...u, createdAt: u.createdAt.toISOString() }} isMe={u.id === me.userId} />
+            ))}
+          </tbody>
+        </table>
+      </div>
     </div>
   );
 }
