@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { EFFECTIVE_OUTCOMES, OUTCOMES, REASONS } from "@/lib/domain/outcomes";
+import { EFFECTIVE_OUTCOMES, OUTCOMES, SILENT_FAILURE_REASONS } from "@/lib/domain/outcomes";
 import { textProblem } from "@/lib/domain/json";
 import { normalizeInstant } from "@/lib/domain/time";
 import { reader } from "./db";
@@ -107,7 +107,7 @@ export async function listOperations(query: ListQuery): Promise<{ items: Operati
       ...(query.agent ? { agent: query.agent } : {}),
       ...(query.failure_category ? { failureCategory: query.failure_category } : {}),
       ...(query.overclaimed !== undefined ? { overclaimed: query.overclaimed } : {}),
-      ...(query.silent_failure ? { receiptStatus: "accepted", reason: { in: [REASONS.absent, REASONS.mismatch] } } : {}),
+      ...(query.silent_failure ? { receiptStatus: "accepted", reason: { in: [...SILENT_FAILURE_REASONS] } } : {}),
       ...(query.trajectory_id ? { trajectoryId: query.trajectory_id } : {}),
       ...(query.needs_review !== undefined ? { needsReview: query.needs_review } : {}),
       ...(idFilter ? { operationId: { in: idFilter } } : {}),

@@ -1,8 +1,7 @@
 import "server-only";
-import { EFFECTIVE_OUTCOMES, type EffectiveOutcome } from "@/lib/domain/outcomes";
-import { REASONS } from "@/lib/domain/outcomes";
-import { provider, reader } from "./db";
-import { asSql, type Sql } from "./sql";
+import { EFFECTIVE_OUTCOMES, SILENT_FAILURE_REASONS, type EffectiveOutcome } from "@/lib/domain/outcomes";
+import { reader } from "./db";
+import { asSql, placeholder as ph, type Sql } from "./sql";
 
 /*
  * The overview reads outcome_rollups and receipt_rollups (kept by writeProjection in the same
@@ -14,9 +13,6 @@ import { asSql, type Sql } from "./sql";
 
 const DAY_MS = 86_400_000;
 
-/** `$n` on PostgreSQL, `?` on SQLite. */
-const ph = (n: number) => (provider() === "postgresql" ? `$${n}` : "?");
-
 /** The UTC day of an instant, and whether the instant is that day's first millisecond. */
 function dayOf(since: string): { day: string; whole: boolean; next: string } {
   const day = since.slice(0, 10);
@@ -26,13 +22,14 @@ function dayOf(since: string): { day: string; whole: boolean; next: string } {
 
 /**
  * Rollup rows from `since` on: whole days from the rollup, and when `since` falls inside a day,
- * that day's part from operation_views. Both queries return the same columns.
+ * that day's part from operation_views (its SQL takes `since` and the next midnight as
+ * parameters 1 and 2, then `partialParams`). Both queries return the same columns.
  */
-async function fromDay<T>(q: Sql, since: string | undefined, rollup: (dayFilter: string) => string, partial: (from: string, to: string) => string): Promise<T[]> {
+async function fromDay<T>(q: Sql, since: string | undefined, rollup: (dayFilter: string) => string, partial: string, partialParams: readonly unknown[] = []): Promise<T[]> {
   if (!since) return q.all<T>(rollup(""));
   const { day, whole, next } = dayOf(since);
   if (whole) return q.all<T>(rollup(`day >= ${ph(1)}`), [day]);
-  const [days, part] = await Promise.all([q.all<T>(rollup(`day > ${ph(1)}`), [day]), q.all<T>(partial(ph(1), ph(2)), [since, next])]);
+  const [days, part] = await Promise.all([q.all<T>(rollup(`day > ${ph(1)}`), [day]), q.all<T>(partial, [since, next, ...partialParams])]);
   return [...part, ...days];
 }
 
@@ -45,7 +42,7 @@ export async function outcomeCounts(since?: string): Promise<{ byOutcome: Record
     q,
     since,
     (f) => `SELECT effective_outcome, needs_review, SUM(operations) AS n FROM outcome_rollups WHERE operations <> 0 ${and(f)} GROUP BY effective_outcome, needs_review`,
-    (a, b) => `SELECT effective_outcome, needs_review, COUNT(*) AS n FROM operation_views WHERE created_at >= ${a} AND created_at < ${b} GROUP BY effective_outcome, needs_review`,
+    `SELECT effective_outcome, needs_review, COUNT(*) AS n FROM operation_views WHERE created_at >= ${ph(1)} AND created_at < ${ph(2)} GROUP BY effective_outcome, needs_review`,
   );
   const byOutcome = Object.fromEntries(EFFECTIVE_OUTCOMES.map((o) => [o, 0])) as Record<EffectiveOutcome, number>;
   let needsReview = 0;
@@ -99,11 +96,11 @@ export async function silentFailureRate(since: string): Promise<{ day: string; a
     q,
     since,
     (f) => `SELECT day, accepted, silent FROM receipt_rollups WHERE receipts > 0 ${and(f)}`,
-    (a, b) =>
-      `SELECT substr(receipt_at, 1, 10) AS day,
-              SUM(CASE WHEN receipt_status = 'accepted' THEN 1 ELSE 0 END) AS accepted,
-              SUM(CASE WHEN receipt_status = 'accepted' AND reason IN ('${REASONS.absent}', '${REASONS.mismatch}') THEN 1 ELSE 0 END) AS silent
-         FROM operation_views WHERE receipt_at >= ${a} AND receipt_at < ${b} GROUP BY substr(receipt_at, 1, 10)`,
+    `SELECT substr(receipt_at, 1, 10) AS day,
+            SUM(CASE WHEN receipt_status = 'accepted' THEN 1 ELSE 0 END) AS accepted,
+            SUM(CASE WHEN receipt_status = 'accepted' AND reason IN (${SILENT_FAILURE_REASONS.map((_, i) => ph(3 + i)).join(", ")}) THEN 1 ELSE 0 END) AS silent
+       FROM operation_views WHERE receipt_at >= ${ph(1)} AND receipt_at < ${ph(2)} GROUP BY substr(receipt_at, 1, 10)`,
+    SILENT_FAILURE_REASONS,
   );
   return rows
     .map((r) => {
@@ -121,7 +118,7 @@ export async function topDivergentTools(since: string | undefined, take = 5): Pr
     q,
     since,
     (f) => `SELECT tool, SUM(operations) AS n FROM outcome_rollups WHERE effective_outcome = 'divergent' AND tool <> '' ${and(f)} GROUP BY tool`,
-    (a, b) => `SELECT tool, COUNT(*) AS n FROM operation_views WHERE effective_outcome = 'divergent' AND tool IS NOT NULL AND created_at >= ${a} AND created_at < ${b} GROUP BY tool`,
+    `SELECT tool, COUNT(*) AS n FROM operation_views WHERE effective_outcome = 'divergent' AND tool IS NOT NULL AND created_at >= ${ph(1)} AND created_at < ${ph(2)} GROUP BY tool`,
   );
   const byTool = new Map<string, number>();
   for (const r of rows) byTool.set(r.tool, (byTool.get(r.tool) ?? 0) + Number(r.n));

@@ -1,7 +1,7 @@
 import "server-only";
 import type { CorrectionFact } from "@/lib/domain/corrections";
 import { deriveOperation, type OperationState, type StoredStage } from "@/lib/domain/operation";
-import { REASONS } from "@/lib/domain/outcomes";
+import { isSilentFailure } from "@/lib/domain/outcomes";
 import { addToCounters, asSql, deleteIn, insertMany, selectIn, type Sql, type SqlLike } from "./sql";
 
 export type Identity = { operationId: string; createdSeq: number; createdAt: string };
@@ -137,9 +137,6 @@ const rollupFacts = (r: RollupRow): RollupFacts => ({
   reason: r.reason,
 });
 
-/** A silent failure (the paper's): an accepted receipt whose deciding read found the effect absent or conflicting. */
-const SILENT_REASONS: ReadonlySet<string> = new Set([REASONS.absent, REASONS.mismatch]);
-
 /**
  * Keeps outcome_rollups and receipt_rollups in step with operation_views: the rows this write
  * replaced are counted out, the new ones counted in, netted per key, in the same transaction.
@@ -155,7 +152,7 @@ async function updateRollups(tx: Sql, removed: RollupFacts[], added: RollupFacts
     outcomes.set(k, row);
     if (f.receiptAt !== null) {
       const accepted = f.receiptStatus === "accepted";
-      const silent = accepted && SILENT_REASONS.has(f.reason);
+      const silent = isSilentFailure(f.receiptStatus, f.reason);
       const day = f.receiptAt.slice(0, 10);
       const r = receipts.get(day) ?? [0, 0, 0];
       r[0] += sign;

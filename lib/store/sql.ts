@@ -32,9 +32,7 @@ class PrismaSql implements Sql {
     await this.db.$executeRawUnsafe(sql, ...params);
   }
   async insert(table: string, columns: string[], rows: unknown[][]): Promise<void> {
-    const perStatement = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
-    for (let i = 0; i < rows.length; i += perStatement) {
-      const chunk = rows.slice(i, i + perStatement);
+    for (const chunk of statementChunks(rows, columns.length)) {
       const sql = `INSERT INTO ${table} (${columns.join(", ")}) VALUES ${valuesList(chunk.length, columns.length)}`;
       await this.db.$executeRawUnsafe(sql, ...chunk.flat());
     }
@@ -60,15 +58,19 @@ function cached(key: string, build: () => string): string {
   return text;
 }
 
+/** The n-th parameter's placeholder (from 1): `$n` on PostgreSQL, `?` on SQLite. */
+export function placeholder(n: number): string {
+  return provider() === "postgresql" ? `$${n}` : "?";
+}
+
 /** "(?, ?), (?, ?)" or "($1, $2), ($3, $4)" for rows × width. */
 function valuesList(rows: number, width: number): string {
-  const pg = provider() === "postgresql";
-  return cached(`v${pg ? "p" : "s"}${rows}x${width}`, () => {
+  return cached(`v${provider()}${rows}x${width}`, () => {
     const out: string[] = [];
     let n = 1;
     for (let r = 0; r < rows; r++) {
       const cells: string[] = [];
-      for (let c = 0; c < width; c++) cells.push(pg ? `$${n++}` : "?");
+      for (let c = 0; c < width; c++) cells.push(placeholder(n++));
       out.push(`(${cells.join(", ")})`);
     }
     return out.join(", ");
@@ -76,12 +78,17 @@ function valuesList(rows: number, width: number): string {
 }
 
 export function inList(count: number): string {
-  const pg = provider() === "postgresql";
-  return cached(`i${pg ? "p" : "s"}${count}`, () => {
+  return cached(`i${provider()}${count}`, () => {
     const cells: string[] = [];
-    for (let i = 1; i <= count; i++) cells.push(pg ? `$${i}` : "?");
+    for (let i = 1; i <= count; i++) cells.push(placeholder(i));
     return `(${cells.join(", ")})`;
   });
+}
+
+/** Rows in slices small enough for one statement's parameters (`width` values a row). */
+function* statementChunks<T>(rows: T[], width: number): Generator<T[]> {
+  const perStatement = Math.max(1, Math.floor(MAX_PARAMS / width));
+  for (let i = 0; i < rows.length; i += perStatement) yield rows.slice(i, i + perStatement);
 }
 
 export async function insertMany(db: SqlLike, table: string, columns: string[], rows: unknown[][]): Promise<void> {
@@ -96,10 +103,8 @@ export async function insertMany(db: SqlLike, table: string, columns: string[], 
 export async function addToCounters(db: SqlLike, table: string, keys: string[], counts: string[], rows: unknown[][]): Promise<void> {
   const q = asSql(db);
   const width = keys.length + counts.length;
-  const perStatement = Math.max(1, Math.floor(MAX_PARAMS / width));
   const add = counts.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(", ");
-  for (let i = 0; i < rows.length; i += perStatement) {
-    const chunk = rows.slice(i, i + perStatement);
+  for (const chunk of statementChunks(rows, width)) {
     await q.run(
       `INSERT INTO ${table} (${[...keys, ...counts].join(", ")}) VALUES ${valuesList(chunk.length, width)} ON CONFLICT (${keys.join(", ")}) DO UPDATE SET ${add}`,
       chunk.flat(),
@@ -111,8 +116,7 @@ export async function addToCounters(db: SqlLike, table: string, keys: string[], 
 export async function selectIn<T>(db: SqlLike, sql: string, ids: string[]): Promise<T[]> {
   const out: T[] = [];
   const q = asSql(db);
-  for (let i = 0; i < ids.length; i += MAX_PARAMS) {
-    const chunk = ids.slice(i, i + MAX_PARAMS);
+  for (const chunk of statementChunks(ids, 1)) {
     out.push(...(await q.all<T>(sql.replace("%IN%", inList(chunk.length)), chunk)));
   }
   return out;
@@ -120,8 +124,7 @@ export async function selectIn<T>(db: SqlLike, sql: string, ids: string[]): Prom
 
 export async function deleteIn(db: SqlLike, table: string, column: string, ids: string[]): Promise<void> {
   const q = asSql(db);
-  for (let i = 0; i < ids.length; i += MAX_PARAMS) {
-    const chunk = ids.slice(i, i + MAX_PARAMS);
+  for (const chunk of statementChunks(ids, 1)) {
     await q.run(`DELETE FROM ${table} WHERE ${column} IN ${inList(chunk.length)}`, chunk);
   }
 }
