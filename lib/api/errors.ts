@@ -38,3 +38,23 @@ export class ApiError extends Error {
 export function errorBody(code: ErrorCode, message: string, details?: unknown) {
   return new ApiError(code, message, details).toJSON();
 }
+
+/** The answer to a request with no credentials, or with ones that are not valid. */
+export function unauthenticated(): ApiError {
+  return new ApiError("unauthenticated", "sign in, or send Authorization: Bearer <token>");
+}
+
+/**
+ * Any error as the API answers it: an ApiError as itself (a 401 with its Bearer challenge),
+ * anything else as a logged 500 that leaks nothing. Route handlers and the ingest fast path
+ * (ingest-node.ts) both answer through this.
+ */
+export function errorAnswer(e: unknown): { status: number; body: ReturnType<ApiError["toJSON"]>; headers: Record<string, string> } {
+  let error: ApiError;
+  if (e instanceof ApiError) error = e;
+  else {
+    console.error("unhandled error in an API route:", e);
+    error = new ApiError("internal", "something went wrong on our side; it has been logged");
+  }
+  return { status: error.status, body: error.toJSON(), headers: error.status === 401 ? { "www-authenticate": 'Bearer realm="reconcile"' } : {} };
+}

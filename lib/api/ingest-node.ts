@@ -2,7 +2,7 @@ import "server-only";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { authorize, bearerPrincipal } from "./authorize";
 import { discardNode, readJsonBodyNode } from "./body";
-import { ApiError } from "./errors";
+import { errorAnswer, unauthenticated } from "./errors";
 import { ingestBody, MAX_REQUEST_BYTES } from "./ingest";
 
 export const RECEIPTS_PATH = "/api/v1/receipts";
@@ -40,7 +40,7 @@ export function isFastIngest(req: IncomingMessage): boolean {
 export async function handleIngestNode(req: IncomingMessage, res: ServerResponse): Promise<void> {
   try {
     const principal = await bearerPrincipal(req.headers.authorization ?? "");
-    if (!principal) throw new ApiError("unauthenticated", "sign in, or send Authorization: Bearer <token>");
+    if (!principal) throw unauthenticated();
     await authorize(principal, "receipts:ingest", { method: "POST", path: RECEIPTS_PATH, headers: headersOf(req) });
     const { value, bytes } = await readJsonBodyNode(req, MAX_REQUEST_BYTES);
     const result = await ingestBody(value, principal.email, bytes);
@@ -49,13 +49,8 @@ export async function handleIngestNode(req: IncomingMessage, res: ServerResponse
     if (!req.readableEnded && !req.isPaused()) await discardNode(req);
     // A body left unread (past the drain limit) ends the connection with the answer.
     const extra: Record<string, string> = req.readableEnded ? {} : { connection: "close" };
-    if (e instanceof ApiError) {
-      if (e.status === 401) extra["www-authenticate"] = 'Bearer realm="reconcile"';
-      send(res, e.status, e.toJSON(), extra);
-    } else {
-      console.error("unhandled error in an API route:", e);
-      send(res, 500, new ApiError("internal", "something went wrong on our side; it has been logged").toJSON(), extra);
-    }
+    const { status, body, headers } = errorAnswer(e);
+    send(res, status, body, { ...extra, ...headers });
   }
 }
 

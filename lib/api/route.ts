@@ -4,7 +4,7 @@ import type { Permission, Principal } from "@/lib/auth/permissions";
 import { currentPrincipal } from "@/lib/auth/session";
 import { authorize, bearerPrincipal } from "./authorize";
 import { discardUnreadBody } from "./body";
-import { ApiError } from "./errors";
+import { ApiError, errorAnswer, unauthenticated } from "./errors";
 
 type Handler<P> = (ctx: { req: Request; principal: Principal; params: P }) => Promise<Response>;
 
@@ -18,7 +18,7 @@ export function apiRoute<P = Record<string, never>>(permission: Permission, hand
     try {
       const principal = await authenticate(req);
       if (!principal) {
-        throw new ApiError("unauthenticated", "sign in, or send Authorization: Bearer <token>");
+        throw unauthenticated();
       }
       if (principal.kind === "session" && !SAFE_METHODS.has(req.method) && !sameOrigin(req)) {
         throw new ApiError("forbidden", "cross-site request refused: send it from this site, or use a token");
@@ -60,13 +60,8 @@ export async function authenticate(req: Request): Promise<Principal | null> {
 }
 
 export function errorResponse(e: unknown): Response {
-  if (e instanceof ApiError) {
-    const headers: Record<string, string> = {};
-    if (e.status === 401) headers["www-authenticate"] = 'Bearer realm="reconcile"';
-    return NextResponse.json(e.toJSON(), { status: e.status, headers });
-  }
-  console.error("unhandled error in an API route:", e);
-  return NextResponse.json(new ApiError("internal", "something went wrong on our side; it has been logged").toJSON(), { status: 500 });
+  const { status, body, headers } = errorAnswer(e);
+  return NextResponse.json(body, { status, headers });
 }
 
 export function json(body: unknown, status = 200): Response {
@@ -81,7 +76,7 @@ function signedInOnly(answer: (req: Request) => Response) {
   return async (req: Request): Promise<Response> => {
     let res: Response;
     try {
-      if (!(await authenticate(req))) throw new ApiError("unauthenticated", "sign in, or send Authorization: Bearer <token>");
+      if (!(await authenticate(req))) throw unauthenticated();
       res = answer(req);
     } catch (e) {
       res = errorResponse(e);

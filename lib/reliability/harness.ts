@@ -1,7 +1,8 @@
 /**
  * What the reliability harnesses share: a migrated database with a user and tokens, the real
- * production server (`npm start`'s lib/cli/serve.ts, from the current build) started and killed on demand, and
- * latency percentiles. The harnesses run in tests (short) and in `npm run soak:*` (long).
+ * production server (`npm start`'s lib/cli/serve.ts, from the current build) started and
+ * killed on demand, and latency percentiles. The harnesses run in tests (short) and in
+ * `npm run soak:*` (long).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 export { mulberry32 as seeded } from "@/lib/domain/demo-data";

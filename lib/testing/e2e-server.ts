@@ -1,7 +1,8 @@
 /**
  * A server the e2e suite drives: a fresh SQLite database in a temporary folder (never a
- * developer's data), migrated, then the production server (lib/cli/serve.ts). Mode `demo` loads the demo data and demo
- * users; mode `empty` leaves the database without users (the first-run path).
+ * developer's data), migrated, then the production server (lib/cli/serve.ts). Mode `demo`
+ * loads the demo data and demo users; mode `empty` leaves the database without users (the
+ * first-run path).
  */
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
