@@ -5,7 +5,7 @@
 export const ROLES = ["viewer", "reviewer", "admin"] as const;
 export type Role = (typeof ROLES)[number];
 
-export const SCOPES = ["ingest", "read", "export", "review"] as const;
+export const SCOPES = ["ingest", "verify", "read", "export", "review"] as const;
 export type Scope = (typeof SCOPES)[number];
 
 const ROLE_RANK: Record<Role, number> = { viewer: 0, reviewer: 1, admin: 2 };
@@ -13,6 +13,8 @@ const ROLE_RANK: Record<Role, number> = { viewer: 0, reviewer: 1, admin: 2 };
 /** The minimum role of a token's owner for each scope (shared/API.md "Authentication"). */
 export const SCOPE_MIN_ROLE: Record<Scope, Role> = {
   ingest: "viewer",
+  /** Canonical reads decide verdicts (shared/TRUST.md "Who may write what"). */
+  verify: "reviewer",
   read: "viewer",
   export: "viewer",
   review: "reviewer",
@@ -20,6 +22,7 @@ export const SCOPE_MIN_ROLE: Record<Scope, Role> = {
 
 export const PERMISSIONS = {
   "receipts:ingest": { scope: "ingest", minRole: "viewer" },
+  "receipts:verify": { scope: "verify", minRole: "reviewer" },
   "operations:read": { scope: "read", minRole: "viewer" },
   "audit:export": { scope: "export", minRole: "viewer" },
   "operations:correct": { scope: "review", minRole: "reviewer" },
@@ -52,6 +55,7 @@ export type Principal =
 /** What each permission lets one do, for messages ("this token may not …"). */
 const DOING: Record<Permission, string> = {
   "receipts:ingest": "send receipts",
+  "receipts:verify": "send canonical reads",
   "operations:read": "read operations",
   "audit:export": "export the audit trail",
   "operations:correct": "correct operations",

@@ -24,7 +24,7 @@ import { runDbCommand } from "./schema-engine";
 const HELP = `Reconcile command line: npm run cli -- <command> [options]
 
   users:add --email E --password P --role viewer|reviewer|admin
-  tokens:add --email E --scopes ingest,read,export,review --name N
+  tokens:add --email E --scopes ingest,verify,read,export,review --name N
   audit:verify [--file EXPORT.ndjson [--subset]] [--checkpoint CHECKPOINT.txt]
   audit:export --format ndjson|csv|json --out FILE [--since T] [--until T] [--operation-id ID] [--trajectory-id ID]
   audit:checkpoint             sign the chain's current size and head now; prints the checkpoint
