@@ -4,6 +4,7 @@ import { LongText, RawJson } from "@/components/ui/text";
 import type { OperationDetail } from "@/lib/store/get-operation";
 import { categoryName, OutcomeBadge } from "./badges";
 import { ParamsDiff } from "./params-diff";
+import { SenderName } from "./verdict-history";
 
 type Stage = OperationDetail["stages"][number];
 type Obj = Record<string, unknown>;
@@ -58,7 +59,7 @@ function Times({ stage, previous }: { stage: Stage; previous: string | null }) {
   return (
     <p className="text-xs text-slate-600 dark:text-slate-400">
       observed {time(stage.observed_at)} · recorded {time(stage.recorded_at)}
-      {g ? ` · ${g}` : ""}
+      {g ? ` · ${g}` : ""} · sent by <SenderName sentBy={stage.sent_by} />
     </p>
   );
 }
@@ -86,6 +87,7 @@ const RETRY_WORDS = (retry: OperationDetail["retry"]) =>
   }`;
 
 export function Timeline({ op }: { op: OperationDetail }) {
+  const movedByRead = new Set(op.verdict_history.filter((h) => h.changed_by_later_read).map((h) => h.seq));
   const intent = op.stages.find((s) => s.stage === "intent");
   const receipt = op.stages.find((s) => s.stage === "receipt");
   const reads = op.stages.filter((s) => s.stage === "canonical_read");
@@ -152,6 +154,11 @@ export function Timeline({ op }: { op: OperationDetail }) {
                     {String(p.status)}
                     {r.deciding ? <span className="ml-2 rounded bg-indigo-600 px-1.5 py-0.5 text-xs text-white">deciding read</span> : null}
                     {r.stale ? <span className="ml-2 text-xs font-normal text-slate-700 dark:text-slate-300">stale — before the receipt: proves nothing about this write</span> : null}
+                    {movedByRead.has(r.seq) ? (
+                      <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-normal text-amber-950 dark:bg-amber-900 dark:text-amber-100">
+                        changed the verdict to verified, sent later by <SenderName sentBy={r.sent_by} />
+                      </span>
+                    ) : null}
                   </p>
                   <Times stage={r} previous={prev} />
                 </div>

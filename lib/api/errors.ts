@@ -6,6 +6,8 @@ export const ERROR_STATUS = {
   invalid_query: 400,
   unauthenticated: 401,
   forbidden: 403,
+  verify_scope_required: 403,
+  not_operation_owner: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
@@ -13,6 +15,8 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   invalid_record: 422,
   invalid_request: 422,
+  observed_in_future: 422,
+  too_many_reads: 422,
   rate_limited: 429,
   internal: 500,
   unavailable: 503,
@@ -37,6 +41,11 @@ export class ApiError extends Error {
 
 export function errorBody(code: ErrorCode, message: string, details?: unknown) {
   return new ApiError(code, message, details).toJSON();
+}
+
+/** A refusal of the domain's trust rules (lib/domain/trust.ts) as the API answers it. */
+export function refusalError(r: { code: "verify_scope_required" | "not_operation_owner" | "observed_in_future" | "too_many_reads"; message: string; details?: unknown }): ApiError {
+  return new ApiError(r.code, r.message, r.details);
 }
 
 /** The answer to a request with no credentials, or with ones that are not valid. */

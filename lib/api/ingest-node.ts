@@ -43,7 +43,7 @@ export async function handleIngestNode(req: IncomingMessage, res: ServerResponse
     if (!principal) throw unauthenticated();
     await authorize(principal, "receipts:ingest", { method: "POST", path: RECEIPTS_PATH, headers: headersOf(req) });
     const { value, bytes } = await readJsonBodyNode(req, MAX_REQUEST_BYTES);
-    const result = await ingestBody(value, principal.email, bytes);
+    const result = await ingestBody(value, principal, bytes);
     send(res, result.status, result.body);
   } catch (e) {
     if (!req.readableEnded && !req.isPaused()) await discardNode(req);

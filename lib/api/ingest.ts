@@ -1,17 +1,38 @@
 import "server-only";
+import { can, type Principal } from "@/lib/auth/permissions";
 import { checkJsonShape, isPlainObject } from "@/lib/domain/json";
+import { clockSkewSeconds, futureRefusal, verifyRefusal, type Sender } from "@/lib/domain/trust";
 import { describeIssues, operationRecordSchema } from "@/lib/domain/wire";
 import type { IngestResult, ValidRecord } from "@/lib/store/ingest-records";
 import { submitIngest } from "@/lib/store/ingest-queue";
 import { MiB } from "./body";
-import { ApiError } from "./errors";
+import { ApiError, refusalError } from "./errors";
 
 export const MAX_REQUEST_BYTES = 4 * MiB;
 export const MAX_RECORD_BYTES = 1 * MiB;
 export const MAX_BATCH = 500;
 
+/** What a principal sends as: its email in the chain, who it is on the timeline, what it may do. */
+export function senderOf(principal: Principal): Sender {
+  return {
+    actor: principal.email,
+    sent_by: {
+      via: principal.kind,
+      user_id: principal.userId,
+      email: principal.email,
+      token_id: principal.kind === "token" ? principal.tokenId : null,
+      token_name: principal.kind === "token" ? principal.tokenName : null,
+    },
+    rights: { userId: principal.userId, mayVerify: can(principal, "receipts:verify"), isAdmin: principal.role === "admin" },
+  };
+}
+
+/** Read once: a bad value fails the first ingest loudly rather than being ignored. */
+let skew: number | null = null;
+const maxClockSkew = () => (skew ??= clockSkewSeconds(process.env.RECONCILE_MAX_CLOCK_SKEW));
+
 /** Validates one record; returns the error it earns, or null. */
-function validate(raw: unknown, mayBeLarge: boolean): ApiError | null {
+function validate(raw: unknown, mayBeLarge: boolean, sender: Sender): ApiError | null {
   const shape = checkJsonShape(raw);
   if (shape) return new ApiError("invalid_record", `${shape.path}: ${shape.message}`, [shape]);
   if (!isPlainObject(raw)) return new ApiError("invalid_record", "a record must be a JSON object");
@@ -24,7 +45,9 @@ function validate(raw: unknown, mayBeLarge: boolean): ApiError | null {
     const issues = describeIssues(parsed.error);
     return new ApiError("invalid_record", issues.map((i) => `${i.path}: ${i.message}`).join("; "), issues);
   }
-  return null;
+  // Who may decide: refused before anything is queued (ownership needs the database: ingestRecords).
+  const refused = verifyRefusal(raw, sender.rights) ?? futureRefusal(raw, Date.now(), maxClockSkew());
+  return refused ? refusalError(refused) : null;
 }
 
 const asItem = (r: IngestResult) =>
@@ -34,8 +57,9 @@ const asItem = (r: IngestResult) =>
  * POST /api/v1/receipts: one record, or `{"records": [...]}`. Returns status and body.
  * A batch stores its valid items together; an invalid or conflicting item stores nothing.
  */
-export async function ingestBody(body: unknown, actor: string, bodyBytes = Infinity): Promise<{ status: number; body: unknown }> {
+export async function ingestBody(body: unknown, principal: Principal, bodyBytes = Infinity): Promise<{ status: number; body: unknown }> {
   const mayBeLarge = bodyBytes > MAX_RECORD_BYTES;
+  const sender = senderOf(principal);
   if (isPlainObject(body) && "records" in body && !("operation_id" in body)) {
     const records = body.records;
     if (!Array.isArray(records)) throw new ApiError("invalid_request", "records must be an array of operation records");
@@ -44,18 +68,18 @@ export async function ingestBody(body: unknown, actor: string, bodyBytes = Infin
     const failed: IngestResult[] = [];
     const valid: ValidRecord[] = [];
     records.forEach((raw, index) => {
-      const error = validate(raw, mayBeLarge);
+      const error = validate(raw, mayBeLarge, sender);
       if (error) failed.push({ index, status: error.status, error });
-      else valid.push({ index, operationId: (raw as { operation_id: string }).operation_id, raw: raw as Record<string, unknown>, actor });
+      else valid.push({ index, operationId: (raw as { operation_id: string }).operation_id, raw: raw as Record<string, unknown>, sender });
     });
     const results = [...failed, ...(await submitIngest(valid))].sort((a, b) => a.index - b.index);
     const allOk = results.every((r) => !("error" in r));
     return { status: allOk ? 200 : 207, body: { results: results.map(asItem) } };
   }
-  const error = validate(body, mayBeLarge);
+  const error = validate(body, mayBeLarge, sender);
   if (error) throw error;
   const raw = body as Record<string, unknown>;
-  const [result] = await submitIngest([{ index: 0, operationId: raw.operation_id as string, raw, actor }]);
+  const [result] = await submitIngest([{ index: 0, operationId: raw.operation_id as string, raw, sender }]);
   if ("error" in result) throw result.error;
   return { status: result.status, body: result.body };
 }

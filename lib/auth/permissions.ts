@@ -50,7 +50,7 @@ export function scopesAllowedFor(role: Role): Scope[] {
 
 export type Principal =
   | { kind: "session"; userId: string; email: string; role: Role }
-  | { kind: "token"; userId: string; email: string; role: Role; tokenId: string; scopes: Scope[] };
+  | { kind: "token"; userId: string; email: string; role: Role; tokenId: string; tokenName: string; scopes: Scope[] };
 
 /** What each permission lets one do, for messages ("this token may not …"). */
 const DOING: Record<Permission, string> = {

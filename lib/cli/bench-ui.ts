@@ -42,6 +42,7 @@ import { getOperation } from "@/lib/store/get-operation";
 import { assigneesOf } from "@/lib/store/assignments";
 import { getTrajectory, listTrajectories } from "@/lib/store/get-trajectory";
 import { ingestRecords, type ValidRecord } from "@/lib/store/ingest-records";
+import { systemSender } from "@/lib/domain/trust";
 import { listOperations, listQuerySchema } from "@/lib/store/list-operations";
 import { knownTools, outcomeCounts, periodStart, reviewCounts, silentFailureRate, topDivergentTools } from "@/lib/store/overview";
 import { verifyStoredChain } from "@/lib/store/verify-chain";
@@ -255,7 +256,7 @@ async function seed(total: number): Promise<{ seconds: number; records: number; 
     const valid: ValidRecord[] = batch.map((raw, index) => {
       const parsed = operationRecordSchema.safeParse(raw);
       if (!parsed.success) throw new Error(`generated record ${String(raw.operation_id)} is invalid: ${parsed.error.message}`);
-      return { index, operationId: raw.operation_id as string, raw, actor: "bench-ui" };
+      return { index, operationId: raw.operation_id as string, raw, sender: systemSender("bench-ui") };
     });
     const results = await ingestRecords(valid);
     const failed = results.find((r) => "error" in r);

@@ -12,13 +12,18 @@ export const MAX_READS_PER_OPERATION = 1000;
 /** How far after the server's clock an observation may claim to be, by default (seconds). */
 export const DEFAULT_MAX_CLOCK_SKEW_SECONDS = 300;
 
-/** Who sent a stage record: a user through a token or a session, or the system (demo data). */
+/**
+ * Who sent a stage record: a user through a token or a session, or the system (the demo data,
+ * named by `name`). Kept in the chained payload, so it is as tamper-evident as the stage.
+ */
 export type SentBy = {
+  /** "unrecorded": stored before senders were kept; only the chain's actor is known. */
+  via: "token" | "session" | "system" | "unrecorded";
   user_id: string | null;
   email: string | null;
-  via: "token" | "session" | "system";
   token_id: string | null;
   token_name: string | null;
+  name?: string;
 };
 
 /** What the sender may do, as far as these rules care. */
@@ -29,7 +34,30 @@ export type WriteRights = {
   isAdmin: boolean;
 };
 
-export type Refusal = { status: 403 | 422; code: string; message: string; details?: unknown };
+/** A record's sender as ingest needs it: the chain's actor, who sent it, and what they may do. */
+export type Sender = { actor: string; sent_by: SentBy; rights: WriteRights };
+
+/** The system itself (demo data, benchmarks' seeding): may write anything. */
+export function systemSender(name: string): Sender {
+  return {
+    actor: name,
+    sent_by: { via: "system", user_id: null, email: null, token_id: null, token_name: null, name },
+    rights: { userId: null, mayVerify: true, isAdmin: true },
+  };
+}
+
+/** Records stored before senders were kept name only the chain's actor (an email, or "demo"). */
+export function legacySentBy(actor: string | null): SentBy {
+  const email = actor && actor.includes("@") ? actor : null;
+  return { via: "unrecorded", user_id: null, email, token_id: null, token_name: null, ...(email ? {} : { name: actor ?? "unknown" }) };
+}
+
+export type Refusal = {
+  status: 403 | 422;
+  code: "verify_scope_required" | "not_operation_owner" | "observed_in_future" | "too_many_reads";
+  message: string;
+  details?: unknown;
+};
 
 /** How many canonical reads a record carries. */
 export function readsIn(raw: Record<string, unknown>): number {

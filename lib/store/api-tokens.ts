@@ -82,6 +82,7 @@ export async function authenticateToken(token: string): Promise<TokenPrincipal |
   const principal: TokenPrincipal = {
     kind: "token",
     tokenId: row.id,
+    tokenName: row.name,
     userId: row.userId,
     email: row.user.email,
     role: row.user.role,

@@ -3,6 +3,7 @@ import { demoRecords, DEMO_ESSAY_OPERATION_ID } from "@/lib/domain/demo-data";
 import { writeCheckpoint } from "./checkpoints";
 import { reader } from "./db";
 import { ingestRecords } from "./ingest-records";
+import { systemSender } from "@/lib/domain/trust";
 
 /** Loads the demo data set through the ingest use case, once. */
 export async function loadDemoData(now = new Date()): Promise<{ loaded: number; alreadyLoaded: boolean }> {
@@ -13,7 +14,7 @@ export async function loadDemoData(now = new Date()): Promise<{ loaded: number; 
   const records = demoRecords(now);
   let loaded = 0;
   for (let i = 0; i < records.length; i += 100) {
-    const chunk = records.slice(i, i + 100).map((raw, j) => ({ index: i + j, operationId: raw.operation_id as string, raw, actor: "demo" }));
+    const chunk = records.slice(i, i + 100).map((raw, j) => ({ index: i + j, operationId: raw.operation_id as string, raw, sender: systemSender("demo") }));
     const results = await ingestRecords(chunk);
     const failed = results.filter((r) => "error" in r);
     if (failed.length) throw new Error(`demo data refused: ${JSON.stringify(failed[0])}`);

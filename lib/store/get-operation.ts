@@ -1,6 +1,7 @@
 import "server-only";
 import { isPossibleOperationId } from "@/lib/domain/wire";
 import { deriveOperation } from "@/lib/domain/operation";
+import { verdictHistory } from "@/lib/domain/verdict-history";
 import { reader } from "./db";
 import { derivedState } from "./ingest-records";
 import { correctionFacts, loadOperationRecords } from "./stage-records";
@@ -26,6 +27,8 @@ export async function getOperation(operationId: string) {
     return { operation_id: id, effective_outcome: v?.effectiveOutcome ?? null, tool: v?.tool ?? null };
   };
   const upstream = state.depends_on.map(link);
+  const sentBy = new Map(stages.map((s) => [s.seq, s.sent_by]));
+  const history = verdictHistory(stages, records.corrections.map((c) => ({ id: c.id, action: c.action, outcome: c.outcome, seq: c.seq, recorded_at: c.recorded_at })));
   const env = state.envelope;
   return {
     ...derivedState(operationId, state),
@@ -44,6 +47,7 @@ export async function getOperation(operationId: string) {
       payload: s.data,
       ...(s.envelope ? { envelope: s.envelope } : {}),
       hash: s.hash,
+      sent_by: s.sent_by,
       ...(s.stage === "canonical_read" ? { stale: stale.has(s.seq), deciding: s.seq === state.classification.deciding_read_seq } : {}),
     })),
     corrections: records.corrections.map((c) => ({
@@ -58,6 +62,12 @@ export async function getOperation(operationId: string) {
       seq: c.seq,
       recorded_at: c.recorded_at,
       hash: c.hash,
+    })),
+    /** The derived outcome after each stage record and correction, in chain order (TRUST.md). */
+    verdict_history: history.map((h) => ({
+      ...h,
+      sent_by: h.kind === "stage" ? sentBy.get(h.seq)! : null,
+      reviewer: h.kind === "correction" ? (records.corrections.find((c) => c.seq === h.seq)?.reviewer ?? null) : null,
     })),
     claim_withdrawn: state.effective.claim_withdrawn,
     resolved_from: state.effective.resolved_from,

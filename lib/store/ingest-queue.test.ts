@@ -1,3 +1,4 @@
+import { systemSender } from "@/lib/domain/trust";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { IngestResult, ValidRecord } from "./ingest-records";
 
@@ -21,7 +22,7 @@ const { submitIngest } = await import("./ingest-queue");
 
 /** A request's records, indexed as the request numbered them (0..n-1). */
 const request = (prefix: string, n: number): ValidRecord[] =>
-  Array.from({ length: n }, (_, i) => ({ index: i, operationId: `${prefix}-${i}`, raw: {}, actor: "agent" }));
+  Array.from({ length: n }, (_, i) => ({ index: i, operationId: `${prefix}-${i}`, raw: {}, sender: systemSender("agent") }));
 
 const ids = (results: IngestResult[]) => results.map((r) => [r.index, "body" in r ? (r.body as { operation_id: string }).operation_id : null]);
 

@@ -1,12 +1,13 @@
 import "server-only";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError, refusalError } from "@/lib/api/errors";
 import { deriveOperation, type OperationState, type StoredStage } from "@/lib/domain/operation";
 import { reconcileRecord, mergeEnvelopes, type StageRecordDraft } from "@/lib/domain/stages";
+import { ownershipRefusal, readCapRefusal, type Sender } from "@/lib/domain/trust";
 import { appendToChain, lockChain } from "./chain";
 import { sqlWriteTransaction } from "./db";
 import { writeProjection, type Identity } from "./projection";
 import { insertMany, selectIn } from "./sql";
-import { correctionFacts, loadOperationRecords } from "./stage-records";
+import { correctionFacts, loadOperationRecords, type StagePayload } from "./stage-records";
 
 /** The derived state the API answers with for each operation (shared/API.md "Ingest"). */
 export function derivedState(operationId: string, state: OperationState) {
@@ -21,7 +22,8 @@ export function derivedState(operationId: string, state: OperationState) {
   };
 }
 
-export type ValidRecord = { index: number; operationId: string; raw: Record<string, unknown>; actor: string };
+/** A record that passed validation and the checks that need no database, with who sent it. */
+export type ValidRecord = { index: number; operationId: string; raw: Record<string, unknown>; sender: Sender };
 
 export type IngestResult =
   | { index: number; status: 200 | 201; body: ReturnType<typeof derivedState> & { duplicate: boolean } }
@@ -38,11 +40,13 @@ export async function ingestRecords(records: ValidRecord[]): Promise<IngestResul
   return sqlWriteTransaction(async (tx) => {
     await lockChain(tx);
     const ids = [...new Set(records.map((r) => r.operationId))];
-    const known = await selectIn<{ operation_id: string; created_seq: number | bigint; created_at: string }>(
+    const known = await selectIn<{ operation_id: string; created_seq: number | bigint; created_at: string; owner_id: string | null }>(
       tx,
-      "SELECT operation_id, created_seq, created_at FROM operations WHERE operation_id IN %IN%",
+      "SELECT operation_id, created_seq, created_at, owner_id FROM operations WHERE operation_id IN %IN%",
       ids,
     );
+    // Who created each operation: stored, or the sender of its first accepted record in this batch.
+    const owners = new Map<string, string | null>(known.map((o) => [o.operation_id, o.owner_id]));
     const identities = new Map<string, Identity>(
       known.map((o) => [o.operation_id, { operationId: o.operation_id, createdSeq: Number(o.created_seq), createdAt: o.created_at }]),
     );
@@ -58,13 +62,27 @@ export async function ingestRecords(records: ValidRecord[]): Promise<IngestResul
     }
     const accepted: { record: ValidRecord; fresh: StageRecordDraft[]; duplicate: boolean }[] = [];
     const results: IngestResult[] = [];
+    const readsHeld = new Map(ids.map((id) => [id, working.get(id)!.filter((h) => h.stage === "canonical_read").length]));
     for (const record of records) {
       const held = working.get(record.operationId)!;
+      const owned = owners.has(record.operationId) ? ownershipRefusal(record.raw, owners.get(record.operationId)!, record.sender.rights) : null;
+      if (owned) {
+        results.push({ index: record.index, status: owned.status, error: refusalError(owned) });
+        continue;
+      }
       const decision = reconcileRecord(record.raw, held, mergeEnvelopes(held.map((h) => h.envelope)));
       if (decision.kind === "conflict") {
         results.push({ index: record.index, status: 409, error: new ApiError("conflict", decision.message, decision.details) });
         continue;
       }
+      const freshReads = decision.fresh.filter((d) => d.stage === "canonical_read").length;
+      const capped = readCapRefusal(readsHeld.get(record.operationId)!, freshReads);
+      if (capped) {
+        results.push({ index: record.index, status: capped.status, error: refusalError(capped) });
+        continue;
+      }
+      readsHeld.set(record.operationId, readsHeld.get(record.operationId)! + freshReads);
+      if (!owners.has(record.operationId) && decision.fresh.length) owners.set(record.operationId, record.sender.rights.userId);
       for (const d of decision.fresh) held.push({ stage: d.stage, payload: d.payload, envelope: d.envelope });
       accepted.push({ record, fresh: decision.fresh, duplicate: decision.duplicate });
     }
@@ -73,10 +91,16 @@ export async function ingestRecords(records: ValidRecord[]): Promise<IngestResul
       fresh.map((d) => ({
         kind: "stage" as const,
         operation_id: record.operationId,
-        actor: record.actor,
+        actor: record.sender.actor,
         stage: d.stage,
         observed_at: d.observed_at,
-        payload: { stage: d.stage, observed_at: d.observed_at, data: d.payload, ...(d.envelope ? { envelope: d.envelope } : {}) },
+        payload: {
+          stage: d.stage,
+          observed_at: d.observed_at,
+          data: d.payload,
+          ...(d.envelope ? { envelope: d.envelope } : {}),
+          sent_by: record.sender.sent_by,
+        },
       })),
     );
     const appended = await appendToChain(tx, entries, undefined, { locked: true });
@@ -85,7 +109,7 @@ export async function ingestRecords(records: ValidRecord[]): Promise<IngestResul
     const stagesById = new Map<string, StoredStage[]>();
     for (const id of ids) stagesById.set(id, [...(existing.get(id) ?? [])]);
     appended.forEach((rec, i) => {
-      const p = rec.payload as { stage: StoredStage["stage"]; observed_at: string | null; data: unknown; envelope?: Record<string, unknown> };
+      const p = rec.payload as StagePayload;
       stagesById.get(rec.operation_id!)!.push({
         seq: rec.seq,
         stage: entries[i].stage,
@@ -100,9 +124,14 @@ export async function ingestRecords(records: ValidRecord[]): Promise<IngestResul
     if (created.length) {
       const rows = created.map((id) => {
         const first = stagesById.get(id)![0];
-        return { operationId: id, createdSeq: first.seq, createdAt: first.recorded_at };
+        return { operationId: id, createdSeq: first.seq, createdAt: first.recorded_at, ownerId: owners.get(id) ?? null };
       });
-      await insertMany(tx, "operations", ["operation_id", "created_seq", "created_at"], rows.map((r) => [r.operationId, r.createdSeq, r.createdAt]));
+      await insertMany(
+        tx,
+        "operations",
+        ["operation_id", "created_seq", "created_at", "owner_id"],
+        rows.map((r) => [r.operationId, r.createdSeq, r.createdAt, r.ownerId]),
+      );
       for (const r of rows) identities.set(r.operationId, r);
     }
     const states = await writeProjection(

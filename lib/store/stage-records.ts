@@ -1,11 +1,12 @@
 import "server-only";
 import type { CorrectionAction, CorrectionFact, Resolution } from "@/lib/domain/corrections";
 import type { StoredStage } from "@/lib/domain/operation";
+import { legacySentBy, type SentBy } from "@/lib/domain/trust";
 import type { Stage } from "@/lib/domain/wire";
 import { selectIn, type SqlLike } from "./sql";
 
 /** The chain payload of a stage record. */
-export type StagePayload = { stage: Stage; observed_at: string | null; data: unknown; envelope?: Record<string, unknown> };
+export type StagePayload = { stage: Stage; observed_at: string | null; data: unknown; envelope?: Record<string, unknown>; sent_by?: SentBy };
 
 /** The chain payload of a correction. */
 export type CorrectionPayload = {
@@ -18,9 +19,9 @@ export type CorrectionPayload = {
   follows: string | null;
 };
 
-type Row = { seq: number; operationId: string | null; recordedAt: string; payload: string; hash: string };
+type Row = { seq: number; operationId: string | null; recordedAt: string; actor: string | null; payload: string; hash: string };
 
-export type LoadedStage = StoredStage & { operation_id: string; hash: string };
+export type LoadedStage = StoredStage & { operation_id: string; hash: string; sent_by: SentBy };
 export type LoadedCorrection = CorrectionPayload & { seq: number; recorded_at: string; reviewer: string | null; hash: string };
 
 export function toStoredStage(row: Row): LoadedStage {
@@ -34,6 +35,7 @@ export function toStoredStage(row: Row): LoadedStage {
     data: p.data,
     envelope: p.envelope ?? null,
     hash: row.hash,
+    sent_by: p.sent_by ?? legacySentBy(row.actor),
   };
 }
 
@@ -56,7 +58,7 @@ export async function loadOperationRecords(db: SqlLike, operationIds: string[]):
     const entry = out.get(r.operation_id) ?? { stages: [], corrections: [] };
     const seq = Number(r.seq);
     if (r.kind === "stage") {
-      entry.stages.push(toStoredStage({ seq, operationId: r.operation_id, recordedAt: r.recorded_at, payload: r.payload, hash: r.hash }));
+      entry.stages.push(toStoredStage({ seq, operationId: r.operation_id, recordedAt: r.recorded_at, actor: r.actor, payload: r.payload, hash: r.hash }));
     } else {
       entry.corrections.push({ ...(JSON.parse(r.payload) as CorrectionPayload), seq, recorded_at: r.recorded_at, reviewer: r.actor, hash: r.hash });
     }

@@ -3,6 +3,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { OutcomeBadge } from "@/components/operations/badges";
 import { Links, Timeline } from "@/components/operations/timeline";
+import { VerdictHistory } from "@/components/operations/verdict-history";
 import { CorrectionPanel } from "@/components/review/correction-panel";
 import { CorrectionsHistory } from "@/components/review/corrections-history";
 import { can } from "@/lib/auth/permissions";
@@ -54,6 +55,7 @@ export default async function OperationPage({ params }: Params) {
         </p>
       ) : null}
       <Timeline op={op} />
+      <VerdictHistory op={op} />
       <CorrectionsHistory op={op} />
       {can(me, "operations:correct") ? (
         <CorrectionPanel

@@ -4,7 +4,7 @@ import { apiRoute, json, otherMethods } from "@/lib/api/route";
 
 export const POST = apiRoute("receipts:ingest", async ({ req, principal }) => {
   const { value, bytes } = await readJsonBodySized(req, MAX_REQUEST_BYTES);
-  const result = await ingestBody(value, principal.email, bytes);
+  const result = await ingestBody(value, principal, bytes);
   return json(result.body, result.status);
 });
 
