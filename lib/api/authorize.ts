@@ -11,9 +11,17 @@ import { ApiError } from "./errors";
  * (lib/api/ingest-node.ts) runs exactly the same ones as apiRoute.
  */
 
-/** Throws 403 (and records the refusal in the audit trail) unless the principal holds the permission. */
-export async function authorize(principal: Principal, permission: Permission, request: { method: string; path: string; headers: Headers }) {
-  if (can(principal, permission)) return;
+/** Sending records: the ingest permission, or the verify permission for canonical reads alone. */
+export const INGEST_PERMISSIONS = ["receipts:ingest", "receipts:verify"] as const satisfies Permission[];
+
+/**
+ * Throws 403 (and records the refusal in the audit trail) unless the principal holds the
+ * permission (or, given several, any one of them).
+ */
+export async function authorize(principal: Principal, permissions: Permission | readonly Permission[], request: { method: string; path: string; headers: Headers }) {
+  const list: readonly Permission[] = typeof permissions === "string" ? [permissions] : permissions;
+  if (list.some((p) => can(principal, p))) return;
+  const permission = list[0];
   await writeTransaction((tx) =>
     recordSecurityEvent(tx, principal.email, {
       type: "authorization.refused",

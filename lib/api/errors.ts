@@ -44,7 +44,7 @@ export function errorBody(code: ErrorCode, message: string, details?: unknown) {
 }
 
 /** A refusal of the domain's trust rules (lib/domain/trust.ts) as the API answers it. */
-export function refusalError(r: { code: "verify_scope_required" | "not_operation_owner" | "observed_in_future" | "too_many_reads"; message: string; details?: unknown }): ApiError {
+export function refusalError(r: { code: "forbidden" | "verify_scope_required" | "not_operation_owner" | "observed_in_future" | "too_many_reads"; message: string; details?: unknown }): ApiError {
   return new ApiError(r.code, r.message, r.details);
 }
 

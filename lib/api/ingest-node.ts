@@ -1,6 +1,6 @@
 import "server-only";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { authorize, bearerPrincipal } from "./authorize";
+import { authorize, bearerPrincipal, INGEST_PERMISSIONS } from "./authorize";
 import { discardNode, readJsonBodyNode } from "./body";
 import { errorAnswer, unauthenticated } from "./errors";
 import { ingestBody, MAX_REQUEST_BYTES } from "./ingest";
@@ -41,7 +41,7 @@ export async function handleIngestNode(req: IncomingMessage, res: ServerResponse
   try {
     const principal = await bearerPrincipal(req.headers.authorization ?? "");
     if (!principal) throw unauthenticated();
-    await authorize(principal, "receipts:ingest", { method: "POST", path: RECEIPTS_PATH, headers: headersOf(req) });
+    await authorize(principal, INGEST_PERMISSIONS, { method: "POST", path: RECEIPTS_PATH, headers: headersOf(req) });
     const { value, bytes } = await readJsonBodyNode(req, MAX_REQUEST_BYTES);
     const result = await ingestBody(value, principal, bytes);
     send(res, result.status, result.body);

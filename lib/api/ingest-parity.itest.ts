@@ -17,7 +17,7 @@ let ingestToken = "";
 let readToken = "";
 
 beforeAll(async () => {
-  ingestToken = (await principal("viewer", ["ingest", "read"])).token;
+  ingestToken = (await principal("reviewer", ["ingest", "verify", "read"])).token;
   readToken = (await principal("viewer", ["read"])).token;
   const port = await freePort();
   nextBase = `http://127.0.0.1:${port}`;

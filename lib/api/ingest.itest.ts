@@ -8,7 +8,7 @@ let ingestToken: string;
 let readToken: string;
 
 beforeAll(async () => {
-  ingestToken = (await principal("viewer", ["ingest", "read"])).token;
+  ingestToken = (await principal("reviewer", ["ingest", "verify", "read"])).token;
   readToken = (await principal("viewer", ["read"])).token;
 });
 

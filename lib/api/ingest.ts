@@ -1,7 +1,7 @@
 import "server-only";
 import { can, type Principal } from "@/lib/auth/permissions";
 import { checkJsonShape, isPlainObject } from "@/lib/domain/json";
-import { clockSkewSeconds, futureRefusal, verifyRefusal, type Sender } from "@/lib/domain/trust";
+import { clockSkewSeconds, futureRefusal, scopeRefusal, type Sender } from "@/lib/domain/trust";
 import { describeIssues, operationRecordSchema } from "@/lib/domain/wire";
 import type { IngestResult, ValidRecord } from "@/lib/store/ingest-records";
 import { submitIngest } from "@/lib/store/ingest-queue";
@@ -23,7 +23,7 @@ export function senderOf(principal: Principal): Sender {
       token_id: principal.kind === "token" ? principal.tokenId : null,
       token_name: principal.kind === "token" ? principal.tokenName : null,
     },
-    rights: { userId: principal.userId, mayVerify: can(principal, "receipts:verify"), isAdmin: principal.role === "admin" },
+    rights: { userId: principal.userId, mayIngest: can(principal, "receipts:ingest"), mayVerify: can(principal, "receipts:verify"), isAdmin: principal.role === "admin" },
   };
 }
 
@@ -46,7 +46,7 @@ function validate(raw: unknown, mayBeLarge: boolean, sender: Sender): ApiError |
     return new ApiError("invalid_record", issues.map((i) => `${i.path}: ${i.message}`).join("; "), issues);
   }
   // Who may decide: refused before anything is queued (ownership needs the database: ingestRecords).
-  const refused = verifyRefusal(raw, sender.rights) ?? futureRefusal(raw, Date.now(), maxClockSkew());
+  const refused = scopeRefusal(raw, sender.rights) ?? futureRefusal(raw, Date.now(), maxClockSkew());
   return refused ? refusalError(refused) : null;
 }
 

@@ -13,7 +13,7 @@ type Handler<P> = (ctx: { req: Request; principal: Principal; params: P }) => Pr
  * cookies join with sign-in), check the permission, run the handler, map every error to the
  * one JSON shape. No route can forget a check, and no internals leak on a 500.
  */
-export function apiRoute<P = Record<string, never>>(permission: Permission, handler: Handler<P>) {
+export function apiRoute<P = Record<string, never>>(permission: Permission | readonly Permission[], handler: Handler<P>) {
   return async (req: Request, context: { params: Promise<P> }): Promise<Response> => {
     try {
       const principal = await authenticate(req);

@@ -26,7 +26,7 @@ async function main() {
   const env = await prepare();
   console.log(cli(["demo:load"], env).trim());
   for (const u of DEMO_USERS) cli(["users:add", "--email", u.email, "--password", u.password, "--role", u.role], env, true);
-  const token = cli(["tokens:add", "--email", DEMO_USERS[0].email, "--scopes", "ingest,read,export,review", "--name", `demo ${new Date().toISOString()}`], env)
+  const token = cli(["tokens:add", "--email", DEMO_USERS[0].email, "--scopes", "ingest,verify,read,export,review", "--name", `demo ${new Date().toISOString()}`], env)
     .trim()
     .split("\n")
     .pop();
@@ -37,7 +37,7 @@ Reconcile demo is starting at ${url}
   Sign in at ${url}/login
 ${DEMO_USERS.map((u) => `    ${u.role.padEnd(9)} ${u.email} / ${u.password}`).join("\n")}
 
-  An API token for the admin (ingest, read, export, review), shown once:
+  An API token for the admin (ingest, verify, read, export, review), shown once:
     ${token}
   Try:  curl -H "Authorization: Bearer ${token}" "${url}/api/v1/operations?outcome=divergent"
 `);

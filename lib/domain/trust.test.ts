@@ -6,21 +6,27 @@ import {
   ownershipRefusal,
   readCapRefusal,
   readsIn,
-  verifyRefusal,
+  scopeRefusal,
   type WriteRights,
 } from "./trust";
 
-const agent: WriteRights = { userId: "u-agent", mayVerify: false, isAdmin: false };
-const verifier: WriteRights = { userId: "u-verifier", mayVerify: true, isAdmin: false };
-const admin: WriteRights = { userId: "u-admin", mayVerify: false, isAdmin: true };
+const agent: WriteRights = { userId: "u-agent", mayIngest: true, mayVerify: false, isAdmin: false };
+const verifier: WriteRights = { userId: "u-verifier", mayIngest: false, mayVerify: true, isAdmin: false };
+const admin: WriteRights = { userId: "u-admin", mayIngest: true, mayVerify: false, isAdmin: true };
 const read = (observed_at = "2026-08-28T10:05:00Z") => ({ status: "match", observed_at, evidence: { object_id: "x" } });
 
 describe("verify scope", () => {
   it("refuses a canonical read from a sender without verify, and nothing else", () => {
-    expect(verifyRefusal({ operation_id: "a", canonical_read: read() }, agent)?.code).toBe("verify_scope_required");
-    expect(verifyRefusal({ operation_id: "a", canonical_read: [read(), read()] }, agent)?.status).toBe(403);
-    expect(verifyRefusal({ operation_id: "a", receipt: { status: "accepted" }, side_effects: [] }, agent)).toBeNull();
-    expect(verifyRefusal({ operation_id: "a", canonical_read: read() }, verifier)).toBeNull();
+    expect(scopeRefusal({ operation_id: "a", canonical_read: read() }, agent)?.code).toBe("verify_scope_required");
+    expect(scopeRefusal({ operation_id: "a", canonical_read: [read(), read()] }, agent)?.status).toBe(403);
+    expect(scopeRefusal({ operation_id: "a", receipt: { status: "accepted" }, side_effects: [] }, agent)).toBeNull();
+    expect(scopeRefusal({ operation_id: "a", canonical_read: read() }, verifier)).toBeNull();
+  });
+
+  it("lets a verify-only token send reads and side effects, and nothing of the agent's own", () => {
+    expect(scopeRefusal({ operation_id: "a", canonical_read: read(), side_effects: [] }, verifier)).toBeNull();
+    expect(scopeRefusal({ operation_id: "a", intent: {} }, verifier)?.code).toBe("forbidden");
+    expect(scopeRefusal({ operation_id: "a", canonical_read: read(), tool: "x" }, verifier)?.code).toBe("forbidden");
   });
 
   it("counts reads, single or listed", () => {

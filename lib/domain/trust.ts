@@ -29,6 +29,8 @@ export type SentBy = {
 /** What the sender may do, as far as these rules care. */
 export type WriteRights = {
   userId: string | null;
+  /** Holds the ingest permission (scope `ingest`). */
+  mayIngest: boolean;
   /** Holds the verify permission (scope `verify`, role reviewer or above). */
   mayVerify: boolean;
   isAdmin: boolean;
@@ -42,7 +44,7 @@ export function systemSender(name: string): Sender {
   return {
     actor: name,
     sent_by: { via: "system", user_id: null, email: null, token_id: null, token_name: null, name },
-    rights: { userId: null, mayVerify: true, isAdmin: true },
+    rights: { userId: null, mayIngest: true, mayVerify: true, isAdmin: true },
   };
 }
 
@@ -54,7 +56,7 @@ export function legacySentBy(actor: string | null): SentBy {
 
 export type Refusal = {
   status: 403 | 422;
-  code: "verify_scope_required" | "not_operation_owner" | "observed_in_future" | "too_many_reads";
+  code: "forbidden" | "verify_scope_required" | "not_operation_owner" | "observed_in_future" | "too_many_reads";
   message: string;
   details?: unknown;
 };
@@ -75,14 +77,27 @@ function onlyObservations(raw: Record<string, unknown>): boolean {
   return true;
 }
 
-/** A canonical read can decide the outcome: only a verifier may send one. */
-export function verifyRefusal(raw: Record<string, unknown>, rights: WriteRights): Refusal | null {
-  if (readsIn(raw) === 0 || rights.mayVerify) return null;
-  return {
-    status: 403,
-    code: "verify_scope_required",
-    message: "canonical reads decide the outcome: sending one needs a token with the verify scope (owner reviewer or admin); nothing of this record was stored",
-  };
+/**
+ * The scopes a record needs: canonical reads decide the outcome, so only a verifier may send
+ * them; intent, receipt and envelope fields are the agent's own account and need `ingest`;
+ * side effects are observations either may report.
+ */
+export function scopeRefusal(raw: Record<string, unknown>, rights: WriteRights): Refusal | null {
+  if (readsIn(raw) > 0 && !rights.mayVerify) {
+    return {
+      status: 403,
+      code: "verify_scope_required",
+      message: "canonical reads decide the outcome: sending one needs a token with the verify scope (owner reviewer or admin); nothing of this record was stored",
+    };
+  }
+  if (!rights.mayIngest && !onlyObservations(raw)) {
+    return {
+      status: 403,
+      code: "forbidden",
+      message: "this token may send canonical reads and side effects only: an intent, a receipt or envelope fields need the ingest scope; nothing of this record was stored",
+    };
+  }
+  return null;
 }
 
 /**

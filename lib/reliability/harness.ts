@@ -28,7 +28,7 @@ export async function prepareDatabase(url: string, tag = "reliability"): Promise
   const password = "reliability-password";
   await createUser({ email, password, role: "admin", actor: "reliability", via: "cli" });
   const token = async (scopes: string[]) => (await createApiToken({ email, name: `${tag} ${scopes.join("+")}`, scopes, actor: "reliability" })).token;
-  const tokens = { ingest: await token(["ingest", "read"]), review: await token(["review", "read"]), read: await token(["read"]), export: await token(["export", "read"]) };
+  const tokens = { ingest: await token(["ingest", "verify", "read"]), review: await token(["review", "read"]), read: await token(["read"]), export: await token(["export", "read"]) };
   await disconnect();
   return { tokens, email, password };
 }

@@ -118,8 +118,8 @@ export function buildRecord(spec: RecordSpec, operationId: string, trajectoryId:
 // Principals: API.md "Authentication".
 
 export type Role = "viewer" | "reviewer" | "admin";
-export type Scope = "ingest" | "read" | "export" | "review";
-export const ACTOR_NAMES = ["ingester", "viewer", "auditor", "reviewerA", "reviewerB", "admin", "flex"] as const;
+export type Scope = "ingest" | "verify" | "read" | "export" | "review";
+export const ACTOR_NAMES = ["ingester", "viewer", "auditor", "reviewerA", "reviewerB", "admin", "flex", "agent"] as const;
 export type ActorName = (typeof ACTOR_NAMES)[number];
 
 /** The users the test acts as, their role at the start of every run, and their token's scopes. */
@@ -129,13 +129,15 @@ export const ACTORS: Record<ActorName, { role: Role; scopes: Scope[] }> = {
   auditor: { role: "viewer", scopes: ["read", "export"] },
   reviewerA: { role: "reviewer", scopes: ["review", "read"] },
   reviewerB: { role: "reviewer", scopes: ["review"] },
-  admin: { role: "admin", scopes: ["ingest", "read", "export", "review"] },
+  admin: { role: "admin", scopes: ["ingest", "verify", "read", "export", "review"] },
   /** Its role is changed during runs (reviewer, viewer, admin): a demoted owner's review token stops reviewing. */
   flex: { role: "reviewer", scopes: ["review", "ingest"] },
+  /** An agent that reads back its own writes: ingest and verify (TRUST.md). */
+  agent: { role: "reviewer", scopes: ["ingest", "verify", "read"] },
 };
 
 const RANK: Record<Role, number> = { viewer: 0, reviewer: 1, admin: 2 };
-const SCOPE_MIN_ROLE: Record<Scope, Role> = { ingest: "viewer", read: "viewer", export: "viewer", review: "reviewer" };
+const SCOPE_MIN_ROLE: Record<Scope, Role> = { ingest: "viewer", verify: "reviewer", read: "viewer", export: "viewer", review: "reviewer" };
 
 /** A token may act when it carries the scope and its owner's current role allows the scope. */
 export function mayAct(role: Role, scopes: readonly Scope[], need: Scope): boolean {
@@ -163,7 +165,8 @@ export type ModelCorrection = {
 export type LogEntry =
   | { kind: "stage"; stage: StageName; payload: unknown; actor: string }
   | { kind: "correction"; id: string; action: Action; outcome: Resolution | null; actor: string };
-export type ModelOp = { stages: ModelStage[]; corrections: ModelCorrection[]; log: LogEntry[] };
+/** `owner`: the email of the actor whose record created it (TRUST.md "Who may write what"). */
+export type ModelOp = { stages: ModelStage[]; corrections: ModelCorrection[]; log: LogEntry[]; owner?: string };
 
 export type Model = {
   ops: Record<string, ModelOp>;
@@ -302,6 +305,26 @@ export type IngestVerdict =
   | { kind: "duplicate-or-conflict" };
 
 /** Decides a record against the model and, when it stores something, records it (mutates m). */
+/**
+ * TRUST.md "Who may write what", written from the document: reads need verify; intent, receipt
+ * and envelope need ingest; an operation someone else created takes reads and side effects from
+ * a verifier, anything from an admin, nothing from anyone else. The code of the 403, or null.
+ */
+export function trustRefusal(
+  m: Model,
+  operationId: string,
+  raw: Record<string, unknown>,
+  actor: string,
+  may: { ingest: boolean; verify: boolean; admin: boolean },
+): "verify_scope_required" | "forbidden" | "not_operation_owner" | null {
+  const observationsOnly = Object.keys(raw).every((k) => k === "operation_id" || k === "canonical_read" || k === "side_effects");
+  if (raw.canonical_read !== undefined && !may.verify) return "verify_scope_required";
+  if (!may.ingest && !observationsOnly) return "forbidden";
+  const owner = exists(m, operationId) ? m.ops[operationId].owner : undefined;
+  if (owner === undefined || owner === actor || may.admin || (may.verify && observationsOnly)) return null;
+  return "not_operation_owner";
+}
+
 export function ingestRecord(m: Model, operationId: string, raw: Record<string, unknown>, actor: string): IngestVerdict {
   const op = opOf(m, operationId);
   const current = envelopeOf(op);
@@ -335,6 +358,7 @@ export function ingestRecord(m: Model, operationId: string, raw: Record<string, 
   const newKeys = Object.keys(incoming).filter((k) => !(k in current));
   if (!fresh.length && newKeys.length) return { kind: "duplicate-or-conflict" };
   const created = op.stages.length === 0 && fresh.length > 0;
+  if (created) op.owner = actor;
   fresh.forEach((d, i) => {
     op.stages.push({ stage: d.stage, payload: d.payload, actor, envelope: i === 0 && Object.keys(incoming).length ? incoming : null });
     op.log.push({ kind: "stage", stage: d.stage, payload: d.payload, actor });

@@ -67,6 +67,7 @@ import {
   exists,
   ingestRecord,
   mayAct,
+  trustRefusal,
   sameJson,
   type ActorName,
   type CorrectionBody,
@@ -330,7 +331,9 @@ function applyExec(m: Model, e: Exec): string | { deferred: Deferred[] } {
   const actorName = step.actor;
   const at = e.sentAt;
   if (step.kind === "ingest" || step.kind === "batch") {
-    const perm = permission(m, actorName, "ingest", at);
+    const ing = permission(m, actorName, "ingest", at);
+    const ver = permission(m, actorName, "verify", at);
+    const perm = ing === "yes" || ver === "yes" ? "yes" : ing === "either" || ver === "either" ? "either" : "no";
     if (e.status === 403 && perm !== "yes") {
       refusal(m, e, "/api/v1/receipts");
       return { deferred: [] };
@@ -343,12 +346,26 @@ function applyExec(m: Model, e: Exec): string | { deferred: Deferred[] } {
     const deferred: Deferred[] = [];
     /** States after each item, per item: an item's answer may show its operation after any later item of the batch. */
     const after: Record<string, State>[] = [];
+    const role = m.roles[actorName];
+    const may = { ingest: mayAct(role, ACTORS[actorName].scopes, "ingest"), verify: mayAct(role, ACTORS[actorName].scopes, "verify"), admin: role === "admin" };
     for (const [i, raw] of records.entries()) {
       const id = e.opIds[i];
-      const v = ingestRecord(m, id, raw, e.actor!.email);
       const a = answers[i];
       const label = step.kind === "batch" ? `item ${i}` : "ingest";
       if (step.kind === "batch" && a.body.index !== i) return `${label}: index ${a.body.index}`;
+      // Who may write what (TRUST.md). Within the token cache's lifetime after flex's role
+      // changed, its admin rights may be the old ones: either answer is right then.
+      const refused = trustRefusal(m, id, raw, e.actor!.email, may);
+      const code = a.body?.error?.code;
+      const ownershipUnsure = actorName === "flex" && at < m.flexAmbiguousUntil && refused !== "verify_scope_required" && refused !== "forbidden";
+      const refusedNow = refused ? !(ownershipUnsure && a.status < 300) : ownershipUnsure && a.status === 403 && code === "not_operation_owner";
+      if (refusedNow) {
+        const want = refused ?? "not_operation_owner";
+        if (a.status !== 403 || code !== want) return `${label}: expected 403 ${want}, got ${a.status} ${JSON.stringify(a.body).slice(0, 300)}`;
+        after.push(Object.fromEntries(e.opIds.map((o) => [o, stateOf(m, o)])));
+        continue;
+      }
+      const v = ingestRecord(m, id, raw, e.actor!.email);
       const okAnswer = (created: boolean, duplicate: boolean): string | null => {
         const status = created ? 201 : 200;
         if (a.status !== status) return `${label}: expected ${status}, got ${a.status} ${JSON.stringify(a.body).slice(0, 300)}`;
@@ -825,7 +842,7 @@ const specArb: fc.Arbitrary<RecordSpec> = fc
     return spec;
   });
 
-const ingestActorArb = fc.constantFrom<ActorName>("ingester", "ingester", "viewer", "viewer", "admin", "flex", "auditor");
+const ingestActorArb = fc.constantFrom<ActorName>("agent", "agent", "agent", "ingester", "viewer", "admin", "admin", "flex", "auditor");
 const reviewerArb = fc.constantFrom<ActorName>("reviewerA", "reviewerB", "admin", "flex");
 const correctActorArb = fc.constantFrom<ActorName>("reviewerA", "reviewerA", "reviewerB", "reviewerB", "admin", "flex", "viewer", "auditor");
 const correctionArb = fc.constantFrom<CorrectionKind>(
@@ -993,10 +1010,14 @@ describe("the system agrees with a model of DOMAIN.md", () => {
       ],
       [one(cor("viewer", 0, "not_applied")), (x) => expect(x).toEqual([[403]])],
       // The same record from three clients at once: stored once.
-      [new StepsCommand([[ing("ingester", 1, claimedMatch)], [ing("viewer", 1, claimedMatch)], [ing("admin", 1, claimedMatch)]], "identical ingests"), (x) => expect(x.flat().sort()).toEqual([200, 200, 201])],
-      [one(ing("ingester", 1, { receipt: "REJ" })), (x) => expect(x).toEqual([[409]])],
-      [one(ing("viewer", 1, { receipt: "ACC", claimed: "failure" })), (x) => expect(x).toEqual([[409]])],
-      [one(ing("viewer", 1, { reads: ["MATCH"], readsArray: true })), (x) => expect(x).toEqual([[200]])],
+      [new StepsCommand([[ing("agent", 1, claimedMatch)], [ing("agent", 1, claimedMatch)], [ing("agent", 1, claimedMatch)]], "identical ingests"), (x) => expect(x.flat().sort()).toEqual([200, 200, 201])],
+      [one(ing("agent", 1, { receipt: "REJ" })), (x) => expect(x).toEqual([[409]])],
+      [one(ing("agent", 1, { receipt: "ACC", claimed: "failure" })), (x) => expect(x).toEqual([[409]])],
+      [one(ing("agent", 1, { reads: ["MATCH"], readsArray: true })), (x) => expect(x).toEqual([[200]])],
+      // Who may write what (TRUST.md): another user's operation, a read without verify, an admin.
+      [one(ing("ingester", 1, { side: "SE1" })), (x) => expect(x).toEqual([[403]])],
+      [one(ing("viewer", 2, { reads: ["MATCH"] })), (x) => expect(x).toEqual([[403]])],
+      [one(ing("admin", 1, { side: "SE1" })), (x) => expect(x).toEqual([[200]])],
       [one(cor("reviewerA", 1, "not_applied")), (x) => expect(x).toEqual([[422]])],
       [one(cor("reviewerA", 1, "retract")), (x) => expect(x).toEqual([[201]])],
       [one(cor("reviewerA", 1, "verified-no-evidence")), (x) => expect(x).toEqual([[422]])],

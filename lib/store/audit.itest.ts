@@ -19,7 +19,7 @@ function cli(args: string[], env: Record<string, string> = {}) {
 
 beforeAll(async () => {
   exportToken = (await principal("viewer", ["export"])).token;
-  ingestToken = (await principal("viewer", ["ingest", "read"])).token;
+  ingestToken = (await principal("reviewer", ["ingest", "verify", "read"])).token;
 });
 
 describe("GET /api/v1/audit/export", () => {

@@ -8,7 +8,7 @@ let reviewToken: string;
 let reviewer: string;
 
 beforeAll(async () => {
-  ingestToken = (await principal("viewer", ["ingest", "read"])).token;
+  ingestToken = (await principal("reviewer", ["ingest", "verify", "read"])).token;
   const r = await principal("reviewer", ["review", "read"]);
   reviewToken = r.token;
   reviewer = r.email;

@@ -15,7 +15,7 @@ let ingestToken: string;
 let reviewToken: string;
 
 beforeAll(async () => {
-  ingestToken = (await principal("viewer", ["ingest", "read"])).token;
+  ingestToken = (await principal("reviewer", ["ingest", "verify", "read"])).token;
   reviewToken = (await principal("reviewer", ["review", "read"])).token;
 });
 

@@ -6,7 +6,7 @@ import { call, chainCount, db, ingest, principal, unique } from "@/lib/testing/i
 
 let token: string;
 beforeAll(async () => {
-  token = (await principal("viewer", ["ingest", "read"])).token;
+  token = (await principal("reviewer", ["ingest", "verify", "read"])).token;
 });
 
 const isPostgres = () => !inject("databaseUrl").startsWith("file:");
