@@ -4,6 +4,14 @@ import { useActionState, useState } from "react";
 import { createTokenAction, revokeTokenAction, type FormState } from "@/lib/auth/actions";
 import { Button, Field, Input, Notice } from "@/components/ui/form";
 
+const SCOPE_HINTS: Record<string, string> = {
+  ingest: "send what the agent did: intents, receipts, side effects",
+  verify: "send canonical reads, which decide verdicts (also on other users' operations)",
+  read: "read operations",
+  export: "export the audit trail",
+  review: "resolve, retract and reopen operations",
+};
+
 export function CreateTokenForm({ allowed }: { allowed: string[] }) {
   const [state, action, pending] = useActionState<FormState, FormData>(createTokenAction, null);
   const [copied, setCopied] = useState(false);
@@ -17,11 +25,18 @@ export function CreateTokenForm({ allowed }: { allowed: string[] }) {
           <legend className="text-sm font-medium">Scopes</legend>
           <div className="mt-1 flex flex-wrap gap-4">
             {allowed.map((s) => (
-              <label key={s} className="flex items-center gap-2 text-sm">
-                <input type="checkbox" name="scopes" value={s} defaultChecked={s === "ingest"} /> {s}
+              <label key={s} className="flex items-center gap-2 text-sm" title={SCOPE_HINTS[s]}>
+                <input type="checkbox" name="scopes" value={s} defaultChecked={s === "ingest"} aria-describedby="scope-hints" /> {s}
               </label>
             ))}
           </div>
+          <ul id="scope-hints" className="mt-2 space-y-0.5 text-xs text-slate-600 dark:text-slate-400">
+            {allowed.map((s) => (
+              <li key={s}>
+                <span className="font-medium">{s}</span>: {SCOPE_HINTS[s]}
+              </li>
+            ))}
+          </ul>
         </fieldset>
         <Button type="submit" disabled={pending}>
           Create token
