@@ -1,5 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { StoredStage } from "./operation";
+import type { CorrectionFact } from "./corrections";
+import { deriveOperation, type StoredStage } from "./operation";
 import { verdictHistory } from "./verdict-history";
 
 const T1 = "2026-08-28T10:00:00.000Z";
@@ -66,5 +68,43 @@ describe("verdict history", () => {
       ["resolve", "divergent", "not_applied", false],
       ["canonical_read", "verified", "not_applied", false],
     ]);
+  });
+});
+
+describe("verdict history agrees with classifying every prefix in full", () => {
+  it("for random sequences of stage records and corrections", () => {
+    const times = ["2026-08-28T09:59:00Z", "2026-08-28T10:00:00Z", "2026-08-28T10:05:00Z", "2026-08-28T10:05:00.000001Z", "2026-08-28T10:10:00Z"];
+    const readArb = fc.record({
+      status: fc.constantFrom("match", "absent", "mismatch", "unavailable"),
+      observed_at: fc.constantFrom(...times),
+      evidence: fc.option(fc.record({ object_id: fc.constantFrom("a", ""), fingerprint: fc.constantFrom("sha256:1", "sha256:2") }), { nil: undefined }),
+    });
+    const stageArb = fc.oneof(
+      fc.record({ stage: fc.constant("intent" as const), data: fc.record({ fingerprint: fc.constantFrom("sha256:1", "sha256:2"), params: fc.constantFrom({ a: 1 }, { a: 2 }) }) }),
+      fc.record({ stage: fc.constant("receipt" as const), data: fc.record({ status: fc.constantFrom("accepted", "rejected"), observed_at: fc.constantFrom(...times), partial: fc.boolean(), params: fc.constantFrom({ a: 1 }, { a: 2 }) }) }),
+      fc.record({ stage: fc.constant("canonical_read" as const), data: readArb }),
+      fc.record({ stage: fc.constant("side_effects" as const), data: fc.constant([{ name: "x", status: "observed" }]) }),
+      fc.record({ stage: fc.constant("correction" as const), data: fc.constantFrom<CorrectionFact["action"]>("resolve", "retract", "reopen") }),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.tuple(stageArb, fc.nat(2)), { minLength: 1, maxLength: 30 }), (items) => {
+        const stages: StoredStage[] = [];
+        const corrections: (CorrectionFact & { seq: number; recorded_at: string })[] = [];
+        let t = 0;
+        items.forEach(([item, bump], i) => {
+          t += bump;
+          const recorded_at = new Date(Date.UTC(2026, 7, 28, 12, 0, t)).toISOString();
+          if (item.stage === "correction") corrections.push({ id: `c${i}`, action: item.data, outcome: item.data === "resolve" ? "not_applied" : null, seq: i + 1, recorded_at });
+          else stages.push(stage(i + 1, recorded_at, item.stage, item.data, i === 0 ? { tool: "x.post" } : null));
+        });
+        const history = verdictHistory(stages, corrections);
+        for (const entry of history) {
+          const prefix = stages.filter((s) => s.seq <= entry.seq);
+          const state = deriveOperation("op", prefix, corrections.filter((c) => c.seq <= entry.seq));
+          expect([entry.outcome, entry.reason, entry.effective_outcome]).toEqual([state.classification.outcome, state.classification.reason, state.effective_outcome]);
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { classify, type StageFact } from "./classify";
+import { compareInstants } from "./time";
 import { replayCorrections, type CorrectionFact } from "./corrections";
 import type { EffectiveOutcome, Outcome } from "./outcomes";
 import type { StoredStage } from "./operation";
@@ -38,7 +39,20 @@ export function verdictHistory(stages: StoredStage[], corrections: (CorrectionFa
     ...corrections.map((c) => ({ kind: "correction" as const, seq: c.seq, recorded_at: c.recorded_at, correction: c })),
   ].sort((a, b) => a.seq - b.seq);
   const bySeq = new Map(stages.map((s) => [s.seq, s]));
-  const facts: StageFact[] = [];
+  // The outcome depends on the first intent, the first receipt and the deciding read (the latest
+  // read at or after the receipt) only, so each step classifies those three facts: linear in the
+  // number of records, where classifying every prefix in full would be quadratic.
+  type ReadFact = Extract<StageFact, { stage: "canonical_read" }>;
+  let intent: StageFact | null = null;
+  let receipt: Extract<StageFact, { stage: "receipt" }> | null = null;
+  const reads: ReadFact[] = [];
+  let deciding: ReadFact | null = null;
+  const better = (best: ReadFact | null, r: ReadFact): ReadFact | null => {
+    if (!receipt || compareInstants(r.payload.observed_at, receipt.payload.observed_at) < 0) return best;
+    if (!best) return r;
+    const c = compareInstants(r.payload.observed_at, best.payload.observed_at);
+    return c > 0 || (c === 0 && r.seq > best.seq) ? r : best;
+  };
   const envelope: Record<string, unknown> = {};
   const applied: CorrectionFact[] = [];
   let classification: ReturnType<typeof classify> | null = null;
@@ -54,11 +68,21 @@ export function verdictHistory(stages: StoredStage[], corrections: (CorrectionFa
     }
     if (step.kind === "stage") {
       const s = bySeq.get(step.seq)!;
-      facts.push({ stage: s.stage, seq: s.seq, payload: s.data } as StageFact);
+      const fact = { stage: s.stage, seq: s.seq, payload: s.data } as StageFact;
+      if (fact.stage === "intent") intent ??= fact;
+      else if (fact.stage === "receipt" && !receipt) {
+        receipt = fact;
+        hasReceipt = true;
+        for (const r of reads) deciding = better(deciding, r);
+      } else if (fact.stage === "canonical_read") {
+        reads.push(fact);
+        deciding = better(deciding, fact);
+      }
       // The first value received for each key, as mergeEnvelopes decides it.
       for (const [k, v] of Object.entries(s.envelope ?? {})) if (!Object.hasOwn(envelope, k)) envelope[k] = v;
+      const facts: StageFact[] = [];
+      for (const f of [intent, receipt, deciding]) if (f) facts.push(f);
       classification = classify({ tool: envelope.tool, idempotency: envelope.idempotency as Idempotency, stages: facts });
-      if (s.stage === "receipt") hasReceipt = true;
     } else {
       applied.push(step.correction);
     }
