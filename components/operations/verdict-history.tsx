@@ -27,6 +27,8 @@ const WHAT: Record<string, string> = {
   reopen: "reopening",
 };
 
+const SHOWN = 50;
+
 function who(e: Entry): string {
   if (e.sent_by) return senderText(e.sent_by);
   return e.reviewer ?? "unknown";
@@ -34,7 +36,10 @@ function who(e: Entry): string {
 
 /** The verdict after each record, in order; only records that changed it are listed, with who sent them. */
 export function VerdictHistory({ op }: { op: OperationDetail }) {
-  const steps = op.verdict_history.filter((e, i) => i === 0 || e.changed);
+  const changes = op.verdict_history.filter((e, i) => i === 0 || e.changed);
+  // A hostile operation can change its verdict a thousand times: show the first and the latest.
+  const hidden = Math.max(0, changes.length - SHOWN);
+  const steps = hidden ? [changes[0], ...changes.slice(-(SHOWN - 1))] : changes;
   return (
     <section aria-labelledby="verdict-history" className="rounded-xl border border-slate-200 p-4 dark:border-slate-800">
       <h2 id="verdict-history" className="mb-1 font-semibold">
@@ -57,6 +62,11 @@ export function VerdictHistory({ op }: { op: OperationDetail }) {
           </li>
         ))}
       </ol>
+      {hidden ? (
+        <p className="mt-2 text-xs text-slate-600 dark:text-slate-400">
+          {hidden} earlier change{hidden === 1 ? "" : "s"} not shown; the operation&apos;s JSON (<code>verdict_history</code> in the API) has all of them.
+        </p>
+      ) : null}
     </section>
   );
 }
