@@ -1,7 +1,7 @@
 import { createHash, createPublicKey, generateKeyPairSync } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { csvRow, inertCell } from "./audit-format";
+import { csvCheckpointRow, csvRow, inertCell } from "./audit-format";
 import { checkAgainstCheckpoints } from "./audit-verify";
 import { CHECKPOINT_EVERY_MS, CHECKPOINT_EVERY_RECORDS, createCheckpoint, formatCheckpoint, keyFingerprint, parseCheckpoint, parseCheckpointEvery, publicKeyFromText, publicKeyPem } from "./checkpoint";
 import { chainHash, ChainVerifier, GENESIS_HASH, type ChainRecord } from "./hash";
@@ -237,5 +237,12 @@ describe("CSV", () => {
     expect(row).toContain(`"'=HYPERLINK(""http://evil"")"`);
     expect(row).toContain("'@attacker");
     expect(row.split(",")[0]).toBe("1");
+  });
+
+  it("a checkpoint row is one by its columns: kind checkpoint and no seq", () => {
+    const cp = createCheckpoint(key, 7, "b".repeat(64), "2026-11-30T00:00:00.000Z");
+    const row = csvCheckpointRow(cp, { kind: "checkpoint", ...cp });
+    expect(row.startsWith(",checkpoint,,2026-11-30T00:00:00.000Z,,")).toBe(true);
+    expect(row.trim().endsWith(`,,${"b".repeat(64)}`)).toBe(true);
   });
 });
