@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { demo, signIn } from "./helpers";
@@ -8,6 +9,11 @@ test("an admin downloads an NDJSON export from the audit page and it verifies", 
   await page.getByRole("link", { name: "Audit" }).click();
   await expect(page.getByRole("heading", { name: "Audit trail" })).toBeVisible();
   await expect(page.getByText(/^ed25519:/)).toBeVisible();
+  const fingerprint = (await page.getByTestId("key-fingerprint").textContent()) ?? "";
+  expect(fingerprint).toMatch(/^sha256:[0-9a-f]{64}$/);
+  await page.getByText("the public key as PEM, to pin it").click();
+  const pem = info.outputPath("public.pem");
+  writeFileSync(pem, (await page.locator("pre").filter({ hasText: "BEGIN PUBLIC KEY" }).textContent()) ?? "");
   await page.getByRole("button", { name: "Verify the chain now" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Intact: all" })).toBeVisible();
   await page.screenshot({ path: "test-results/screenshots/audit.png", fullPage: true });
@@ -18,8 +24,11 @@ test("an admin downloads an NDJSON export from the audit page and it verifies", 
   await (await download).saveAs(file);
   await expect(page.getByRole("status").filter({ hasText: /^Saved reconcile-audit-/ })).toBeVisible();
 
-  const verify = spawnSync(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", "audit:verify", "--file", file], { encoding: "utf8" });
+  // Pinned to the key the page shows: the CLI names the same fingerprint.
+  const verify = spawnSync(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", "audit:verify", "--file", file, "--key", pem], { encoding: "utf8" });
   expect(verify.stdout).toMatch(/chain intact: \d+ records/);
+  expect(verify.stdout).toContain(`signatures checked against the pinned key ${fingerprint}`);
+  expect(verify.stdout).toContain(`by key ${fingerprint}): matches`);
   expect(verify.status).toBe(0);
 });
 

@@ -82,6 +82,50 @@ test("a second browser acting on stale state gets the conflict message and the n
   await other.close();
 });
 
+test("a claim means something: another reviewer's claim blocks a correction until an admin takes it over", async ({ page, browser }) => {
+  await signIn(page, demo.reviewer.email, demo.reviewer.password);
+  const id = `op-e2e-claim-${Date.now()}`;
+  const res = await page.request.post("/api/v1/receipts", {
+    headers: { origin: new URL(page.url()).origin },
+    data: { operation_id: id, receipt: { status: "accepted", observed_at: "2026-11-30T10:00:00Z" }, canonical_read: { status: "absent", observed_at: "2026-11-30T10:01:00Z" } },
+  });
+  expect(res.status()).toBe(201);
+  const admin = await browser.newPage();
+  await signIn(admin, demo.admin.email, demo.admin.password);
+  await admin.goto(`/operations/${id}`);
+  await expect(admin.getByRole("note").filter({ hasText: "Nobody has claimed this operation." })).toBeVisible();
+
+  // The reviewer claims it while the admin is already looking at the unclaimed page.
+  await page.goto(`/operations/${id}`);
+  await page.getByRole("button", { name: `Claim ${id}` }).click();
+  await expect(page.getByRole("note").filter({ hasText: "You are working on this operation." })).toBeVisible();
+
+  await admin.getByRole("button", { name: "Resolve" }).click();
+  await admin.getByLabel("compensated — the effect was undone").check();
+  await admin.getByLabel("Reason").fill("Undone by hand.");
+  await admin.getByRole("button", { name: "Confirm resolve" }).click();
+  await expect(admin.getByRole("alert").filter({ hasText: "claimed this operation while you were looking" })).toContainText(demo.reviewer.email);
+  await expect(admin.getByRole("note").filter({ hasText: "is working on this operation" })).toContainText(demo.reviewer.email);
+  await expect(admin.getByRole("button", { name: "Resolve" })).toBeDisabled();
+  await expect(admin.getByRole("region", { name: "5. Outcome" })).not.toContainText("compensated");
+
+  // Taking over is explicit (and recorded); then the admin may correct it.
+  await admin.getByRole("button", { name: `Take over ${id}` }).click();
+  await expect(admin.getByRole("note").filter({ hasText: "You are working on this operation." })).toBeVisible();
+  await admin.getByRole("button", { name: "Resolve" }).click();
+  await admin.getByLabel("compensated — the effect was undone").check();
+  await admin.getByLabel("Reason").fill("Undone by hand.");
+  await admin.getByRole("button", { name: "Confirm resolve" }).click();
+  await expect(admin.getByRole("region", { name: "5. Outcome" })).toContainText("compensated");
+
+  // The reviewer, still on the old page, cannot release what the admin now holds.
+  await page.getByRole("button", { name: `Release ${id}` }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "only they or an admin may release it" })).toContainText(demo.admin.email);
+  await expect(page.getByRole("note").filter({ hasText: "is working on this operation" })).toContainText(demo.admin.email);
+  await expect(page.getByRole("button", { name: `Release ${id}` })).toHaveCount(0);
+  await admin.close();
+});
+
 test("a viewer sees the whole history and no action buttons", async ({ page }) => {
   await signIn(page, demo.viewer.email, demo.viewer.password);
   await page.goto(`/operations/${ESSAY}`);

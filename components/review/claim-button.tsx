@@ -5,21 +5,25 @@ import { claimAction, releaseAction, type ClaimState } from "@/lib/review/action
 
 const btn = "rounded-md border border-slate-300 bg-white px-2 py-1 text-xs font-medium hover:bg-slate-50 dark:border-slate-700 dark:bg-slate-900 dark:hover:bg-slate-800";
 
-/** Claim, release or take over one queue item. */
-export function ClaimControls({ id, holder, me }: { id: string; holder: string | null; me: string }) {
+/**
+ * Claim, release or take over one queue item. Only the holder releases, or an admin (who is
+ * offered Release on anyone's claim); the server refuses everyone else all the same.
+ */
+export function ClaimControls({ id, holder, me, admin = false }: { id: string; holder: string | null; me: string; admin?: boolean }) {
   const [claimState, claim, claiming] = useActionState<ClaimState, FormData>(claimAction, null);
   const [releaseState, release, releasing] = useActionState<ClaimState, FormData>(releaseAction, null);
   const error = claimState?.error ?? releaseState?.error;
   return (
     <div className="flex flex-wrap items-center gap-2">
-      {holder === me ? (
+      {holder && (holder === me || admin) ? (
         <form action={release}>
           <input type="hidden" name="id" value={id} />
           <button type="submit" className={btn} disabled={releasing} aria-label={`Release ${id}`}>
             Release
           </button>
         </form>
-      ) : (
+      ) : null}
+      {holder === me ? null : (
         <form action={claim}>
           <input type="hidden" name="id" value={id} />
           {holder ? <input type="hidden" name="take_over" value="true" /> : null}

@@ -5,6 +5,7 @@ import { useState, useTransition } from "react";
 import { decideCorrection, MAX_REASON_LENGTH as MAX_REASON, RESOLUTIONS, type CorrectionAction, type EffectiveState, type Resolution } from "@/lib/domain/corrections";
 import type { Idempotency } from "@/lib/domain/outcomes";
 import { Button, Field, Input, Notice } from "@/components/ui/form";
+import { ClaimControls } from "./claim-button";
 
 type Props = {
   operationId: string;
@@ -12,6 +13,10 @@ type Props = {
   claimed: string | null;
   idempotency: Idempotency;
   lastCorrectionId: string | null;
+  /** Who holds the operation in the review queue (null: nobody), and who is looking. */
+  holder: string | null;
+  me: string;
+  admin: boolean;
 };
 
 const LABEL: Record<CorrectionAction, string> = { resolve: "Resolve", retract: "Retract", reopen: "Reopen" };
@@ -26,7 +31,7 @@ const HELP: Record<CorrectionAction, string> = {
  * decision before it is confirmed, and names the correction it follows so that a reviewer
  * acting on a state someone else has changed is told, not overruled.
  */
-export function CorrectionPanel({ operationId, state, claimed, idempotency, lastCorrectionId }: Props) {
+export function CorrectionPanel({ operationId, state, claimed, idempotency, lastCorrectionId, holder, me, admin }: Props) {
   const router = useRouter();
   const [open, setOpen] = useState<CorrectionAction | null>(null);
   // No resolution is chosen for the reviewer: a correction is permanent, so the choice is theirs.
@@ -65,7 +70,13 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
       startTransition(() => router.refresh());
       return;
     }
-    const body = (await res.json().catch(() => null)) as { error?: { message?: string; details?: { last_correction?: { action: string; outcome: string | null; reviewer: string; reason: string } | null; effective_outcome?: string } } } | null;
+    const body = (await res.json().catch(() => null)) as { error?: { code?: string; message?: string; details?: { holder?: string; last_correction?: { action: string; outcome: string | null; reviewer: string; reason: string } | null; effective_outcome?: string } } } | null;
+    if (body?.error?.code === "claimed_by_other") {
+      setConflict(`${body.error.details?.holder ?? "Another reviewer"} claimed this operation while you were looking: take it over (they will see that you did) before you correct it.`);
+      setOpen(null);
+      startTransition(() => router.refresh());
+      return;
+    }
     if (res.status === 409) {
       const last = body?.error?.details?.last_correction;
       setConflict(
@@ -90,12 +101,26 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
           <Notice kind="error">{conflict}</Notice>
         </div>
       ) : null}
+      <div className="mt-2 flex flex-wrap items-center gap-3">
+        <p role="note" className="text-sm text-slate-800 dark:text-slate-200">
+          {holder && holder !== me ? (
+            <>
+              <strong>{holder}</strong> is working on this operation: only they can correct it until you take it over (taking over is recorded and names them).
+            </>
+          ) : holder ? (
+            "You are working on this operation."
+          ) : (
+            "Nobody has claimed this operation."
+          )}
+        </p>
+        <ClaimControls id={operationId} holder={holder} me={me} admin={admin} />
+      </div>
       {allowed.length === 0 ? (
         <p className="mt-1 text-sm text-slate-700 dark:text-slate-300">Nothing to reconcile here: no correction applies to a {state.outcome.replace("_", " ")} operation.</p>
       ) : (
         <div className="mt-2 flex flex-wrap gap-2">
           {allowed.map((a) => (
-            <Button key={a} type="button" variant={open === a ? "primary" : "secondary"} aria-expanded={open === a} onClick={() => { setOpen(open === a ? null : a); setOutcome(null); setError(null); setConflict(null); }}>
+            <Button key={a} type="button" variant={open === a ? "primary" : "secondary"} aria-expanded={open === a} disabled={Boolean(holder && holder !== me)} onClick={() => { setOpen(open === a ? null : a); setOutcome(null); setError(null); setConflict(null); }}>
               {LABEL[a]}
             </Button>
           ))}

@@ -1,12 +1,13 @@
 import "server-only";
-import { csvHeader, csvRow, ndjsonLine, type AuditFormat } from "@/lib/domain/audit-format";
+import { csvCheckpointRow, csvHeader, csvRow, ndjsonLine, type AuditFormat } from "@/lib/domain/audit-format";
 import { formatCheckpoint } from "@/lib/domain/checkpoint";
 import { exportRecords, type ExportQuery } from "@/lib/store/audit-export";
 import { allCheckpoints } from "@/lib/store/checkpoints";
 
 /**
  * The export as text chunks, for the HTTP stream and the CLI file alike. Signed checkpoints
- * follow the records (kind "checkpoint"), so an auditor has them in hand.
+ * follow the records, so an auditor has them in hand: in NDJSON and CSV a line (row) with a
+ * top-level kind "checkpoint" and no seq, in JSON the separate `checkpoints` array.
  */
 export async function* exportText(q: ExportQuery): AsyncGenerator<string> {
   const format: AuditFormat = q.format;
@@ -31,10 +32,7 @@ export async function* exportText(q: ExportQuery): AsyncGenerator<string> {
   } else {
     for (const c of checkpoints) {
       const row = { kind: "checkpoint", ...c, text: formatCheckpoint(c) };
-      batch +=
-        format === "ndjson"
-          ? ndjsonLine(row)
-          : csvRow({ seq: c.size, kind: "checkpoint" as never, operation_id: null, recorded_at: c.time, actor: null, payload: row, prev_hash: "", hash: c.head });
+      batch += format === "ndjson" ? ndjsonLine(row) : csvCheckpointRow(c, row);
     }
   }
   if (batch) yield batch;

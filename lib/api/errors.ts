@@ -11,6 +11,8 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  /** The operation is claimed by another reviewer (details.holder): take it over first. */
+  claimed_by_other: 409,
   too_large: 413,
   unsupported_media_type: 415,
   invalid_record: 422,

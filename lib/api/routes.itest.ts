@@ -24,6 +24,7 @@ describe("methods a route does not take", () => {
     ["GET", "/api/v1/receipts", "POST"],
     ["PATCH", "/api/v1/receipts", "POST"],
     ["GET", "/api/v1/operations/op-1/corrections", "POST"],
+    ["PUT", "/api/v1/operations/op-1/claim", "GET, HEAD, POST, DELETE"],
     ["POST", "/api/v1/audit/export", "GET, HEAD"],
   ])("%s %s is a 405 naming what it takes, in the JSON error shape", async (method, path, allow) => {
     const before = await chainCount();

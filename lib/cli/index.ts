@@ -3,12 +3,12 @@
  * Runs under tsx with the react-server condition, so lib/store's `server-only` guard lets it in.
  */
 import { parseArgs } from "node:util";
-import { createReadStream, createWriteStream, readFileSync } from "node:fs";
+import { createReadStream, createWriteStream, existsSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { ApiError } from "@/lib/api/errors";
 import { exportText } from "@/lib/api/audit-stream";
 import { checkAgainstCheckpoints } from "@/lib/domain/audit-verify";
-import { formatCheckpoint, parseCheckpoint, type Checkpoint } from "@/lib/domain/checkpoint";
+import { formatCheckpoint, keyFingerprint, parseCheckpoint, publicKeyFromText, type Checkpoint } from "@/lib/domain/checkpoint";
 import { ChainVerifier, type ChainRecord } from "@/lib/domain/hash";
 import { describeIssues } from "@/lib/domain/wire";
 import { exportQuerySchema, recordExport } from "@/lib/store/audit-export";
@@ -25,7 +25,8 @@ const HELP = `Reconcile command line: npm run cli -- <command> [options]
 
   users:add --email E --password P --role viewer|reviewer|admin
   tokens:add --email E --scopes ingest,verify,read,export,review --name N
-  audit:verify [--file EXPORT.ndjson [--subset]] [--checkpoint CHECKPOINT.txt]
+  audit:verify [--file EXPORT.ndjson [--subset]] [--checkpoint CHECKPOINT.txt] [--key PUBLIC.pem]
+                               --key (or RECONCILE_CHECKPOINT_PUBLIC_KEY): only checkpoints signed by this key count
   audit:export --format ndjson|csv|json --out FILE [--since T] [--until T] [--operation-id ID] [--trajectory-id ID]
   audit:checkpoint             sign the chain's current size and head now; prints the checkpoint
   projections:rebuild
@@ -61,7 +62,8 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
     return 0;
   },
   async "audit:verify"(args) {
-    const { values } = parseArgs({ args, options: { file: { type: "string" }, subset: { type: "boolean" }, checkpoint: { type: "string" } } });
+    const { values } = parseArgs({ args, options: { file: { type: "string" }, subset: { type: "boolean" }, checkpoint: { type: "string" }, key: { type: "string" } } });
+    const pinned = pinnedKey(values.key);
     const external = values.checkpoint ? parseCheckpoint(readFileSync(values.checkpoint, "utf8")) : null;
     if (values.checkpoint && !external) throw new UsageError(`${values.checkpoint} is not a reconcile checkpoint`);
     const found: Checkpoint[] = [];
@@ -79,12 +81,20 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
     if (verdict.ok) console.log(`chain intact: ${verdict.count} records${values.subset ? " (each checked on its own; contiguous ones linked)" : ""}, head ${verdict.head}`);
     else console.error(`chain broken at seq ${verdict.badSeq}: ${verdict.problem} (${verdict.count} records verified before it)`);
     const checks = external ? [external] : values.subset ? [] : found;
-    for (const [i, c] of checkAgainstCheckpoints(verdict, hashes, checks).entries()) {
-      if (c.ok) console.log(`checkpoint ${external ? values.checkpoint : `#${i + 1}`} (size ${c.size}, signed ${checks[i].time}): matches`);
+    for (const [i, c] of checkAgainstCheckpoints(verdict, hashes, checks, pinned?.key).entries()) {
+      if (c.ok) console.log(`checkpoint ${external ? values.checkpoint : `#${i + 1}`} (size ${c.size}, signed ${checks[i].time} by key ${keyFingerprint(checks[i].key)}): matches`);
       else {
         ok = false;
         console.error(`checkpoint ${external ? values.checkpoint : `#${i + 1}`}: ${c.problem}`);
       }
+    }
+    if (!checks.length) console.log("no checkpoint was checked: nothing here proves that the tail of the chain was not cut off or rewritten");
+    else if (pinned) console.log(`signatures checked against the pinned key ${keyFingerprint(pinned.key)} (from ${pinned.from})`);
+    else {
+      const keys = [...new Set(checks.map((c) => keyFingerprint(c.key)))].join(", ");
+      console.log(
+        `note: signatures were checked only against the key each checkpoint carries (${keys}); anyone who can rewrite the chain can sign with a key of their own. Pin the key you trust with --key PUBLIC.pem or RECONCILE_CHECKPOINT_PUBLIC_KEY.`,
+      );
     }
     return ok ? 0 : 1;
   },
@@ -143,19 +153,46 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
   },
 };
 
+/**
+ * The key checkpoints must be signed with: --key (a file: PEM public key, or the `ed25519:…`
+ * line the audit page shows), else RECONCILE_CHECKPOINT_PUBLIC_KEY (that text itself, or a path
+ * to such a file). Undefined when neither is given.
+ */
+function pinnedKey(option: string | undefined): { key: string; from: string } | undefined {
+  const env = process.env.RECONCILE_CHECKPOINT_PUBLIC_KEY?.trim();
+  const [from, text] = option
+    ? [`--key ${option}`, readKeyFile(option, "--key")]
+    : env
+      ? ["RECONCILE_CHECKPOINT_PUBLIC_KEY", /^(-----BEGIN|ed25519:)/.test(env) ? env : readKeyFile(env, "RECONCILE_CHECKPOINT_PUBLIC_KEY")]
+      : [null, null];
+  if (from === null || text === null) return undefined;
+  try {
+    return { key: publicKeyFromText(text), from };
+  } catch (e) {
+    throw new UsageError(`${from}: not a usable public key: ${e instanceof Error ? e.message : e}`);
+  }
+}
+
+function readKeyFile(file: string, what: string): string {
+  if (!existsSync(file)) throw new UsageError(`${what}: no file ${file} (give a PEM public key, or the ed25519:… line the audit page shows)`);
+  return readFileSync(file, "utf8");
+}
+
 /** Verifies an NDJSON export line by line (streamed: any size); collects its checkpoints. */
 async function verifyFile(file: string, opts: { allowGaps: boolean; watch?: number[]; checkpoints: Checkpoint[] }) {
   const lines0: Checkpoint[] = [];
-  // Checkpoints ride at the end of an export; read them first so their sizes are watched.
+  // Checkpoints ride at the end of an export; read them first so their sizes are watched. The
+  // text test only skips parsing lines that cannot be one; what decides is the structure.
   for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
-    if (line.includes('"kind":"checkpoint"')) {
-      try {
-        const c = JSON.parse(line) as Checkpoint & { kind: string };
-        lines0.push({ size: c.size, head: c.head, time: c.time, key: c.key, signature: c.signature });
-      } catch {
-        /* reported below as a bad line */
-      }
+    if (!line.includes('"checkpoint"')) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      continue; // reported below as a bad line
     }
+    const c = checkpointLine(value);
+    if (c) lines0.push(c);
   }
   opts.checkpoints.push(...lines0);
   const verifier = new ChainVerifier(undefined, { allowGaps: opts.allowGaps, watch: [...(opts.watch ?? []), ...lines0.map((c) => c.size)] });
@@ -164,16 +201,35 @@ async function verifyFile(file: string, opts: { allowGaps: boolean; watch?: numb
   for await (const line of lines) {
     lineNo++;
     if (!line.trim()) continue;
-    let record: ChainRecord & { kind: string };
+    let value: unknown;
     try {
-      record = JSON.parse(line);
+      value = JSON.parse(line);
     } catch {
       return { verdict: { ok: false as const, badSeq: verifier.verdict().count + 1, count: verifier.verdict().count, problem: `line ${lineNo} is not JSON` }, hashes: verifier.hashes };
     }
-    if ((record as { kind: string }).kind === "checkpoint") continue;
-    if (!verifier.push(record)) break;
+    if (isCheckpointLine(value)) {
+      if (checkpointLine(value)) continue;
+      return { verdict: { ok: false as const, badSeq: verifier.verdict().count + 1, count: verifier.verdict().count, problem: `line ${lineNo} is a checkpoint line without a size, head, time, key and signature` }, hashes: verifier.hashes };
+    }
+    if (!verifier.push(value as ChainRecord)) break;
   }
   return { verdict: verifier.verdict(), hashes: verifier.hashes };
+}
+
+/**
+ * A checkpoint line of an export is one by its structure: a JSON object whose own top-level
+ * `kind` is "checkpoint" and that has no `seq` (every chained record has one). Text inside a
+ * payload — a receipt that says {"kind":"checkpoint"} — never makes a record a checkpoint.
+ */
+function isCheckpointLine(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v) && (v as Record<string, unknown>).kind === "checkpoint" && !Object.hasOwn(v, "seq");
+}
+
+function checkpointLine(v: unknown): Checkpoint | null {
+  if (!isCheckpointLine(v)) return null;
+  const { size, head, time, key, signature } = v;
+  if (!Number.isSafeInteger(size) || typeof head !== "string" || typeof time !== "string" || typeof key !== "string" || typeof signature !== "string") return null;
+  return { size: size as number, head, time, key, signature };
 }
 
 async function main(): Promise<number> {

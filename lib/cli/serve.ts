@@ -8,12 +8,13 @@
  * Every other request, including ingest with a session cookie, is Next.js's.
  *
  * Environment: PORT (3000), HOSTNAME (all interfaces), DATABASE_URL, AUTH_SECRET,
- * KEEP_ALIVE_TIMEOUT_MS. Needs a build (`npm run build`).
+ * KEEP_ALIVE_TIMEOUT_MS, RECONCILE_CHECKPOINT_EVERY (docs/AUDIT.md). Needs a build (`npm run build`).
  */
 import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import path from "node:path";
 import next from "next";
+import { parseCheckpointEvery } from "@/lib/domain/checkpoint";
 
 // Everything in this process is server code. `server-only` guards client bundles against
 // server modules (Next.js resolves it per bundle); loaded here directly it would throw.
@@ -23,6 +24,8 @@ require.cache[serverOnly] = { id: serverOnly, filename: serverOnly, loaded: true
 
 async function main() {
   (process.env as Record<string, string>).NODE_ENV ??= "production";
+  // A mistyped setting stops the start, instead of silently signing on the defaults.
+  parseCheckpointEvery(process.env.RECONCILE_CHECKPOINT_EVERY);
   const port = Number(process.env.PORT || 3000);
   const hostname = process.env.HOSTNAME || undefined;
   const app = next({ dev: false, dir: path.resolve(import.meta.dirname, "../.."), hostname, port });

@@ -32,6 +32,15 @@ export function csvHeader(): string {
   return stringify([[...CSV_COLUMNS]]);
 }
 
+/**
+ * A checkpoint as a CSV row: `kind` checkpoint and an empty `seq` (every chained record has
+ * one), so a reader tells it from a record by its columns, never by what a payload says. The
+ * payload column holds the checkpoint itself; `hash` its head.
+ */
+export function csvCheckpointRow(c: { size: number; head: string; time: string }, payload: Record<string, unknown>): string {
+  return stringify([["", "checkpoint", "", c.time, "", JSON.stringify(payload), "", c.head].map(inertCell)]);
+}
+
 export function csvRow(r: ChainRecord): string {
   const cells = [String(r.seq), r.kind, r.operation_id ?? "", r.recorded_at, r.actor ?? "", JSON.stringify(r.payload), r.prev_hash, r.hash];
   return stringify([cells.map(inertCell)]);

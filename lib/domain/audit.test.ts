@@ -1,9 +1,9 @@
-import { generateKeyPairSync } from "node:crypto";
+import { createHash, createPublicKey, generateKeyPairSync } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { csvRow, inertCell } from "./audit-format";
+import { csvCheckpointRow, csvRow, inertCell } from "./audit-format";
 import { checkAgainstCheckpoints } from "./audit-verify";
-import { createCheckpoint, formatCheckpoint, parseCheckpoint } from "./checkpoint";
+import { CHECKPOINT_EVERY_MS, CHECKPOINT_EVERY_RECORDS, createCheckpoint, formatCheckpoint, keyFingerprint, parseCheckpoint, parseCheckpointEvery, publicKeyFromText, publicKeyPem } from "./checkpoint";
 import { chainHash, ChainVerifier, GENESIS_HASH, type ChainRecord } from "./hash";
 
 const key = generateKeyPairSync("ed25519").privateKey;
@@ -181,7 +181,51 @@ describe("checkpoints", () => {
     expect(checkAgainstCheckpoints(verdict, hashes, [parsed])).toEqual([{ ok: true, size: 42 }]);
     expect(checkAgainstCheckpoints(verdict, hashes, [{ ...parsed, size: 41 }])[0].ok).toBe(false);
     const other = createCheckpoint(generateKeyPairSync("ed25519").privateKey, 42, "a".repeat(64));
-    expect(checkAgainstCheckpoints(verdict, hashes, [other], parsed.key)[0]).toMatchObject({ ok: false, problem: expect.stringMatching(/invalid signature/) });
+    expect(checkAgainstCheckpoints(verdict, hashes, [{ ...parsed, signature: other.signature }])[0]).toMatchObject({ ok: false, problem: expect.stringMatching(/invalid signature/) });
+  });
+
+  it("with a pinned key, a validly signed checkpoint by any other key fails, naming both fingerprints", () => {
+    const verdict = { ok: true as const, count: 42, head: "a".repeat(64), lastSeq: 42 };
+    const hashes = new Map([[42, "a".repeat(64)]]);
+    const mine = createCheckpoint(key, 42, "a".repeat(64));
+    const forged = createCheckpoint(generateKeyPairSync("ed25519").privateKey, 42, "a".repeat(64));
+    // Unpinned, the forger's own key vouches for the forgery: that is what pinning is for.
+    expect(checkAgainstCheckpoints(verdict, hashes, [forged])[0].ok).toBe(true);
+    expect(checkAgainstCheckpoints(verdict, hashes, [mine], mine.key)).toEqual([{ ok: true, size: 42 }]);
+    const [refused] = checkAgainstCheckpoints(verdict, hashes, [forged], mine.key);
+    expect(refused).toMatchObject({ ok: false });
+    expect(!refused.ok && refused.problem).toBe(`the checkpoint at size 42 is signed by key ${keyFingerprint(forged.key)}, not by the pinned key ${keyFingerprint(mine.key)}`);
+  });
+
+  it("a key's fingerprint is the SHA-256 of its SPKI DER, whichever way the key is written", () => {
+    const pub = createPublicKey(key);
+    const der = pub.export({ format: "der", type: "spki" });
+    const expected = `sha256:${createHash("sha256").update(der).digest("hex")}`;
+    const line = `ed25519:${der.toString("base64")}`;
+    expect(keyFingerprint(line)).toBe(expected);
+    expect(publicKeyFromText(pub.export({ format: "pem", type: "spki" }).toString())).toBe(line);
+    expect(publicKeyFromText(key.export({ format: "pem", type: "pkcs8" }).toString())).toBe(line);
+    expect(publicKeyFromText(` ${line}\n`)).toBe(line);
+    expect(publicKeyPem(line)).toBe(pub.export({ format: "pem", type: "spki" }).toString());
+    expect(() => publicKeyFromText("hello")).toThrow(/PEM public key/);
+    const rsa = generateKeyPairSync("rsa", { modulusLength: 1024 }).publicKey.export({ format: "pem", type: "spki" }).toString();
+    expect(() => publicKeyFromText(rsa)).toThrow(/Ed25519/);
+    expect(keyFingerprint("ed25519:AAAA")).toBe("(an unreadable key)");
+  });
+});
+
+describe("RECONCILE_CHECKPOINT_EVERY", () => {
+  it("takes records, a time, or both; a part left out keeps its default", () => {
+    expect(parseCheckpointEvery(undefined)).toEqual({ records: CHECKPOINT_EVERY_RECORDS, ms: CHECKPOINT_EVERY_MS });
+    expect(parseCheckpointEvery(" ")).toEqual({ records: 10_000, ms: 3_600_000 });
+    expect(parseCheckpointEvery("500")).toEqual({ records: 500, ms: 3_600_000 });
+    expect(parseCheckpointEvery("15m")).toEqual({ records: 10_000, ms: 900_000 });
+    expect(parseCheckpointEvery("2h, 100")).toEqual({ records: 100, ms: 7_200_000 });
+    expect(parseCheckpointEvery("90s")).toEqual({ records: 10_000, ms: 90_000 });
+  });
+
+  it.each(["0", "-5", "15 m", "15min", "1.5h", "10000,20000", "5m,1h", "abc", "1e4", ","])("refuses %j with a reason", (text) => {
+    expect(() => parseCheckpointEvery(text)).toThrow(/RECONCILE_CHECKPOINT_EVERY/);
   });
 });
 
@@ -193,5 +237,12 @@ describe("CSV", () => {
     expect(row).toContain(`"'=HYPERLINK(""http://evil"")"`);
     expect(row).toContain("'@attacker");
     expect(row.split(",")[0]).toBe("1");
+  });
+
+  it("a checkpoint row is one by its columns: kind checkpoint and no seq", () => {
+    const cp = createCheckpoint(key, 7, "b".repeat(64), "2026-11-30T00:00:00.000Z");
+    const row = csvCheckpointRow(cp, { kind: "checkpoint", ...cp });
+    expect(row.startsWith(",checkpoint,,2026-11-30T00:00:00.000Z,,")).toBe(true);
+    expect(row.trim().endsWith(`,,${"b".repeat(64)}`)).toBe(true);
   });
 });

@@ -4,7 +4,7 @@ import { revalidatePath } from "next/cache";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { ApiError } from "@/lib/api/errors";
-import { can } from "@/lib/auth/permissions";
+import { can, roleAtLeast } from "@/lib/auth/permissions";
 import { sourceAddress } from "@/lib/auth/request";
 import { currentPrincipal } from "@/lib/auth/session";
 import { claimOperation, releaseOperation } from "@/lib/store/assignments";
@@ -26,27 +26,40 @@ async function reviewer() {
   return me;
 }
 
-/** Claim (or, with take_over, take over) an operation from the review queue. */
-export async function claimAction(_prev: ClaimState, form: FormData): Promise<ClaimState> {
-  try {
-    const me = await reviewer();
-    await claimOperation(String(form.get("id") ?? ""), me.email, { takeOver: form.get("take_over") === "true" });
-  } catch (e) {
-    if (e instanceof ApiError) return { error: e.message.charAt(0).toUpperCase() + e.message.slice(1) + "." };
-    throw e;
-  }
+function refreshed(id: string): null {
   revalidatePath("/review");
+  revalidatePath(`/operations/${encodeURIComponent(id)}`);
   return null;
 }
 
-export async function releaseAction(_prev: ClaimState, form: FormData): Promise<ClaimState> {
+/** The refusal in words; when someone else holds the operation, the page is redrawn to show who. */
+function failed(id: string, e: ApiError): ClaimState {
+  if (e.code === "claimed_by_other") refreshed(id);
+  return { error: e.message.charAt(0).toUpperCase() + e.message.slice(1) + "." };
+}
+
+/** Claim (or, with take_over, take over) an operation from the review queue. */
+export async function claimAction(_prev: ClaimState, form: FormData): Promise<ClaimState> {
+  const id = String(form.get("id") ?? "");
   try {
     const me = await reviewer();
-    await releaseOperation(String(form.get("id") ?? ""), me.email);
+    await claimOperation(id, me.email, { takeOver: form.get("take_over") === "true" });
   } catch (e) {
-    if (e instanceof ApiError) return { error: e.message.charAt(0).toUpperCase() + e.message.slice(1) + "." };
+    if (e instanceof ApiError) return failed(id, e);
     throw e;
   }
-  revalidatePath("/review");
-  return null;
+  return refreshed(id);
+}
+
+/** Release a claim: one's own, or (admins) anyone's. The store refuses everyone else. */
+export async function releaseAction(_prev: ClaimState, form: FormData): Promise<ClaimState> {
+  const id = String(form.get("id") ?? "");
+  try {
+    const me = await reviewer();
+    await releaseOperation(id, me.email, { admin: roleAtLeast(me.role, "admin") });
+  } catch (e) {
+    if (e instanceof ApiError) return failed(id, e);
+    throw e;
+  }
+  return refreshed(id);
 }

@@ -1,5 +1,6 @@
 import "server-only";
 import { ApiError } from "@/lib/api/errors";
+import { isPossibleOperationId } from "@/lib/domain/wire";
 import { appendToChain, lockChain } from "./chain";
 import { reader, writeTransaction, type Db, type Tx } from "./db";
 import { selectIn } from "./sql";
@@ -8,6 +9,10 @@ import { selectIn } from "./sql";
  * Who is working on which operation in the review queue. Claiming, releasing and taking over
  * are records in the chain (kind "assignment"), like everything else a person does; the
  * current holder is the latest of them.
+ *
+ * A claim means something (shared/TRUST.md "Claims mean something"): only its holder or an
+ * admin releases it, and nobody else corrects the operation while it is held: everyone else
+ * (admins included) takes it over first, which is itself a record naming whom it was taken from.
  */
 type AssignmentPayload = { action: "claim" | "release"; assignee: string | null; previous: string | null };
 
@@ -32,26 +37,62 @@ export async function assigneesOf(operationIds: string[]): Promise<Map<string, s
   return currentAssignees(await reader(), operationIds);
 }
 
+/** The holder of one operation (null: nobody), or undefined when there is no such operation. */
+export async function claimHolder(operationId: string): Promise<string | null | undefined> {
+  if (!isPossibleOperationId(operationId)) return undefined;
+  const db = await reader();
+  if (!(await db.operation.findUnique({ where: { operationId }, select: { operationId: true } }))) return undefined;
+  return (await currentAssignees(db, [operationId])).get(operationId) ?? null;
+}
+
+/** The 409 for acting on an operation someone else holds; details name the holder. */
+export function claimedByOther(operationId: string, holder: string, message: string): ApiError {
+  return new ApiError("claimed_by_other", message, { operation_id: operationId, holder });
+}
+
+/**
+ * Refuses (409 claimed_by_other) when someone other than `who` holds the operation. Call it
+ * inside the writing transaction, after lockChain: the holder read is then the holder at commit.
+ */
+export async function requireNotClaimedByOther(tx: Tx, operationId: string, who: string): Promise<void> {
+  const holder = (await currentAssignees(tx, [operationId])).get(operationId) ?? null;
+  if (holder && holder !== who) throw claimedByOther(operationId, holder, `this operation is claimed by ${holder}: take it over before you correct it`);
+}
+
+async function requireOperation(tx: Tx, operationId: string): Promise<void> {
+  if (!isPossibleOperationId(operationId) || !(await tx.operation.findUnique({ where: { operationId } }))) {
+    throw new ApiError("not_found", `no operation with the id ${JSON.stringify(operationId)}`);
+  }
+}
+
 /** Claims an operation for `who`. Taking over someone else's claim must be asked for. */
-export async function claimOperation(operationId: string, who: string, opts: { takeOver?: boolean } = {}): Promise<{ previous: string | null }> {
+export async function claimOperation(operationId: string, who: string, opts: { takeOver?: boolean } = {}): Promise<{ holder: string; previous: string | null }> {
   return writeTransaction(async (tx) => {
     await lockChain(tx);
-    if (!(await tx.operation.findUnique({ where: { operationId } }))) throw new ApiError("not_found", "no such operation");
+    await requireOperation(tx, operationId);
     const holder = (await currentAssignees(tx, [operationId])).get(operationId) ?? null;
-    if (holder === who) return { previous: holder };
-    if (holder && !opts.takeOver) throw new ApiError("conflict", `${holder} is already working on this operation; take it over if they agreed`);
+    if (holder === who) return { holder: who, previous: holder };
+    if (holder && !opts.takeOver) throw claimedByOther(operationId, holder, `this operation is claimed by ${holder}: take it over if they agreed`);
     const payload: AssignmentPayload = { action: "claim", assignee: who, previous: holder };
     await appendToChain(tx, [{ kind: "assignment", operation_id: operationId, actor: who, payload }], undefined, { locked: true });
-    return { previous: holder };
+    return { holder: who, previous: holder };
   });
 }
 
-export async function releaseOperation(operationId: string, who: string): Promise<void> {
-  await writeTransaction(async (tx) => {
+/**
+ * Releases the claim. Only its holder may, or an admin (`admin: true`, decided by the caller
+ * from the permission table); anyone else gets 409 claimed_by_other. Releasing an unclaimed
+ * operation changes nothing.
+ */
+export async function releaseOperation(operationId: string, who: string, opts: { admin?: boolean } = {}): Promise<{ previous: string | null }> {
+  return writeTransaction(async (tx) => {
     await lockChain(tx);
+    await requireOperation(tx, operationId);
     const holder = (await currentAssignees(tx, [operationId])).get(operationId) ?? null;
-    if (!holder) return;
+    if (!holder) return { previous: null };
+    if (holder !== who && !opts.admin) throw claimedByOther(operationId, holder, `this operation is claimed by ${holder}: only they or an admin may release it`);
     const payload: AssignmentPayload = { action: "release", assignee: null, previous: holder };
     await appendToChain(tx, [{ kind: "assignment", operation_id: operationId, actor: who, payload }], undefined, { locked: true });
+    return { previous: holder };
   });
 }

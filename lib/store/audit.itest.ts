@@ -1,9 +1,11 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync } from "node:crypto";
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
+import { createCheckpoint } from "@/lib/domain/checkpoint";
 import { call, ingest, principal, unique } from "@/lib/testing/integration";
 
 let exportToken: string;
@@ -119,5 +121,112 @@ describe("tampering with the database itself (triggers dropped for the test)", (
     expect(truncated.stdout).toMatch(/chain intact/);
     expect(truncated.status).not.toBe(0);
     expect(truncated.stderr).toMatch(/truncated/);
+  });
+});
+
+/** The fingerprint the CLI and the audit page show: SHA-256 of the SPKI DER, as hex. */
+const fingerprintOf = (pem: string) => `sha256:${createHash("sha256").update(createPublicKey(pem).export({ format: "der", type: "spki" })).digest("hex")}`;
+const publicPem = (privatePem: string) => createPublicKey(createPrivateKey(privatePem)).export({ format: "pem", type: "spki" }).toString();
+
+describe("an export line is a checkpoint by its structure, never by text inside a payload", () => {
+  it("a full export holding records whose payloads look like checkpoints still verifies", async () => {
+    const id = unique("op-lookalike");
+    const hostile = [
+      { kind: "checkpoint" },
+      { kind: "checkpoint", size: 1, head: "0".repeat(64), time: "2026-01-01T00:00:00Z", key: "ed25519:AAAA", signature: "AAAA" },
+      [{ kind: "checkpoint" }],
+      '{"kind":"checkpoint"}',
+    ];
+    expect((await ingest(ingestToken, { operation_id: id, intent: { effect: '{"kind":"checkpoint"}', params: { kind: "checkpoint" } }, receipt: { status: "accepted", observed_at: "2026-08-28T10:00:00Z", raw: hostile } })).status).toBe(201);
+    // A real checkpoint, so that the export carries one.
+    expect(cli(["audit:checkpoint"]).status).toBe(0);
+    const res = await call("/api/v1/audit/export?format=ndjson", { token: exportToken });
+    expect(res.text).toContain('"raw":[{"kind":"checkpoint"}');
+    const file = path.join(tmp, "lookalike.ndjson");
+    writeFileSync(file, res.text);
+    const ok = cli(["audit:verify", "--file", file]);
+    expect(ok.stderr).toBe("");
+    expect(ok.stdout).toMatch(/chain intact/);
+    expect(ok.stdout).toMatch(/checkpoint #\d+ \(size \d+, signed .* by key sha256:[0-9a-f]{64}\): matches/);
+    expect(ok.status).toBe(0);
+
+    // A line that is a checkpoint by structure but lacks its fields is a bad line, not ignored.
+    appendFileSync(file, JSON.stringify({ kind: "checkpoint", size: "x" }) + "\n");
+    const bad = cli(["audit:verify", "--file", file]);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/is a checkpoint line without a size/);
+  });
+});
+
+describe("audit:verify against a pinned key (--key, RECONCILE_CHECKPOINT_PUBLIC_KEY)", () => {
+  const url = `file:${path.join(tmp, "pinned.db")}`;
+  const keyFile = path.join(tmp, "pinned-signing.pem");
+  const right = path.join(tmp, "right.pem");
+  const wrong = path.join(tmp, "wrong.pem");
+  const run = (args: string[], env: Record<string, string> = {}) => cli(args, { DATABASE_URL: url, CHECKPOINT_KEY_FILE: keyFile, ...env });
+
+  beforeAll(() => {
+    expect(run(["db:deploy"]).status).toBe(0);
+    expect(run(["demo:load"]).status).toBe(0); // signs a checkpoint with keyFile, created at first use
+    writeFileSync(right, publicPem(readFileSync(keyFile, "utf8")));
+    writeFileSync(wrong, generateKeyPairSync("ed25519").publicKey.export({ format: "pem", type: "spki" }).toString());
+  });
+
+  it("the right key passes, any other key fails naming both fingerprints, and no key says what was not checked", () => {
+    const real = fingerprintOf(readFileSync(right, "utf8"));
+    const ok = run(["audit:verify", "--key", right]);
+    expect(ok.status).toBe(0);
+    expect(ok.stdout).toContain(`signatures checked against the pinned key ${real}`);
+
+    const refused = run(["audit:verify", "--key", wrong]);
+    expect(refused.status).toBe(1);
+    expect(refused.stdout).toMatch(/chain intact/);
+    expect(refused.stderr).toContain(`signed by key ${real}, not by the pinned key ${fingerprintOf(readFileSync(wrong, "utf8"))}`);
+
+    const unpinned = run(["audit:verify"]);
+    expect(unpinned.status).toBe(0);
+    expect(unpinned.stdout).toContain(`signatures were checked only against the key each checkpoint carries (${real})`);
+
+    // The environment variable takes the PEM text itself or a path; --key wins over it.
+    expect(run(["audit:verify"], { RECONCILE_CHECKPOINT_PUBLIC_KEY: readFileSync(right, "utf8") }).status).toBe(0);
+    expect(run(["audit:verify"], { RECONCILE_CHECKPOINT_PUBLIC_KEY: wrong }).status).toBe(1);
+    expect(run(["audit:verify", "--key", right], { RECONCILE_CHECKPOINT_PUBLIC_KEY: wrong }).status).toBe(0);
+    const missing = run(["audit:verify", "--key", path.join(tmp, "nope.pem")]);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/--key: no file/);
+    writeFileSync(path.join(tmp, "garbage.pem"), "not a key");
+    expect(run(["audit:verify", "--key", path.join(tmp, "garbage.pem")]).stderr).toMatch(/not a usable public key/);
+  });
+
+  it("a checkpoint a forger signed with a key of their own passes only when nothing is pinned; the same for an export file", () => {
+    // More records (a user added is a security event), then a checkpoint signed with another key.
+    expect(run(["users:add", "--email", `${unique("forger")}@itest.example`, "--password", "a long passphrase 123", "--role", "viewer"]).status).toBe(0);
+    const forgerKey = path.join(tmp, "forger.pem");
+    writeFileSync(forgerKey, generateKeyPairSync("ed25519").privateKey.export({ format: "pem", type: "pkcs8" }).toString());
+    expect(run(["audit:checkpoint"], { CHECKPOINT_KEY_FILE: forgerKey }).status).toBe(0);
+    const forged = fingerprintOf(publicPem(readFileSync(forgerKey, "utf8")));
+    expect(run(["audit:verify"]).status).toBe(0);
+    const db = run(["audit:verify", "--key", right]);
+    expect(db.status).toBe(1);
+    expect(db.stderr).toContain(`signed by key ${forged}, not by the pinned key`);
+
+    const file = path.join(tmp, "pinned.ndjson");
+    expect(run(["audit:export", "--format", "ndjson", "--out", file]).status).toBe(0);
+    const unpinned = run(["audit:verify", "--file", file]);
+    expect(unpinned.status).toBe(0);
+    expect(unpinned.stdout).toContain("signatures were checked only against the key each checkpoint carries");
+    const pinned = run(["audit:verify", "--file", file, "--key", right]);
+    expect(pinned.status).toBe(1);
+    expect(pinned.stderr).toContain(`signed by key ${forged}, not by the pinned key`);
+
+    // A forged checkpoint line appended to an honest export is caught the same way.
+    const lines = readFileSync(file, "utf8").trim().split("\n");
+    const records = lines.map((l) => JSON.parse(l)).filter((r) => "seq" in r);
+    const last = records.at(-1);
+    const fake = createCheckpoint(createPrivateKey(readFileSync(forgerKey, "utf8")), last.seq, last.hash);
+    const honest = path.join(tmp, "appended.ndjson");
+    writeFileSync(honest, lines.filter((l) => !JSON.parse(l).signature).join("\n") + "\n" + JSON.stringify({ kind: "checkpoint", ...fake }) + "\n");
+    expect(run(["audit:verify", "--file", honest]).status).toBe(0);
+    expect(run(["audit:verify", "--file", honest, "--key", right]).stderr).toContain(`signed by key ${forged}`);
   });
 });

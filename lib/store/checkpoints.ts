@@ -2,14 +2,15 @@ import "server-only";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { KeyObject } from "node:crypto";
-import { createCheckpoint, loadSigningKey, newSigningKey, publicKeyText, type Checkpoint } from "@/lib/domain/checkpoint";
+import { createCheckpoint, loadSigningKey, newSigningKey, parseCheckpointEvery, publicKeyText, type Checkpoint } from "@/lib/domain/checkpoint";
 import { lockChain } from "./chain";
 import { reader, writeTransaction } from "./db";
 
-/** A checkpoint at least every this many records… */
-export const CHECKPOINT_EVERY_RECORDS = 10_000;
-/** …and at least hourly while records keep arriving. */
-export const CHECKPOINT_EVERY_MS = 60 * 60 * 1000;
+/** How often a checkpoint is due: RECONCILE_CHECKPOINT_EVERY (see parseCheckpointEvery), read once. */
+let every: { records: number; ms: number } | null = null;
+export function checkpointEvery(): { records: number; ms: number } {
+  return (every ??= parseCheckpointEvery(process.env.RECONCILE_CHECKPOINT_EVERY));
+}
 
 let key: KeyObject | null = null;
 
@@ -70,13 +71,22 @@ export async function writeCheckpoint(): Promise<Checkpoint | null> {
 const state = globalThis as unknown as { __reconcileCheckpoint?: { checkedAt: number; timer?: NodeJS.Timeout } };
 
 /**
- * Called after writes (and by a timer): signs a checkpoint when 10,000 records or an hour have
- * passed since the last one. Cheap when nothing is due; never fails the write that called it.
+ * Called after writes (and by a timer): signs a checkpoint when RECONCILE_CHECKPOINT_EVERY
+ * records or time (default 10,000 records, an hour) have passed since the last one. Cheap when
+ * nothing is due (looks at most every 2 s); never fails the write that called it.
  */
 export async function maybeCheckpoint(force = false): Promise<void> {
   const s = (state.__reconcileCheckpoint ??= { checkedAt: 0 });
+  let due: { records: number; ms: number };
+  try {
+    due = checkpointEvery();
+  } catch (e) {
+    // The server checks this at start (lib/cli/serve.ts); here it must not fail a write.
+    console.error(e instanceof Error ? e.message : e);
+    return;
+  }
   if (!s.timer) {
-    s.timer = setInterval(() => void maybeCheckpoint(true), 5 * 60 * 1000);
+    s.timer = setInterval(() => void maybeCheckpoint(true), Math.max(1000, Math.min(5 * 60 * 1000, due.ms)));
     s.timer.unref();
   }
   if (!force && Date.now() - s.checkedAt < 2_000) return;
@@ -90,7 +100,7 @@ export async function maybeCheckpoint(force = false): Promise<void> {
     if (!head) return;
     const behind = head.seq - (last?.size ?? 0);
     const age = last ? Date.now() - Date.parse(last.time) : Infinity;
-    if (behind >= CHECKPOINT_EVERY_RECORDS || (behind > 0 && age >= CHECKPOINT_EVERY_MS)) await writeCheckpoint();
+    if (behind >= due.records || (behind > 0 && age >= due.ms)) await writeCheckpoint();
   } catch (e) {
     console.error("checkpoint failed (the chain itself is unaffected):", e);
   }

@@ -5,6 +5,7 @@ import { ApiError } from "@/lib/api/errors";
 import { decideCorrection, type CorrectionRequest } from "@/lib/domain/corrections";
 import { deriveOperation } from "@/lib/domain/operation";
 import type { Idempotency } from "@/lib/domain/outcomes";
+import { requireNotClaimedByOther } from "./assignments";
 import { appendToChain, lockChain } from "./chain";
 import { maybeCheckpoint } from "./checkpoints";
 import { writeTransaction } from "./db";
@@ -15,6 +16,8 @@ import { correctionFacts, loadOperationRecords, type CorrectionPayload } from ".
  * A reviewer's correction: a new immutable record in the chain, never an edit. Taken under
  * the chain lock, so of two reviewers acting on the same state exactly one wins; the other
  * named a latest correction that is no longer the latest and gets 409 with the current state.
+ * An operation someone else has claimed is 409 claimed_by_other for everyone, admins included,
+ * until they take it over (a recorded act).
  */
 export async function correctOperation(input: { operationId: string; request: CorrectionRequest; reviewer: string }) {
   const { operationId, request, reviewer } = input;
@@ -23,6 +26,8 @@ export async function correctOperation(input: { operationId: string; request: Co
     await lockChain(tx);
     const identity = await tx.operation.findUnique({ where: { operationId } });
     if (!identity) throw new ApiError("not_found", `no operation with the id ${operationId}`);
+    // Under the chain lock, so no claim can land between this check and the correction.
+    await requireNotClaimedByOther(tx, operationId, reviewer);
     const records = (await loadOperationRecords(tx, [operationId])).get(operationId) ?? { stages: [], corrections: [] };
     const facts = correctionFacts(records.corrections);
     const state = deriveOperation(operationId, records.stages, facts);

@@ -2,9 +2,9 @@ import type { Metadata } from "next";
 import { AuditExportForm } from "@/components/audit/export-form";
 import { VerifyButton } from "@/components/audit/verify-button";
 import { requirePage } from "@/lib/auth/session";
-import { formatCheckpoint } from "@/lib/domain/checkpoint";
+import { formatCheckpoint, keyFingerprint, publicKeyPem } from "@/lib/domain/checkpoint";
 import { chainHead } from "@/lib/store/audit-export";
-import { checkpointPublicKey, latestCheckpoint, maybeCheckpoint } from "@/lib/store/checkpoints";
+import { checkpointEvery, checkpointPublicKey, latestCheckpoint, maybeCheckpoint } from "@/lib/store/checkpoints";
 
 export const metadata: Metadata = { title: "Audit" };
 
@@ -14,6 +14,9 @@ export default async function AuditPage() {
   await maybeCheckpoint(true);
   const [head, checkpoint] = await Promise.all([chainHead(), latestCheckpoint()]);
   const key = checkpointPublicKey();
+  const fingerprint = keyFingerprint(key);
+  const every = checkpointEvery();
+  const cadence = `one is signed every ${every.records.toLocaleString("en")} records and at least every ${duration(every.ms)} while records arrive`;
   return (
     <div className="space-y-8">
       <div>
@@ -29,10 +32,22 @@ export default async function AuditPage() {
           <dt className="text-slate-600 dark:text-slate-400">records</dt>
           <dd className="tabular-nums">{head ? `${head.seq.toLocaleString()} (head ${head.hash.slice(0, 16)}…)` : "none yet"}</dd>
           <dt className="text-slate-600 dark:text-slate-400">last checkpoint</dt>
-          <dd>{checkpoint ? `${checkpoint.time.replace("T", " ").slice(0, 19)} UTC, covering ${checkpoint.size.toLocaleString()} records` : "none yet (one is signed every 10,000 records and at least hourly)"}</dd>
+          <dd>{checkpoint ? `${checkpoint.time.replace("T", " ").slice(0, 19)} UTC, covering ${checkpoint.size.toLocaleString()} records (${cadence})` : `none yet (${cadence})`}</dd>
+          <dt className="text-slate-600 dark:text-slate-400">signing key fingerprint</dt>
+          <dd className="break-all font-mono text-xs" data-testid="key-fingerprint">{fingerprint}</dd>
           <dt className="text-slate-600 dark:text-slate-400">public key</dt>
           <dd className="break-all font-mono text-xs">{key}</dd>
         </dl>
+        <details className="text-sm">
+          <summary className="cursor-pointer text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">the public key as PEM, to pin it</summary>
+          <p className="mt-2 text-slate-700 dark:text-slate-300">
+            A checkpoint proves something only against a key you trust: keep this somewhere the database&apos;s admin cannot change, and verify
+            with <code className="font-mono">npm run cli -- audit:verify --key PUBLIC.pem</code> (or{" "}
+            <code className="font-mono">RECONCILE_CHECKPOINT_PUBLIC_KEY</code>). A checkpoint signed by any other key then fails, naming its
+            fingerprint.
+          </p>
+          <pre className="mt-2 overflow-auto rounded-md bg-slate-100 p-3 font-mono text-xs dark:bg-slate-900">{publicKeyPem(key)}</pre>
+        </details>
         <VerifyButton />
         {checkpoint ? (
           <details className="text-sm">
@@ -46,10 +61,15 @@ export default async function AuditPage() {
         <p className="text-sm text-slate-700 dark:text-slate-300">
           Verify an NDJSON export with <code className="font-mono">npm run cli -- audit:verify --file EXPORT.ndjson</code> (add{" "}
           <code className="font-mono">--subset</code> for a filtered one, and <code className="font-mono">--checkpoint FILE</code> with a checkpoint
-          kept elsewhere).
+          kept elsewhere, and <code className="font-mono">--key PUBLIC.pem</code> to pin the signing key).
         </p>
         <AuditExportForm total={head?.seq ?? 0} />
       </section>
     </div>
   );
+}
+
+function duration(ms: number): string {
+  const [n, unit] = ms % 3_600_000 === 0 ? [ms / 3_600_000, "hour"] : ms % 60_000 === 0 ? [ms / 60_000, "minute"] : [ms / 1000, "second"];
+  return n === 1 ? unit : `${n.toLocaleString("en")} ${unit}s`;
 }

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { OutcomeBadge } from "@/components/operations/badges";
 import { ClaimControls } from "@/components/review/claim-button";
-import { can } from "@/lib/auth/permissions";
+import { can, roleAtLeast } from "@/lib/auth/permissions";
 import { requirePage } from "@/lib/auth/session";
 import { assigneesOf } from "@/lib/store/assignments";
 import { listOperations, listQuerySchema } from "@/lib/store/list-operations";
@@ -89,7 +89,7 @@ export default async function ReviewPage({ searchParams }: { searchParams: Promi
                     <td className="py-2 pr-3 whitespace-nowrap tabular-nums">{op.created_at.slice(0, 16).replace("T", " ")}</td>
                     <td className="py-2">
                       <div className="mb-1 text-xs">{holder ? (holder === me.email ? "you" : holder) : "nobody"}</div>
-                      {reviewer ? <ClaimControls id={op.operation_id} holder={holder} me={me.email} /> : null}
+                      {reviewer ? <ClaimControls id={op.operation_id} holder={holder} me={me.email} admin={roleAtLeast(me.role, "admin")} /> : null}
                     </td>
                   </tr>
                 );

@@ -6,9 +6,10 @@ import { Links, Timeline } from "@/components/operations/timeline";
 import { VerdictHistory } from "@/components/operations/verdict-history";
 import { CorrectionPanel } from "@/components/review/correction-panel";
 import { CorrectionsHistory } from "@/components/review/corrections-history";
-import { can } from "@/lib/auth/permissions";
+import { can, roleAtLeast } from "@/lib/auth/permissions";
 import type { Idempotency } from "@/lib/domain/outcomes";
 import { requirePage } from "@/lib/auth/session";
+import { claimHolder } from "@/lib/store/assignments";
 import { getOperation } from "@/lib/store/get-operation";
 
 type Params = { params: Promise<{ operationId: string }> };
@@ -22,6 +23,8 @@ export default async function OperationPage({ params }: Params) {
   const me = await requirePage("operations:read", `/operations/${encodeURIComponent(id)}`);
   const op = await getOperation(id);
   if (!op) notFound();
+  const reviewer = can(me, "operations:correct");
+  const holder = reviewer ? ((await claimHolder(id)) ?? null) : null;
   return (
     <div className="space-y-6">
       <nav aria-label="Breadcrumb" className="text-sm">
@@ -57,13 +60,16 @@ export default async function OperationPage({ params }: Params) {
       <Timeline op={op} />
       <VerdictHistory op={op} />
       <CorrectionsHistory op={op} />
-      {can(me, "operations:correct") ? (
+      {reviewer ? (
         <CorrectionPanel
           operationId={op.operation_id}
           state={{ outcome: op.effective_outcome, claim_withdrawn: op.claim_withdrawn, resolved_from: op.resolved_from }}
           claimed={op.claimed_outcome}
           idempotency={op.idempotency as Idempotency}
           lastCorrectionId={op.corrections.at(-1)?.id ?? null}
+          holder={holder}
+          me={me.email}
+          admin={roleAtLeast(me.role, "admin")}
         />
       ) : null}
       <Links op={op} />
