@@ -26,13 +26,14 @@ describe("the authorization matrix (route handlers)", () => {
   type Who = { name: string; headers: () => Record<string, string> };
   const who: Record<string, Who> = {};
   let opId: string;
+  let ingestToken: string;
   beforeAll(async () => {
     const viewer = await person("viewer");
     const reviewer = await person("reviewer");
     const admin = await person("admin");
     const tokens = Object.fromEntries(
       await Promise.all(
-        (["ingest", "read", "export", "review"] as const).map(async (s) => [s, (await principal("reviewer", [s])).token] as const),
+        (["ingest", "verify", "read", "export", "review"] as const).map(async (s) => [s, (await principal("reviewer", [s])).token] as const),
       ),
     );
     const gone = await person("viewer");
@@ -49,32 +50,43 @@ describe("the authorization matrix (route handlers)", () => {
       disabledToken: { name: "disabled user's token", headers: () => ({ authorization: `Bearer ${gone.token}` }) },
       badToken: { name: "unknown token", headers: () => ({ authorization: "Bearer rcl_" + "x".repeat(43) }) },
     });
+    ingestToken = tokens.ingest;
     opId = (await ingest(tokens.ingest, record())).body.operation_id;
   });
 
-  const expected: Record<string, { ingest: number; list: number; one: number; health: number }> = {
-    anonymous: { ingest: 401, list: 401, one: 401, health: 200 },
-    viewer: { ingest: 201, list: 200, one: 200, health: 200 },
-    reviewer: { ingest: 201, list: 200, one: 200, health: 200 },
-    admin: { ingest: 201, list: 200, one: 200, health: 200 },
-    "token:ingest": { ingest: 201, list: 403, one: 403, health: 200 },
-    "token:read": { ingest: 403, list: 200, one: 200, health: 200 },
-    "token:export": { ingest: 403, list: 403, one: 403, health: 200 },
-    "token:review": { ingest: 403, list: 403, one: 403, health: 200 },
-    disabledSession: { ingest: 401, list: 401, one: 401, health: 200 },
-    disabledToken: { ingest: 401, list: 401, one: 401, health: 200 },
-    badToken: { ingest: 401, list: 401, one: 401, health: 200 },
+  // ingest: a receipt; read: a canonical read alone (TRUST.md: needs verify); claim: GET, then
+  // POST and DELETE of the claim on an operation of its own (review).
+  type Row = { ingest: number; read: number; list: number; one: number; health: number; claim: number; take: number; release: number };
+  const expected: Record<string, Row> = {
+    anonymous: { ingest: 401, read: 401, list: 401, one: 401, health: 200, claim: 401, take: 401, release: 401 },
+    viewer: { ingest: 201, read: 403, list: 200, one: 200, health: 200, claim: 200, take: 403, release: 403 },
+    reviewer: { ingest: 201, read: 201, list: 200, one: 200, health: 200, claim: 200, take: 200, release: 200 },
+    admin: { ingest: 201, read: 201, list: 200, one: 200, health: 200, claim: 200, take: 200, release: 200 },
+    "token:ingest": { ingest: 201, read: 403, list: 403, one: 403, health: 200, claim: 403, take: 403, release: 403 },
+    "token:verify": { ingest: 403, read: 201, list: 403, one: 403, health: 200, claim: 403, take: 403, release: 403 },
+    "token:read": { ingest: 403, read: 403, list: 200, one: 200, health: 200, claim: 200, take: 403, release: 403 },
+    "token:export": { ingest: 403, read: 403, list: 403, one: 403, health: 200, claim: 403, take: 403, release: 403 },
+    "token:review": { ingest: 403, read: 403, list: 403, one: 403, health: 200, claim: 403, take: 200, release: 200 },
+    disabledSession: { ingest: 401, read: 401, list: 401, one: 401, health: 200, claim: 401, take: 401, release: 401 },
+    disabledToken: { ingest: 401, read: 401, list: 401, one: 401, health: 200, claim: 401, take: 401, release: 401 },
+    badToken: { ingest: 401, read: 401, list: 401, one: 401, health: 200, claim: 401, take: 401, release: 401 },
   };
+  const readRecord = () => ({ operation_id: unique("op-authz"), canonical_read: { status: "absent", observed_at: "2026-08-28T10:05:00Z" } });
 
   for (const subrequest of [false, true]) {
     it.each(Object.keys(expected))(`%s${subrequest ? " with x-middleware-subrequest" : ""}`, async (key) => {
       const extra: Record<string, string> = subrequest ? { "x-middleware-subrequest": "middleware:middleware:middleware:middleware:middleware" } : {};
       const h = (): Record<string, string> => ({ ...who[key].headers(), ...extra });
+      const mine = (await ingest(ingestToken, record())).body.operation_id;
       const got = {
         ingest: (await call("/api/v1/receipts", { body: record(), headers: h() })).status,
+        read: (await call("/api/v1/receipts", { body: readRecord(), headers: h() })).status,
         list: (await call("/api/v1/operations?limit=1", { headers: h() })).status,
         one: (await call(`/api/v1/operations/${opId}`, { headers: h() })).status,
         health: (await call("/api/health", { headers: h() })).status,
+        claim: (await call(`/api/v1/operations/${opId}/claim`, { headers: h() })).status,
+        take: (await call(`/api/v1/operations/${mine}/claim`, { body: {}, headers: h() })).status,
+        release: (await call(`/api/v1/operations/${mine}/claim`, { method: "DELETE", headers: h() })).status,
       };
       expect(got).toEqual(expected[key]);
     });
