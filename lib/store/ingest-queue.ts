@@ -50,13 +50,14 @@ async function drain() {
       }
       try {
         const results = await ingestRecords(combined);
-        group.forEach((job, j) => {
-          const from = offsets[j];
-          const to = from + job.records.length;
-          job.resolve(
-            results.filter((r) => r.index >= from && r.index < to).map((r) => ({ ...r, index: job.records[r.index - from].index })),
-          );
-        });
+        // One pass over the results (never one per job: a group can hold 2,000 jobs).
+        const perJob: IngestResult[][] = group.map(() => []);
+        let j = 0;
+        for (const r of [...results].sort((a, b) => a.index - b.index)) {
+          while (j + 1 < group.length && r.index >= offsets[j + 1]) j++;
+          perJob[j].push({ ...r, index: group[j].records[r.index - offsets[j]].index });
+        }
+        group.forEach((job, k) => job.resolve(perJob[k]));
       } catch (e) {
         // One request's failure must not fail the others it was grouped with: run each alone.
         if (group.length === 1) group[0].reject(e);

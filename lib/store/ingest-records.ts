@@ -1,7 +1,7 @@
 import "server-only";
 import { ApiError } from "@/lib/api/errors";
 import { deriveOperation, type OperationState, type StoredStage } from "@/lib/domain/operation";
-import { reconcileRecord, mergeEnvelopes, type StageRecordDraft } from "@/lib/domain/stages";
+import { HeldStages, reconcileRecord, type StageRecordDraft } from "@/lib/domain/stages";
 import { appendToChain, lockChain } from "./chain";
 import { sqlWriteTransaction } from "./db";
 import { writeProjection, type Identity } from "./projection";
@@ -51,21 +51,22 @@ export async function ingestRecords(records: ValidRecord[]): Promise<IngestResul
     const correctionsOf = (id: string) => correctionFacts(records_.get(id)?.corrections ?? []);
     const isNew = new Set(ids.filter((id) => !identities.has(id)));
 
-    // Decide each record against what is stored plus what earlier records of this batch add.
-    const working = new Map<string, { stage: StageRecordDraft["stage"]; payload: unknown; envelope: Record<string, unknown> | null }[]>();
+    // Decide each record against what is stored plus what earlier records of this batch add:
+    // one index per operation, grown record by record (never rescanned: linear in the batch).
+    const working = new Map<string, HeldStages>();
     for (const id of ids) {
-      working.set(id, (existing.get(id) ?? []).map((s) => ({ stage: s.stage, payload: s.data, envelope: s.envelope })));
+      working.set(id, new HeldStages((existing.get(id) ?? []).map((s) => ({ stage: s.stage, payload: s.data, envelope: s.envelope }))));
     }
     const accepted: { record: ValidRecord; fresh: StageRecordDraft[]; duplicate: boolean }[] = [];
     const results: IngestResult[] = [];
     for (const record of records) {
       const held = working.get(record.operationId)!;
-      const decision = reconcileRecord(record.raw, held, mergeEnvelopes(held.map((h) => h.envelope)));
+      const decision = reconcileRecord(record.raw, held);
       if (decision.kind === "conflict") {
         results.push({ index: record.index, status: 409, error: new ApiError("conflict", decision.message, decision.details) });
         continue;
       }
-      for (const d of decision.fresh) held.push({ stage: d.stage, payload: d.payload, envelope: d.envelope });
+      held.accept(decision);
       accepted.push({ record, fresh: decision.fresh, duplicate: decision.duplicate });
     }
 
