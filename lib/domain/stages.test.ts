@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { jsonEqual } from "./hash";
-import { envelopeOf, HeldStages, reconcileRecord, splitRecord, type Reconciled, type StageRecordDraft } from "./stages";
+import { canonicalJson, chainHash, jsonEqual } from "./hash";
+import { envelopeOf, HeldStages, prepareRecord, reconcileRecord, splitRecord, stageChainPayloadCanonical, type Reconciled, type StageRecordDraft } from "./stages";
 import type { Stage } from "./wire";
 
 /**
@@ -174,5 +174,35 @@ describe("set-based de-duplication", () => {
     const ds = decideBatch(records, stored);
     expect(ds.filter((d) => d.kind === "ok" && !d.duplicate)).toHaveLength(n / 2);
     expect(reads).toBe(2 * n);
+  });
+});
+
+describe("the chain hash composed around a payload canonicalised once", () => {
+  it("equals canonicalising the whole record, for any stage payload and envelope", () => {
+    const text = fc.string({ unit: "grapheme" });
+    fc.assert(
+      fc.property(
+        fc.jsonValue(),
+        fc.option(fc.dictionary(text, fc.jsonValue()), { nil: null }),
+        fc.option(text, { nil: null }),
+        fc.option(text, { nil: null }),
+        fc.nat(),
+        (data, envelope, observedAt, actor, seq) => {
+          const d: StageRecordDraft = { stage: "canonical_read", observed_at: observedAt, payload: data, envelope };
+          const payload = { stage: d.stage, observed_at: d.observed_at, data, ...(envelope ? { envelope } : {}) };
+          const composed = stageChainPayloadCanonical(d, canonicalJson(data));
+          expect(composed).toBe(canonicalJson(payload));
+          const fields = { seq: seq + 1, kind: "stage" as const, operation_id: "op", recorded_at: "2026-01-01T00:00:00.000Z", actor, payload, prev_hash: "0".repeat(64) };
+          expect(chainHash(fields, composed)).toBe(chainHash(fields));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("prepareRecord canonicalises each stage payload of a record", () => {
+    const raw = { operation_id: "x", canonical_read: [read("match", 1), read("absent", 2)], intent: { effect: "e" } };
+    const p = prepareRecord(raw);
+    expect(p.keys).toEqual(p.drafts.map((d) => canonicalJson(d.payload)));
   });
 });

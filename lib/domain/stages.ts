@@ -55,6 +55,28 @@ export function mergeEnvelopes(envelopes: (Record<string, unknown> | null)[]): R
 /** The identity of a stage payload for de-duplication: its canonical JSON (RFC 8785). */
 export const payloadKey = (payload: unknown): string => canonicalJson(payload ?? null);
 
+/** A record split into stage drafts, each with its payload's canonical JSON. */
+export type PreparedRecord = { drafts: StageRecordDraft[]; keys: string[] };
+
+/**
+ * The expensive, lock-free part of deciding a record: split it and canonicalise each payload
+ * once. Ingest does this before taking the chain lock; the keys then serve de-duplication
+ * (`reconcileRecord`) and the chain hash (`stageChainPayloadCanonical`).
+ */
+export function prepareRecord(raw: Record<string, unknown>): PreparedRecord {
+  const drafts = splitRecord(raw);
+  return { drafts, keys: drafts.map((d) => payloadKey(d.payload)) };
+}
+
+/**
+ * canonicalJson of a stage record's chain payload `{stage, observed_at, data, envelope?}`,
+ * composed around the data's canonical JSON (`dataKey`) instead of canonicalising it again.
+ */
+export function stageChainPayloadCanonical(d: StageRecordDraft, dataKey: string): string {
+  const envelope = d.envelope ? `"envelope":${canonicalJson(d.envelope)},` : "";
+  return `{"data":${dataKey},${envelope}"observed_at":${canonicalJson(d.observed_at)},"stage":${canonicalJson(d.stage)}}`;
+}
+
 export type ExistingStage = { stage: Stage; payload: unknown; envelope?: Record<string, unknown> | null };
 
 /**
@@ -127,7 +149,7 @@ export type Reconciled =
  * observations are appended when different. Each payload is canonicalised once and looked up
  * in a set: the cost is linear in the record's size. `held` is not changed (see `accept`).
  */
-export function reconcileRecord(raw: Record<string, unknown>, held: HeldStages): Reconciled {
+export function reconcileRecord(raw: Record<string, unknown>, held: HeldStages, prepared: PreparedRecord = prepareRecord(raw)): Reconciled {
   const incomingEnv = envelopeOf(raw);
   const conflicts = envelopeConflicts(held, incomingEnv);
   if (conflicts.length) {
@@ -137,13 +159,13 @@ export function reconcileRecord(raw: Record<string, unknown>, held: HeldStages):
       details: { fields: conflicts },
     };
   }
-  const drafts = splitRecord(raw);
+  const { drafts, keys: draftKeys } = prepared;
   // What this record itself adds, so a repeat within the record is a duplicate too.
   const added = { intent: undefined as string | undefined, receipt: undefined as string | undefined, canonical_read: new Set<string>(), side_effects: new Set<string>() };
   const fresh: StageRecordDraft[] = [];
   const keys: string[] = [];
-  for (const d of drafts) {
-    const key = payloadKey(d.payload);
+  for (const [i, d] of drafts.entries()) {
+    const key = draftKeys[i];
     if (d.stage === "intent" || d.stage === "receipt") {
       const recorded = held.keyOf(d.stage) ?? added[d.stage];
       if (recorded !== undefined && recorded !== key) {

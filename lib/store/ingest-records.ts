@@ -1,27 +1,45 @@
 import "server-only";
 import { ApiError } from "@/lib/api/errors";
 import { deriveOperation, type OperationState, type StoredStage } from "@/lib/domain/operation";
-import { HeldStages, reconcileRecord, type StageRecordDraft } from "@/lib/domain/stages";
+import { HeldStages, reconcileRecord, stageChainPayloadCanonical, type PreparedRecord, type StageRecordDraft } from "@/lib/domain/stages";
+import { pacer } from "./pace";
 import { appendToChain, lockChain } from "./chain";
 import { sqlWriteTransaction } from "./db";
 import { writeProjection, type Identity } from "./projection";
 import { insertMany, selectIn } from "./sql";
 import { correctionFacts, loadOperationRecords } from "./stage-records";
 
+/**
+ * An ingest answer names at most this many observed side effects per item (and then says how
+ * many there are): otherwise a 4 MiB batch of 500 records, each repeating an operation with
+ * 100,000 side effects, would be answered with gigabytes. The operation read has them all.
+ */
+export const ANSWER_SIDE_EFFECTS = 100;
+
 /** The derived state the API answers with for each operation (shared/API.md "Ingest"). */
-export function derivedState(operationId: string, state: OperationState) {
+export function derivedState(operationId: string, state: OperationState, opts: { maxSideEffects?: number } = {}) {
   const c = state.classification;
+  const max = opts.maxSideEffects ?? Infinity;
+  const effects = c.observed_side_effects;
   return {
     operation_id: operationId,
     outcome: c.outcome,
     reason: c.reason,
     failure_category: c.failure_category,
-    observed_side_effects: c.observed_side_effects,
+    observed_side_effects: effects.length > max ? effects.slice(0, max) : effects,
+    ...(effects.length > max ? { observed_side_effects_total: effects.length } : {}),
     retry: c.retry,
   };
 }
 
-export type ValidRecord = { index: number; operationId: string; raw: Record<string, unknown>; actor: string };
+export type ValidRecord = {
+  index: number;
+  operationId: string;
+  raw: Record<string, unknown>;
+  actor: string;
+  /** Split and canonicalised before the chain lock (ingest.ts); computed here when absent. */
+  prepared?: PreparedRecord;
+};
 
 export type IngestResult =
   | { index: number; status: 200 | 201; body: ReturnType<typeof derivedState> & { duplicate: boolean } }
@@ -57,30 +75,34 @@ export async function ingestRecords(records: ValidRecord[]): Promise<IngestResul
     for (const id of ids) {
       working.set(id, new HeldStages((existing.get(id) ?? []).map((s) => ({ stage: s.stage, payload: s.data, envelope: s.envelope }))));
     }
-    const accepted: { record: ValidRecord; fresh: StageRecordDraft[]; duplicate: boolean }[] = [];
+    const accepted: { record: ValidRecord; fresh: StageRecordDraft[]; keys: string[]; duplicate: boolean }[] = [];
     const results: IngestResult[] = [];
+    // A maximum-size batch is seconds of work on a slow core: let other requests in between.
+    const pace = pacer();
     for (const record of records) {
+      await pace();
       const held = working.get(record.operationId)!;
-      const decision = reconcileRecord(record.raw, held);
+      const decision = reconcileRecord(record.raw, held, record.prepared);
       if (decision.kind === "conflict") {
         results.push({ index: record.index, status: 409, error: new ApiError("conflict", decision.message, decision.details) });
         continue;
       }
       held.accept(decision);
-      accepted.push({ record, fresh: decision.fresh, duplicate: decision.duplicate });
+      accepted.push({ record, fresh: decision.fresh, keys: decision.keys, duplicate: decision.duplicate });
     }
 
-    const entries = accepted.flatMap(({ record, fresh }) =>
-      fresh.map((d) => ({
+    const entries = accepted.flatMap(({ record, fresh, keys }) =>
+      fresh.map((d, i) => ({
         kind: "stage" as const,
         operation_id: record.operationId,
         actor: record.actor,
         stage: d.stage,
         observed_at: d.observed_at,
         payload: { stage: d.stage, observed_at: d.observed_at, data: d.payload, ...(d.envelope ? { envelope: d.envelope } : {}) },
+        payloadCanonical: stageChainPayloadCanonical(d, keys[i]),
       })),
     );
-    const appended = await appendToChain(tx, entries, undefined, { locked: true });
+    const appended = await appendToChain(tx, entries, undefined, { locked: true, pace });
 
     // New operations get their immutable identity row; touched ones a fresh projection.
     const stagesById = new Map<string, StoredStage[]>();
@@ -126,7 +148,7 @@ export async function ingestRecords(records: ValidRecord[]): Promise<IngestResul
       results.push({
         index: record.index,
         status: createdHere ? 201 : 200,
-        body: { ...derivedState(record.operationId, state), duplicate },
+        body: { ...derivedState(record.operationId, state, { maxSideEffects: ANSWER_SIDE_EFFECTS }), duplicate },
       });
     }
     return results.sort((a, b) => a.index - b.index);
