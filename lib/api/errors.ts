@@ -20,6 +20,8 @@ export const ERROR_STATUS = {
   observed_in_future: 422,
   too_many_reads: 422,
   rate_limited: 429,
+  overloaded: 429,
+  busy: 429,
   internal: 500,
   unavailable: 503,
 } as const;
@@ -28,6 +30,8 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 
 export class ApiError extends Error {
   readonly status: number;
+  /** Seconds to wait before trying again: sent as `Retry-After` (429s). */
+  retryAfter?: number;
   constructor(
     readonly code: ErrorCode,
     message: string,
@@ -67,5 +71,8 @@ export function errorAnswer(e: unknown): { status: number; body: ReturnType<ApiE
     console.error("unhandled error in an API route:", e);
     error = new ApiError("internal", "something went wrong on our side; it has been logged");
   }
-  return { status: error.status, body: error.toJSON(), headers: error.status === 401 ? { "www-authenticate": 'Bearer realm="reconcile"' } : {} };
+  const headers: Record<string, string> = {};
+  if (error.status === 401) headers["www-authenticate"] = 'Bearer realm="reconcile"';
+  if (error.retryAfter !== undefined) headers["retry-after"] = String(error.retryAfter);
+  return { status: error.status, body: error.toJSON(), headers };
 }

@@ -146,7 +146,8 @@ describe("tamper evidence (property-based, 1,000 cases each)", () => {
       }),
       RUNS,
     );
-  });
+    // Two Ed25519 signatures and their checks per case: 3–4 s for 1,000 cases on a quiet core.
+  }, 30_000);
 
   it("a filtered export (gaps) still verifies record by record; an edit inside it is caught", () => {
     fc.assert(

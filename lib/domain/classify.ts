@@ -80,12 +80,12 @@ function latestValidRead(
 
 /** Names of side effects observed in any observation, in the order first seen. */
 function observedSideEffects(stages: StageFact[]): string[] {
-  const names: string[] = [];
+  const names = new Set<string>();
   for (const s of stages) {
     if (s.stage !== "side_effects") continue;
-    for (const e of s.payload) if (e.status === "observed" && !names.includes(e.name)) names.push(e.name);
+    for (const e of s.payload) if (e.status === "observed") names.add(e.name);
   }
-  return names;
+  return [...names];
 }
 
 /** DOMAIN.md "Classification": a pure function of the recorded stages. */

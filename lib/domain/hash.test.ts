@@ -1,5 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, chainHash, GENESIS_HASH, verifyChain, type ChainRecord } from "./hash";
+import { canonicalJson, chainHash, GENESIS_HASH, jsonEqual, verifyChain, type ChainRecord } from "./hash";
 
 function chain(n: number): ChainRecord[] {
   const out: ChainRecord[] = [];
@@ -42,5 +43,27 @@ describe("canonical hashing", () => {
     expect(verifyChain(edited)).toMatchObject({ ok: false, badSeq: 3, problem: "hash does not match the record's content" });
     const nan = c.map((r) => (r.seq === 2 ? { ...r, payload: { n: Number.NaN } } : r));
     expect(verifyChain(nan)).toMatchObject({ ok: false, badSeq: 2 });
+  });
+});
+
+describe("jsonEqual walks both values once and agrees with comparing canonical JSON", () => {
+  const shuffled = (v: unknown, flip: boolean): unknown =>
+    Array.isArray(v)
+      ? v.map((x) => shuffled(x, !flip))
+      : v && typeof v === "object"
+        ? Object.fromEntries((flip ? Object.entries(v).reverse() : Object.entries(v)).map(([k, x]) => [k, shuffled(x, !flip)]))
+        : v;
+  it("on random pairs, and on a value against a reordered copy", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.jsonValue(), (a, b) => {
+        expect(jsonEqual(a, b)).toBe(canonicalJson(a) === canonicalJson(b));
+        expect(jsonEqual(a, shuffled(a, true))).toBe(true);
+      }),
+      { numRuns: 1000 },
+    );
+    expect(jsonEqual({ a: [1, { b: 2 }] }, { a: [1, { b: 3 }] })).toBe(false);
+    expect(jsonEqual({ a: 1 }, { a: 1, b: undefined })).toBe(true);
+    expect(jsonEqual(0, -0)).toBe(true);
+    expect(jsonEqual([1], { 0: 1 })).toBe(false);
   });
 });

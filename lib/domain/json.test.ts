@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkJsonShape, findDuplicateKey } from "./json";
+import { checkJsonShape, findDuplicateKey, scanDuplicateKey } from "./json";
 
 describe("findDuplicateKey", () => {
   it.each([
@@ -58,5 +58,22 @@ describe("checkJsonShape: text and numbers every database stores the same way", 
 
   it("accepts paired surrogates (emoji), other control characters and ordinary numbers", () => {
     expect(checkJsonShape({ a: "😀 \u0001 \t", b: 1.5e300, c: -0, "😀": [1, "é"] })).toBeNull();
+  });
+});
+
+describe("scanDuplicateKey (the same scan in slices)", () => {
+  it("pauses along a long text and finds what findDuplicateKey finds", () => {
+    const keys = Array.from({ length: 2000 }, (_, i) => `"k${i}":${i}`);
+    for (const text of [`{${keys.join(",")}}`, `{${keys.join(",")},"k1999":0}`, `[{"a":"\\\\"},{"b":1,"b":2}]`]) {
+      const scan = scanDuplicateKey(text, 100);
+      let pauses = 0;
+      let step = scan.next();
+      while (!step.done) {
+        pauses++;
+        step = scan.next();
+      }
+      expect(step.value).toBe(findDuplicateKey(text));
+      expect(pauses).toBeGreaterThan(text.length / 200 - 1);
+    }
   });
 });

@@ -8,32 +8,42 @@ export const MAX_DEPTH = 64;
 export type JsonProblem = { path: string; message: string };
 
 export function checkJsonShape(value: unknown, maxDepth = MAX_DEPTH): JsonProblem | null {
-  const stack: { v: unknown; depth: number; path: string }[] = [{ v: value, depth: 0, path: "" }];
+  // Paths are built only for a problem: a frame knows its parent and its key or index.
+  type Frame = { v: unknown; depth: number; parent: Frame | null; key: string | number | null };
+  const pathOf = (f: Frame): string => {
+    const parts: string[] = [];
+    for (let at: Frame | null = f; at && at.key !== null; at = at.parent) parts.push(typeof at.key === "number" ? `[${at.key}]` : at.parent?.key === null ? at.key : `.${at.key}`);
+    return parts.reverse().join("") || "(record)";
+  };
+  const stack: Frame[] = [{ v: value, depth: 0, parent: null, key: null }];
   while (stack.length) {
-    const { v, depth, path } = stack.pop()!;
+    const frame = stack.pop()!;
+    const { v, depth } = frame;
     if (typeof v === "string") {
       const bad = textProblem(v);
-      if (bad) return { path: path || "(record)", message: bad };
+      if (bad) return { path: pathOf(frame), message: bad };
       continue;
     }
     if (typeof v === "number" && !Number.isFinite(v)) {
-      return { path: path || "(record)", message: "the number is too large to represent (beyond a 64-bit float)" };
+      return { path: pathOf(frame), message: "the number is too large to represent (beyond a 64-bit float)" };
     }
     if (v === null || typeof v !== "object") continue;
     if (depth >= maxDepth) {
-      return { path: path || "(record)", message: `nesting is deeper than ${maxDepth} levels` };
+      return { path: pathOf(frame), message: `nesting is deeper than ${maxDepth} levels` };
     }
     if (Array.isArray(v)) {
-      v.forEach((item, i) => stack.push({ v: item, depth: depth + 1, path: `${path}[${i}]` }));
+      for (let i = 0; i < v.length; i++) stack.push({ v: v[i], depth: depth + 1, parent: frame, key: i });
     } else {
-      for (const key of Object.keys(v)) {
-        const childPath = path ? `${path}.${key}` : key;
+      const keys = Object.keys(v);
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i];
+        const child: Frame = { v: (v as Record<string, unknown>)[key], depth: depth + 1, parent: frame, key };
         if (key === "__proto__") {
-          return { path: childPath, message: "the key \"__proto__\" is not allowed" };
+          return { path: pathOf(child), message: "the key \"__proto__\" is not allowed" };
         }
         const badKey = textProblem(key);
-        if (badKey) return { path: childPath, message: `the key ${badKey.replace("the text ", "")}` };
-        stack.push({ v: (v as Record<string, unknown>)[key], depth: depth + 1, path: childPath });
+        if (badKey) return { path: pathOf(child), message: `the key ${badKey.replace("the text ", "")}` };
+        stack.push(child);
       }
     }
   }
@@ -64,11 +74,28 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
  * Expects text that JSON.parse has already accepted.
  */
 export function findDuplicateKey(text: string): string | null {
+  const scan = scanDuplicateKey(text, Infinity);
+  for (;;) {
+    const step = scan.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * findDuplicateKey in slices: the generator pauses after about every `slice` characters, so
+ * a caller can let other work run while a 4 MiB body is scanned (lib/api/body.ts).
+ */
+export function* scanDuplicateKey(text: string, slice = 256 * 1024): Generator<void, string | null> {
+  let pauseAt = slice;
   type Frame = { keys: Set<string> | null; path: string; index: number; expectKey: boolean; lastKey: string };
   const stack: Frame[] = [];
   let i = 0;
   const n = text.length;
   while (i < n) {
+    if (i >= pauseAt) {
+      yield;
+      pauseAt = i + slice;
+    }
     const c = text.charCodeAt(i);
     if (c === 0x22 /* " */) {
       let end = i + 1;

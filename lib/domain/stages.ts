@@ -1,4 +1,4 @@
-import { jsonEqual } from "./hash";
+import { canonicalJson } from "./hash";
 import { isPlainObject } from "./json";
 import { normalizeInstant } from "./time";
 import { STAGE_KEYS, type Stage } from "./wire";
@@ -52,30 +52,112 @@ export function mergeEnvelopes(envelopes: (Record<string, unknown> | null)[]): R
   return merged;
 }
 
-/** Keys of `incoming` already set in `current` with a different value: a conflict. */
-export function envelopeConflicts(current: Record<string, unknown>, incoming: Record<string, unknown>): string[] {
-  return Object.keys(incoming).filter((k) => Object.hasOwn(current, k) && !jsonEqual(current[k], incoming[k]));
+/** The identity of a stage payload for de-duplication: its canonical JSON (RFC 8785). */
+export const payloadKey = (payload: unknown): string => canonicalJson(payload ?? null);
+
+/** A record split into stage drafts, each with its payload's canonical JSON. */
+export type PreparedRecord = { drafts: StageRecordDraft[]; keys: string[] };
+
+/**
+ * The expensive, lock-free part of deciding a record: split it and canonicalise each payload
+ * once. Ingest does this before taking the chain lock; the keys then serve de-duplication
+ * (`reconcileRecord`) and the chain hash (`stageChainPayloadCanonical`).
+ */
+export function prepareRecord(raw: Record<string, unknown>): PreparedRecord {
+  const drafts = splitRecord(raw);
+  return { drafts, keys: drafts.map((d) => payloadKey(d.payload)) };
 }
 
-export type ExistingStage = { stage: Stage; payload: unknown };
+/**
+ * canonicalJson of a stage record's chain payload `{stage, observed_at, data, envelope?}`,
+ * composed around the data's canonical JSON (`dataKey`) instead of canonicalising it again.
+ */
+export function stageChainPayloadCanonical(d: StageRecordDraft, dataKey: string, sentByKey?: string): string {
+  const envelope = d.envelope ? `"envelope":${canonicalJson(d.envelope)},` : "";
+  const sentBy = sentByKey === undefined ? "" : `"sent_by":${sentByKey},`;
+  return `{"data":${dataKey},${envelope}"observed_at":${canonicalJson(d.observed_at)},${sentBy}"stage":${canonicalJson(d.stage)}}`;
+}
+
+export type ExistingStage = { stage: Stage; payload: unknown; envelope?: Record<string, unknown> | null };
+
+/**
+ * What an operation holds, indexed so that deciding a record costs the record's own size, not
+ * the operation's: each stage payload by its canonical JSON (intent and receipt: the one key;
+ * reads and side effects: a set), and the merged envelope with each value's canonical JSON
+ * computed once. A batch of many records for one operation is decided against one of these,
+ * grown with each accepted record (`accept`), never rescanned (TRUST.md "Cost is linear").
+ */
+export class HeldStages {
+  private readonly single = new Map<"intent" | "receipt", string>();
+  private readonly observations = { canonical_read: new Set<string>(), side_effects: new Set<string>() };
+  private readonly envelopeKeys = new Map<string, string>();
+  readonly envelope: Record<string, unknown> = {};
+
+  constructor(existing: Iterable<ExistingStage> = []) {
+    for (const e of existing) this.add(e.stage, payloadKey(e.payload), e.envelope ?? null);
+  }
+
+  private add(stage: Stage, key: string, envelope: Record<string, unknown> | null) {
+    if (stage === "intent" || stage === "receipt") {
+      if (!this.single.has(stage)) this.single.set(stage, key);
+    } else this.observations[stage].add(key);
+    if (envelope) for (const [k, v] of Object.entries(envelope)) if (!Object.hasOwn(this.envelope, k)) this.envelope[k] = v;
+  }
+
+  /** The key of the recorded intent or receipt, if any. */
+  keyOf(stage: "intent" | "receipt"): string | undefined {
+    return this.single.get(stage);
+  }
+
+  /** How many distinct canonical reads it holds (the per-operation cap counts these). */
+  get readCount(): number {
+    return this.observations.canonical_read.size;
+  }
+
+  holds(stage: "canonical_read" | "side_effects", key: string): boolean {
+    return this.observations[stage].has(key);
+  }
+
+  hasEnvelopeKey(k: string): boolean {
+    return Object.hasOwn(this.envelope, k);
+  }
+
+  /** Canonical JSON of the merged envelope's value for `k` (computed once, then kept). */
+  envelopeValueKey(k: string): string {
+    let key = this.envelopeKeys.get(k);
+    if (key === undefined) {
+      key = payloadKey(this.envelope[k]);
+      this.envelopeKeys.set(k, key);
+    }
+    return key;
+  }
+
+  /** Adds what an accepted record brought, so the next record of the batch is decided against it. */
+  accept(decision: Extract<Reconciled, { kind: "ok" }>): void {
+    decision.fresh.forEach((d, i) => this.add(d.stage, decision.keys[i], d.envelope));
+  }
+}
+
+/** Keys of `incoming` already set in `held`'s envelope with a different value: a conflict. */
+export function envelopeConflicts(held: HeldStages, incoming: Record<string, unknown>): string[] {
+  return Object.keys(incoming).filter((k) => held.hasEnvelopeKey(k) && held.envelopeValueKey(k) !== payloadKey(incoming[k]));
+}
 
 export type Reconciled =
   | { kind: "conflict"; message: string; details: unknown }
-  | { kind: "ok"; fresh: StageRecordDraft[]; duplicate: boolean };
+  /** `keys[i]` is the canonical JSON of `fresh[i].payload`. */
+  | { kind: "ok"; fresh: StageRecordDraft[]; keys: string[]; duplicate: boolean };
 
 /**
  * Decides what of a record is new against what the operation already holds (API.md "Ingest"):
  * an identical stage changes nothing; a different intent or receipt, or a different value for
  * an envelope key already set, is a conflict that stores nothing; reads and side-effect
- * observations are appended when different.
+ * observations are appended when different. Each payload is canonicalised once and looked up
+ * in a set: the cost is linear in the record's size. `held` is not changed (see `accept`).
  */
-export function reconcileRecord(
-  raw: Record<string, unknown>,
-  existing: ExistingStage[],
-  existingEnvelope: Record<string, unknown>,
-): Reconciled {
+export function reconcileRecord(raw: Record<string, unknown>, held: HeldStages, prepared: PreparedRecord = prepareRecord(raw)): Reconciled {
   const incomingEnv = envelopeOf(raw);
-  const conflicts = envelopeConflicts(existingEnvelope, incomingEnv);
+  const conflicts = envelopeConflicts(held, incomingEnv);
   if (conflicts.length) {
     return {
       kind: "conflict",
@@ -83,27 +165,32 @@ export function reconcileRecord(
       details: { fields: conflicts },
     };
   }
-  const drafts = splitRecord(raw);
-  const seen = [...existing];
+  const { drafts, keys: draftKeys } = prepared;
+  // What this record itself adds, so a repeat within the record is a duplicate too.
+  const added = { intent: undefined as string | undefined, receipt: undefined as string | undefined, canonical_read: new Set<string>(), side_effects: new Set<string>() };
   const fresh: StageRecordDraft[] = [];
-  for (const d of drafts) {
-    const same = seen.filter((e) => e.stage === d.stage);
+  const keys: string[] = [];
+  for (const [i, d] of drafts.entries()) {
+    const key = draftKeys[i];
     if (d.stage === "intent" || d.stage === "receipt") {
-      if (same.length && !jsonEqual(same[0].payload, d.payload)) {
+      const recorded = held.keyOf(d.stage) ?? added[d.stage];
+      if (recorded !== undefined && recorded !== key) {
         return {
           kind: "conflict",
           message: `the operation already has a different ${d.stage}; an operation's ${d.stage} is recorded once and never replaced`,
           details: { stage: d.stage },
         };
       }
-      if (same.length) continue;
-    } else if (same.some((e) => jsonEqual(e.payload, d.payload))) {
-      continue;
+      if (recorded !== undefined) continue;
+      added[d.stage] = key;
+    } else {
+      if (held.holds(d.stage, key) || added[d.stage].has(key)) continue;
+      added[d.stage].add(key);
     }
     fresh.push({ ...d, envelope: null });
-    seen.push({ stage: d.stage, payload: d.payload });
+    keys.push(key);
   }
-  const newKeys = Object.keys(incomingEnv).filter((k) => !(k in existingEnvelope));
+  const newKeys = Object.keys(incomingEnv).filter((k) => !held.hasEnvelopeKey(k));
   if (fresh.length === 0 && newKeys.length) {
     return {
       kind: "conflict",
@@ -112,5 +199,5 @@ export function reconcileRecord(
     };
   }
   if (fresh.length && Object.keys(incomingEnv).length) fresh[0].envelope = incomingEnv;
-  return { kind: "ok", fresh, duplicate: fresh.length === 0 };
+  return { kind: "ok", fresh, keys, duplicate: fresh.length === 0 };
 }

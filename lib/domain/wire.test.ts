@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import essay from "./fixtures/essay-x-post.json";
 import { checkJsonShape } from "./json";
-import { reconcileRecord, splitRecord } from "./stages";
+import { HeldStages, reconcileRecord, splitRecord } from "./stages";
 import { compareInstants, normalizeInstant, toInstant } from "./time";
 import { describeIssues, operationRecordSchema } from "./wire";
 
@@ -78,26 +78,24 @@ describe("stage records", () => {
     expect(drafts[2].payload).toBe(essay.record.canonical_read[0]);
   });
   it("identical stages are duplicates; a different intent or receipt is a conflict", () => {
-    const existing = splitRecord(essay.record).map((d) => ({ stage: d.stage, payload: d.payload }));
-    const env = { ...splitRecord(essay.record)[0].envelope };
-    expect(reconcileRecord(structuredClone(essay.record), existing, env)).toEqual({ kind: "ok", fresh: [], duplicate: true });
+    const existing = new HeldStages(splitRecord(essay.record));
+    expect(reconcileRecord(structuredClone(essay.record), existing)).toEqual({ kind: "ok", fresh: [], keys: [], duplicate: true });
     const other = { ...essay.record, intent: { ...essay.record.intent, effect: "publish two posts" } };
-    expect(reconcileRecord(other, existing, env)).toMatchObject({ kind: "conflict", details: { stage: "intent" } });
+    expect(reconcileRecord(other, existing)).toMatchObject({ kind: "conflict", details: { stage: "intent" } });
     const otherReceipt = { operation_id: essay.record.operation_id, receipt: { ...essay.record.receipt, status: "rejected" } };
-    expect(reconcileRecord(otherReceipt, existing, env)).toMatchObject({ kind: "conflict", details: { stage: "receipt" } });
+    expect(reconcileRecord(otherReceipt, existing)).toMatchObject({ kind: "conflict", details: { stage: "receipt" } });
   });
   it("a new read is appended; a different envelope value is a conflict", () => {
-    const existing = splitRecord(essay.record).map((d) => ({ stage: d.stage, payload: d.payload }));
-    const env = { ...splitRecord(essay.record)[0].envelope };
+    const existing = new HeldStages(splitRecord(essay.record));
     const newRead = { operation_id: "x", canonical_read: { status: "match", observed_at: "2026-08-29T00:00:00Z", evidence: "seen" } };
-    const r = reconcileRecord(newRead, existing, env);
+    const r = reconcileRecord(newRead, existing);
     expect(r).toMatchObject({ kind: "ok", duplicate: false });
     if (r.kind === "ok") expect(r.fresh.map((f) => f.stage)).toEqual(["canonical_read"]);
-    expect(reconcileRecord({ ...newRead, tool: { name: "other" } }, existing, env)).toMatchObject({ kind: "conflict", details: { fields: ["tool"] } });
+    expect(reconcileRecord({ ...newRead, tool: { name: "other" } }, existing)).toMatchObject({ kind: "conflict", details: { fields: ["tool"] } });
   });
   it("a new envelope key with no new stage is refused, not silently dropped", () => {
-    const existing = splitRecord(essay.record).map((d) => ({ stage: d.stage, payload: d.payload }));
-    const r = reconcileRecord({ operation_id: "x", receipt: essay.record.receipt, new_key: 1 }, existing, { trajectory_id: "t" });
+    const existing = new HeldStages(splitRecord(essay.record).map((d, i) => ({ ...d, envelope: i === 0 ? { trajectory_id: "t" } : null })));
+    const r = reconcileRecord({ operation_id: "x", receipt: essay.record.receipt, new_key: 1 }, existing);
     expect(r).toMatchObject({ kind: "conflict", details: { fields: ["new_key"] } });
   });
 });

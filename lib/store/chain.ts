@@ -10,6 +10,8 @@ export type ChainEntry = {
   /** Query columns for stage records; they repeat what the payload says. */
   stage?: string | null;
   observed_at?: string | null;
+  /** canonicalJson(payload), when the caller already has it (see chainHash). */
+  payloadCanonical?: string;
 };
 
 /**
@@ -21,7 +23,7 @@ export async function appendToChain(
   db: SqlLike,
   entries: ChainEntry[],
   recordedAt = new Date().toISOString(),
-  opts: { locked?: boolean } = {},
+  opts: { locked?: boolean; pace?: () => Promise<void> } = {},
 ): Promise<ChainRecord[]> {
   if (entries.length === 0) return [];
   const tx = asSql(db);
@@ -30,7 +32,9 @@ export async function appendToChain(
   let seq = head ? Number(head.seq) : 0;
   let prev = head?.hash ?? GENESIS_HASH;
   const out: ChainRecord[] = [];
+  const texts: string[] = [];
   for (const e of entries) {
+    await opts.pace?.();
     seq += 1;
     const fields: ChainFields = {
       seq,
@@ -41,8 +45,9 @@ export async function appendToChain(
       payload: e.payload,
       prev_hash: prev,
     };
-    const hash = chainHash(fields);
+    const hash = chainHash(fields, e.payloadCanonical);
     out.push({ ...fields, hash });
+    texts.push(JSON.stringify(e.payload));
     prev = hash;
   }
   await insertMany(
@@ -57,7 +62,7 @@ export async function appendToChain(
       entries[i].observed_at ?? null,
       r.recorded_at,
       r.actor,
-      JSON.stringify(r.payload),
+      texts[i],
       r.prev_hash,
       r.hash,
     ]),

@@ -22,8 +22,9 @@ export async function getOperation(operationId: string) {
     where: { operationId: { in: [...state.depends_on, ...downstreamIds] } },
     select: { operationId: true, effectiveOutcome: true, tool: true, createdSeq: true },
   });
+  const linkedById = new Map(linked.map((l) => [l.operationId, l]));
   const link = (id: string) => {
-    const v = linked.find((l) => l.operationId === id);
+    const v = linkedById.get(id);
     return { operation_id: id, effective_outcome: v?.effectiveOutcome ?? null, tool: v?.tool ?? null };
   };
   const upstream = state.depends_on.map(link);

@@ -19,6 +19,7 @@ vi.mock("./ingest-records", () => ({
 vi.mock("./checkpoints", () => ({ maybeCheckpoint: async () => void store.checkpoints++ }));
 
 const { submitIngest } = await import("./ingest-queue");
+const { ApiError, errorAnswer } = await import("@/lib/api/errors");
 
 /** A request's records, indexed as the request numbered them (0..n-1). */
 const request = (prefix: string, n: number): ValidRecord[] =>
@@ -75,5 +76,38 @@ describe("group commit", () => {
     expect(store.transactions).toEqual([["a-0"], ["b-0", "c-0"]]);
     expect(await later[2]).toEqual([]);
     expect(store.checkpoints).toBe(2);
+  });
+});
+
+describe("backpressure", () => {
+  it("past RECONCILE_INGEST_QUEUE_MAX records waiting, a request is refused whole with 429 overloaded and Retry-After; what was taken is still written", async () => {
+    process.env.RECONCILE_INGEST_QUEUE_MAX = "10";
+    try {
+      const first = submitIngest(request("running", 8)); // taken at once: the queue was empty
+      await new Promise((r) => setImmediate(r)); // its transaction has started; nothing waits
+      const waiting = [submitIngest(request("w1", 6)), submitIngest(request("w2", 4))]; // 10 waiting: at the limit
+      const refused = await submitIngest(request("over", 1)).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(refused).toBeInstanceOf(ApiError);
+      expect(refused).toMatchObject({ code: "overloaded", status: 429, retryAfter: 1, details: { waiting: 10, limit: 10 } });
+      expect(errorAnswer(refused).headers["retry-after"]).toBe("1");
+      const done = await Promise.all([first, ...waiting]);
+      expect(done.map((r) => r.length)).toEqual([8, 6, 4]);
+      expect(store.transactions.flat()).not.toContain("over-0");
+      // Drained: the queue takes requests again, even one larger than the limit.
+      expect(await submitIngest(request("big", 25))).toHaveLength(25);
+    } finally {
+      delete process.env.RECONCILE_INGEST_QUEUE_MAX;
+    }
+  });
+
+  it("20,000 records may wait by default", async () => {
+    const first = submitIngest(request("running", 1));
+    await new Promise((r) => setImmediate(r));
+    const many = Array.from({ length: 40 }, (_, i) => submitIngest(request(`m${i}`, 500)));
+    await expect(submitIngest(request("over", 1))).rejects.toMatchObject({ code: "overloaded" });
+    await Promise.all([first, ...many]);
   });
 });

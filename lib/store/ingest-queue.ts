@@ -1,4 +1,5 @@
 import "server-only";
+import { ApiError } from "@/lib/api/errors";
 import { maybeCheckpoint } from "./checkpoints";
 import { ingestRecords, type IngestResult, type ValidRecord } from "./ingest-records";
 
@@ -14,11 +15,35 @@ const MAX_RECORDS_PER_TRANSACTION = 2000;
 
 type Job = { records: ValidRecord[]; resolve: (r: IngestResult[]) => void; reject: (e: unknown) => void };
 
-const state = globalThis as unknown as { __reconcileIngestQueue?: { jobs: Job[]; running: boolean } };
-const queue = (state.__reconcileIngestQueue ??= { jobs: [], running: false });
+const state = globalThis as unknown as { __reconcileIngestQueue?: { jobs: Job[]; running: boolean; waiting: number } };
+const queue = (state.__reconcileIngestQueue ??= { jobs: [], running: false, waiting: 0 });
+
+/**
+ * Backpressure (TRUST.md): at most this many records wait for a transaction
+ * (`RECONCILE_INGEST_QUEUE_MAX`, default 20,000). Past it a request is refused whole with
+ * 429 `overloaded` and `Retry-After`, instead of the queue, and the memory, growing without
+ * bound. A request is always taken when nothing waits, whatever its size.
+ */
+export function queueLimit(): number {
+  const n = Number(process.env.RECONCILE_INGEST_QUEUE_MAX);
+  return Number.isInteger(n) && n > 0 ? n : 20_000;
+}
+
+/** Seconds until the records waiting now have likely been written (~5,000 a second), 1–30. */
+const retryAfterFor = (waiting: number) => Math.min(30, Math.max(1, Math.ceil(waiting / 5000)));
 
 export function submitIngest(records: ValidRecord[]): Promise<IngestResult[]> {
   if (!records.length) return Promise.resolve([]);
+  const limit = queueLimit();
+  if (queue.waiting > 0 && queue.waiting + records.length > limit) {
+    const error = new ApiError("overloaded", `the server has ${queue.waiting.toLocaleString("en")} records waiting to be written (at most ${limit.toLocaleString("en")}): nothing of this request was stored; send it again after Retry-After seconds`, {
+      waiting: queue.waiting,
+      limit,
+    });
+    error.retryAfter = retryAfterFor(queue.waiting);
+    return Promise.reject(error);
+  }
+  queue.waiting += records.length;
   return new Promise((resolve, reject) => {
     queue.jobs.push({ records, resolve, reject });
     if (!queue.running) {
@@ -34,13 +59,15 @@ const ioTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 async function drain() {
   try {
     while (queue.jobs.length) {
-      const group: Job[] = [];
+      // Take the group off the front in one splice (shift() per job moves the whole queue each time).
+      let take = 0;
       let size = 0;
-      while (queue.jobs.length && (group.length === 0 || size + queue.jobs[0].records.length <= MAX_RECORDS_PER_TRANSACTION)) {
-        const job = queue.jobs.shift()!;
-        group.push(job);
-        size += job.records.length;
+      while (take < queue.jobs.length && (take === 0 || size + queue.jobs[take].records.length <= MAX_RECORDS_PER_TRANSACTION)) {
+        size += queue.jobs[take].records.length;
+        take++;
       }
+      const group = queue.jobs.splice(0, take);
+      queue.waiting -= size;
       // Renumber so that indexes are unique in the combined batch, then hand each job its own.
       const offsets: number[] = [];
       const combined: ValidRecord[] = [];
@@ -50,13 +77,14 @@ async function drain() {
       }
       try {
         const results = await ingestRecords(combined);
-        group.forEach((job, j) => {
-          const from = offsets[j];
-          const to = from + job.records.length;
-          job.resolve(
-            results.filter((r) => r.index >= from && r.index < to).map((r) => ({ ...r, index: job.records[r.index - from].index })),
-          );
-        });
+        // One pass over the results (never one per job: a group can hold 2,000 jobs).
+        const perJob: IngestResult[][] = group.map(() => []);
+        let j = 0;
+        for (const r of [...results].sort((a, b) => a.index - b.index)) {
+          while (j + 1 < group.length && r.index >= offsets[j + 1]) j++;
+          perJob[j].push({ ...r, index: group[j].records[r.index - offsets[j]].index });
+        }
+        group.forEach((job, k) => job.resolve(perJob[k]));
       } catch (e) {
         // One request's failure must not fail the others it was grouped with: run each alone.
         if (group.length === 1) group[0].reject(e);

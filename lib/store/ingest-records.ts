@@ -1,29 +1,56 @@
 import "server-only";
 import { ApiError, refusalError } from "@/lib/api/errors";
 import { deriveOperation, type OperationState, type StoredStage } from "@/lib/domain/operation";
-import { reconcileRecord, mergeEnvelopes, type StageRecordDraft } from "@/lib/domain/stages";
+import { HeldStages, reconcileRecord, stageChainPayloadCanonical, type PreparedRecord, type StageRecordDraft } from "@/lib/domain/stages";
+import { canonicalJson } from "@/lib/domain/hash";
 import { ownershipRefusal, readCapRefusal, type Sender } from "@/lib/domain/trust";
+import { pacer } from "./pace";
 import { appendToChain, lockChain } from "./chain";
 import { sqlWriteTransaction } from "./db";
 import { writeProjection, type Identity } from "./projection";
 import { insertMany, selectIn } from "./sql";
 import { correctionFacts, loadOperationRecords, type StagePayload } from "./stage-records";
 
+/**
+ * An ingest answer names at most this many observed side effects per item (and then says how
+ * many there are): otherwise a 4 MiB batch of 500 records, each repeating an operation with
+ * 100,000 side effects, would be answered with gigabytes. The operation read has them all.
+ */
+export const ANSWER_SIDE_EFFECTS = 100;
+
+/** canonicalJson of a sender's sent_by, once per sender object (a request's records share one). */
+const sentByKeys = new WeakMap<Sender, string>();
+function sentByKey(sender: Sender): string {
+  let key = sentByKeys.get(sender);
+  if (key === undefined) sentByKeys.set(sender, (key = canonicalJson(sender.sent_by)));
+  return key;
+}
+
 /** The derived state the API answers with for each operation (shared/API.md "Ingest"). */
-export function derivedState(operationId: string, state: OperationState) {
+export function derivedState(operationId: string, state: OperationState, opts: { maxSideEffects?: number } = {}) {
   const c = state.classification;
+  const max = opts.maxSideEffects ?? Infinity;
+  const effects = c.observed_side_effects;
   return {
     operation_id: operationId,
     outcome: c.outcome,
     reason: c.reason,
     failure_category: c.failure_category,
-    observed_side_effects: c.observed_side_effects,
+    observed_side_effects: effects.length > max ? effects.slice(0, max) : effects,
+    ...(effects.length > max ? { observed_side_effects_total: effects.length } : {}),
     retry: c.retry,
   };
 }
 
 /** A record that passed validation and the checks that need no database, with who sent it. */
-export type ValidRecord = { index: number; operationId: string; raw: Record<string, unknown>; sender: Sender };
+export type ValidRecord = {
+  index: number;
+  operationId: string;
+  raw: Record<string, unknown>;
+  sender: Sender;
+  /** Split and canonicalised before the chain lock (ingest.ts); computed here when absent. */
+  prepared?: PreparedRecord;
+};
 
 export type IngestResult =
   | { index: number; status: 200 | 201; body: ReturnType<typeof derivedState> & { duplicate: boolean } }
@@ -55,40 +82,43 @@ export async function ingestRecords(records: ValidRecord[]): Promise<IngestResul
     const correctionsOf = (id: string) => correctionFacts(records_.get(id)?.corrections ?? []);
     const isNew = new Set(ids.filter((id) => !identities.has(id)));
 
-    // Decide each record against what is stored plus what earlier records of this batch add.
-    const working = new Map<string, { stage: StageRecordDraft["stage"]; payload: unknown; envelope: Record<string, unknown> | null }[]>();
+    // Decide each record against what is stored plus what earlier records of this batch add:
+    // one index per operation, grown record by record (never rescanned: linear in the batch).
+    const working = new Map<string, HeldStages>();
     for (const id of ids) {
-      working.set(id, (existing.get(id) ?? []).map((s) => ({ stage: s.stage, payload: s.data, envelope: s.envelope })));
+      working.set(id, new HeldStages((existing.get(id) ?? []).map((s) => ({ stage: s.stage, payload: s.data, envelope: s.envelope }))));
     }
-    const accepted: { record: ValidRecord; fresh: StageRecordDraft[]; duplicate: boolean }[] = [];
+    const accepted: { record: ValidRecord; fresh: StageRecordDraft[]; keys: string[]; duplicate: boolean }[] = [];
     const results: IngestResult[] = [];
-    const readsHeld = new Map(ids.map((id) => [id, working.get(id)!.filter((h) => h.stage === "canonical_read").length]));
+    // A maximum-size batch is seconds of work on a slow core: let other requests in between.
+    const pace = pacer();
     for (const record of records) {
+      await pace();
       const held = working.get(record.operationId)!;
       const owned = owners.has(record.operationId) ? ownershipRefusal(record.raw, owners.get(record.operationId)!, record.sender.rights) : null;
       if (owned) {
         results.push({ index: record.index, status: owned.status, error: refusalError(owned) });
         continue;
       }
-      const decision = reconcileRecord(record.raw, held, mergeEnvelopes(held.map((h) => h.envelope)));
+      const decision = reconcileRecord(record.raw, held, record.prepared);
       if (decision.kind === "conflict") {
         results.push({ index: record.index, status: 409, error: new ApiError("conflict", decision.message, decision.details) });
         continue;
       }
-      const freshReads = decision.fresh.filter((d) => d.stage === "canonical_read").length;
-      const capped = readCapRefusal(readsHeld.get(record.operationId)!, freshReads);
+      let freshReads = 0;
+      for (const d of decision.fresh) if (d.stage === "canonical_read") freshReads++;
+      const capped = readCapRefusal(held.readCount, freshReads);
       if (capped) {
         results.push({ index: record.index, status: capped.status, error: refusalError(capped) });
         continue;
       }
-      readsHeld.set(record.operationId, readsHeld.get(record.operationId)! + freshReads);
       if (!owners.has(record.operationId) && decision.fresh.length) owners.set(record.operationId, record.sender.rights.userId);
-      for (const d of decision.fresh) held.push({ stage: d.stage, payload: d.payload, envelope: d.envelope });
-      accepted.push({ record, fresh: decision.fresh, duplicate: decision.duplicate });
+      held.accept(decision);
+      accepted.push({ record, fresh: decision.fresh, keys: decision.keys, duplicate: decision.duplicate });
     }
 
-    const entries = accepted.flatMap(({ record, fresh }) =>
-      fresh.map((d) => ({
+    const entries = accepted.flatMap(({ record, fresh, keys }) =>
+      fresh.map((d, i) => ({
         kind: "stage" as const,
         operation_id: record.operationId,
         actor: record.sender.actor,
@@ -101,9 +131,10 @@ export async function ingestRecords(records: ValidRecord[]): Promise<IngestResul
           ...(d.envelope ? { envelope: d.envelope } : {}),
           sent_by: record.sender.sent_by,
         },
+        payloadCanonical: stageChainPayloadCanonical(d, keys[i], sentByKey(record.sender)),
       })),
     );
-    const appended = await appendToChain(tx, entries, undefined, { locked: true });
+    const appended = await appendToChain(tx, entries, undefined, { locked: true, pace });
 
     // New operations get their immutable identity row; touched ones a fresh projection.
     const stagesById = new Map<string, StoredStage[]>();
@@ -154,7 +185,7 @@ export async function ingestRecords(records: ValidRecord[]): Promise<IngestResul
       results.push({
         index: record.index,
         status: createdHere ? 201 : 200,
-        body: { ...derivedState(record.operationId, state), duplicate },
+        body: { ...derivedState(record.operationId, state, { maxSideEffects: ANSWER_SIDE_EFFECTS }), duplicate },
       });
     }
     return results.sort((a, b) => a.index - b.index);
