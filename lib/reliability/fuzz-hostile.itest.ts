@@ -129,11 +129,13 @@ describe("hostile fuzz families", () => {
       fc.asyncProperty(fc.constantFrom(0, 1, 499, 500, 501, 5_000, 1_000_000), fc.constantFrom("valid", "empty", "numbers"), async (n, kind) => {
         const prefix = unique("fzh-batch");
         const item = (i: number) => (kind === "valid" ? JSON.stringify({ operation_id: `${prefix}-${i}`, intent: { effect: "e" } }) : kind === "empty" ? "{}" : "1");
+        // Past 32 MiB the server closes the connection by design (API.md): keep bodies under 8 MiB.
+        const count = kind === "valid" ? Math.min(n, 100_000) : n;
         const parts: string[] = [];
-        for (let i = 0; i < n; i++) parts.push(item(i));
+        for (let i = 0; i < count; i++) parts.push(item(i));
         const body = `{"records":[${parts.join(",")}]}`;
-        const a = await judge(body, `${n} ${kind} records`);
-        if (body.length > 4 * MiB || n > 500) expect(a.status).toBe(413);
+        const a = await judge(body, `${count} ${kind} records`);
+        if (body.length > 4 * MiB || count > 500) expect(a.status).toBe(413);
         else if (n === 0) expect(a.status).toBe(422);
         else expect(a.status).toBe(kind === "valid" ? 200 : 207);
       }),
