@@ -26,7 +26,9 @@ export function AuditExportForm({ total }: { total: number }) {
       const res = await fetch(`/api/v1/audit/export?${q}`, { signal: abort.current.signal });
       if (!res.ok || !res.body) {
         const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
-        throw new Error(body?.error?.message ?? `the server answered ${res.status}`);
+        const message = body?.error?.message ?? `the server answered ${res.status}`;
+        // 429: this user already has an export or a verification running (one at a time).
+        throw new Error(res.status === 429 ? `Not started: ${message}.` : message);
       }
       const reader = res.body.getReader();
       const parts: Uint8Array[] = [];

@@ -1,21 +1,24 @@
-import { jsonEqual } from "@/lib/domain/hash";
+import { cellText, diffParams } from "@/lib/domain/preview";
 
 type Obj = Record<string, unknown>;
-const show = (v: unknown) => (v === undefined ? "—" : JSON.stringify(v));
 
-/** The parameters the tool actually received, key by key against what the agent built. */
+/**
+ * The parameters the tool actually received, key by key against what the agent built. The diff
+ * is linear (lib/domain/preview.ts diffParams) and shows at most 200 rows, differing ones first;
+ * each cell is cut to 200 characters. The whole is in the stages' raw JSON downloads.
+ */
 export function ParamsDiff({ intended, passed }: { intended: Obj | null; passed: Obj | null }) {
   if (!passed) return <p className="text-sm text-slate-700 dark:text-slate-300">The receipt does not say which parameters were passed.</p>;
-  const keys = [...new Set([...Object.keys(intended ?? {}), ...Object.keys(passed)])].sort();
-  const changed = keys.filter((k) => !jsonEqual(intended?.[k], passed[k]));
+  const diff = diffParams(intended, passed);
   return (
     <div>
       <p className="text-sm">
         {!intended
           ? "The intent recorded no parameters to compare with."
-          : changed.length
-            ? `${changed.length} parameter${changed.length === 1 ? " differs" : "s differ"} from the intent.`
+          : diff.changed
+            ? `${diff.changed.toLocaleString("en")} parameter${diff.changed === 1 ? " differs" : "s differ"} from the intent.`
             : "The parameters passed match the intent."}
+        {diff.omitted ? ` Showing ${diff.rows.length.toLocaleString("en")} of ${diff.total.toLocaleString("en")} parameters (… ${diff.omitted.toLocaleString("en")} more).` : ""}
       </p>
       <table className="mt-2 w-full text-left font-mono text-xs">
         <thead>
@@ -26,19 +29,16 @@ export function ParamsDiff({ intended, passed }: { intended: Obj | null; passed:
           </tr>
         </thead>
         <tbody>
-          {keys.map((k) => {
-            const differs = intended ? changed.includes(k) : false;
-            return (
-              <tr key={k} className={differs ? "bg-rose-50 dark:bg-rose-950" : ""}>
-                <td className="py-1 pr-3 align-top">
-                  {k}
-                  {differs ? <span className="ml-1 font-sans text-rose-800 dark:text-rose-300">(differs)</span> : null}
-                </td>
-                <td className="py-1 pr-3 align-top break-all">{intended ? show(intended[k]) : "—"}</td>
-                <td className="py-1 align-top break-all">{show(passed[k])}</td>
-              </tr>
-            );
-          })}
+          {diff.rows.map((r) => (
+            <tr key={r.key} className={r.differs ? "bg-rose-50 dark:bg-rose-950" : ""}>
+              <td className="py-1 pr-3 align-top break-all">
+                {r.key}
+                {r.differs ? <span className="ml-1 font-sans text-rose-800 dark:text-rose-300">(differs)</span> : null}
+              </td>
+              <td className="py-1 pr-3 align-top break-all">{intended ? cellText(r.intended) : "—"}</td>
+              <td className="py-1 align-top break-all">{cellText(r.passed)}</td>
+            </tr>
+          ))}
         </tbody>
       </table>
     </div>

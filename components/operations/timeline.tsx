@@ -1,10 +1,15 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { LongText, RawJson } from "@/components/ui/text";
+import { LongText } from "@/components/ui/text";
+import { cellText } from "@/lib/domain/preview";
 import type { OperationDetail } from "@/lib/store/get-operation";
 import { categoryName, OutcomeBadge } from "./badges";
 import { ParamsDiff } from "./params-diff";
 import { SenderName } from "./verdict-history";
+import { RawPayload } from "./raw-payload";
+
+/** At most this many reads, and side effects per observation, are listed (the rest: "… N more"). */
+const LISTED = 100;
 
 type Stage = OperationDetail["stages"][number];
 type Obj = Record<string, unknown>;
@@ -92,6 +97,8 @@ export function Timeline({ op }: { op: OperationDetail }) {
   const receipt = op.stages.find((s) => s.stage === "receipt");
   const reads = op.stages.filter((s) => s.stage === "canonical_read");
   const effects = op.stages.filter((s) => s.stage === "side_effects");
+  // The first reads in order, and the deciding one wherever it is.
+  const listedReads = reads.filter((r, i) => i < LISTED || r.deciding);
   const ip = obj(intent?.payload);
   const rp = obj(receipt?.payload);
   // Each stage's gap is measured from the stage shown before it.
@@ -113,8 +120,8 @@ export function Timeline({ op }: { op: OperationDetail }) {
             ["fingerprint", <span key="f" className="font-mono text-xs break-all">{str(ip?.fingerprint) ?? "—"}</span>],
           ]}
         />
-        {ip?.params !== undefined ? <RawJson value={ip.params} label="parameters the agent built" /> : null}
-        <RawJson value={intent?.payload} />
+        {ip?.params !== undefined ? <RawPayload value={ip.params} label="parameters the agent built" /> : null}
+        {intent ? <RawPayload value={intent.payload} download={{ operationId: op.operation_id, seq: intent.seq }} /> : null}
       </Step>
 
       <Step
@@ -129,18 +136,18 @@ export function Timeline({ op }: { op: OperationDetail }) {
             ["receipt id", <span key="r" className="font-mono">{str(rp?.receipt_id) ?? "—"}</span>],
             ["partial", rp?.partial === true ? <strong key="p" className="text-rose-800 dark:text-rose-300">yes: the write executed only partially</strong> : "no"],
             ["tool named", str(obj(rp?.tool)?.name) ?? str(rp?.tool) ?? "—"],
-            ["environment", obj(rp?.environment) ? <span key="e" className="font-mono text-xs">{Object.entries(obj(rp?.environment)!).map(([k, v]) => `${k}: ${str(v) ?? JSON.stringify(v)}`).join(" · ")}</span> : "—"],
+            ["environment", obj(rp?.environment) ? <span key="e" className="font-mono text-xs">{cellText(obj(rp?.environment), 400)}</span> : "—"],
           ]}
         />
         <div className="mt-3">
           <ParamsDiff intended={obj(ip?.params)} passed={obj(rp?.params)} />
         </div>
-        <RawJson value={receipt?.payload} />
+        {receipt ? <RawPayload value={receipt.payload} download={{ operationId: op.operation_id, seq: receipt.seq }} /> : null}
       </Step>
 
       <Step n={3} title="Canonical read" missing={reads.length ? undefined : "No canonical read recorded: nobody has read back the resource that owns the effect."}>
         <ul className="space-y-3">
-          {reads.map((r) => {
+          {listedReads.map((r) => {
             const p = obj(r.payload)!;
             const reader = obj(p.reader);
             const prev = stamp(r);
@@ -168,11 +175,12 @@ export function Timeline({ op }: { op: OperationDetail }) {
                     ["reader", reader ? [reader.identity, reader.account && `account ${String(reader.account)}`, reader.region && `region ${String(reader.region)}`, reader.api_version && `API ${String(reader.api_version)}`].filter(Boolean).join(" · ") : "—"],
                   ]}
                 />
-                <RawJson value={r.payload} />
+                <RawPayload value={r.payload} download={{ operationId: op.operation_id, seq: r.seq }} />
               </li>
             );
           })}
         </ul>
+        {reads.length > listedReads.length ? <p className="mt-2 text-sm text-slate-700 dark:text-slate-300">… {(reads.length - listedReads.length).toLocaleString("en")} more reads, each in the operation&apos;s JSON (GET /api/v1/operations/{"{id}"}).</p> : null}
       </Step>
 
       <Step n={4} title="Side effects" missing={effects.length ? undefined : "No side effects recorded."}>
@@ -182,7 +190,7 @@ export function Timeline({ op }: { op: OperationDetail }) {
             <div key={e.seq} className="mb-2">
               <Times stage={e} previous={prev} />
               <ul className="mt-1 space-y-1 text-sm">
-                {(Array.isArray(e.payload) ? e.payload : []).map((item, i) => {
+                {(Array.isArray(e.payload) ? e.payload.slice(0, LISTED) : []).map((item, i) => {
                   const it = obj(item) ?? {};
                   return (
                     <li key={i} className="flex gap-2">
@@ -192,7 +200,8 @@ export function Timeline({ op }: { op: OperationDetail }) {
                   );
                 })}
               </ul>
-              <RawJson value={e.payload} />
+              {Array.isArray(e.payload) && e.payload.length > LISTED ? <p className="text-xs text-slate-600 dark:text-slate-400">… {(e.payload.length - LISTED).toLocaleString("en")} more side effects in this observation</p> : null}
+              <RawPayload value={e.payload} download={{ operationId: op.operation_id, seq: e.seq }} />
             </div>
           );
         })}

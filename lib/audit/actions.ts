@@ -1,23 +1,38 @@
 "use server";
 
 import { redirect } from "next/navigation";
+import { ApiError } from "@/lib/api/errors";
 import { can } from "@/lib/auth/permissions";
 import { currentPrincipal } from "@/lib/auth/session";
 import { checkAgainstCheckpoints } from "@/lib/domain/audit-verify";
 import { allCheckpoints } from "@/lib/store/checkpoints";
+import { startUserJob } from "@/lib/store/user-jobs";
 import { verifyStoredChain } from "@/lib/store/verify-chain";
 
-export type VerifyState = { ok: boolean; message: string } | null;
+/** `busy`: refused because another verification or export of this user is running. */
+export type VerifyState = { ok: boolean; message: string; busy?: boolean } | null;
 
 /** Walks every link of the stored chain and holds it against every stored checkpoint. */
 export async function verifyChainAction(): Promise<VerifyState> {
   const me = await currentPrincipal();
   if (!me) redirect("/login");
   if (!can(me, "audit:export")) return { ok: false, message: "You may not verify the audit trail." };
-  const checkpoints = await allCheckpoints();
-  const { verdict, hashes } = await verifyStoredChain(undefined, { watch: checkpoints.map((c) => c.size) });
-  if (!verdict.ok) return { ok: false, message: `Broken at seq ${verdict.badSeq}: ${verdict.problem}.` };
-  const bad = checkAgainstCheckpoints(verdict, hashes, checkpoints).find((c) => !c.ok);
-  if (bad && !bad.ok) return { ok: false, message: `The chain links, but ${bad.problem}.` };
-  return { ok: true, message: `Intact: all ${verdict.count.toLocaleString()} records link, up to seq ${verdict.lastSeq}; ${checkpoints.length} checkpoint${checkpoints.length === 1 ? "" : "s"} match.` };
+  // One verification or export at a time per user: walking a long chain is minutes of work.
+  let release: () => void;
+  try {
+    release = startUserJob(me.userId, "A verification");
+  } catch (e) {
+    if (e instanceof ApiError) return { ok: false, busy: true, message: `${e.message}.` };
+    throw e;
+  }
+  try {
+    const checkpoints = await allCheckpoints();
+    const { verdict, hashes } = await verifyStoredChain(undefined, { watch: checkpoints.map((c) => c.size) });
+    if (!verdict.ok) return { ok: false, message: `Broken at seq ${verdict.badSeq}: ${verdict.problem}.` };
+    const bad = checkAgainstCheckpoints(verdict, hashes, checkpoints).find((c) => !c.ok);
+    if (bad && !bad.ok) return { ok: false, message: `The chain links, but ${bad.problem}.` };
+    return { ok: true, message: `Intact: all ${verdict.count.toLocaleString()} records link, up to seq ${verdict.lastSeq}; ${checkpoints.length} checkpoint${checkpoints.length === 1 ? "" : "s"} match.` };
+  } finally {
+    release();
+  }
 }

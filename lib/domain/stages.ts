@@ -94,7 +94,12 @@ export class HeldStages {
   readonly envelope: Record<string, unknown> = {};
 
   constructor(existing: Iterable<ExistingStage> = []) {
-    for (const e of existing) this.add(e.stage, payloadKey(e.payload), e.envelope ?? null);
+    for (const e of existing) this.hold(e);
+  }
+
+  /** Adds one stored stage (canonicalising its payload). */
+  hold(e: ExistingStage): void {
+    this.add(e.stage, payloadKey(e.payload), e.envelope ?? null);
   }
 
   private add(stage: Stage, key: string, envelope: Record<string, unknown> | null) {

@@ -84,14 +84,19 @@ export async function ingestRecords(records: ValidRecord[]): Promise<IngestResul
 
     // Decide each record against what is stored plus what earlier records of this batch add:
     // one index per operation, grown record by record (never rescanned: linear in the batch).
+    // A maximum-size batch is seconds of work on a slow core: let other requests in between.
+    const pace = pacer();
     const working = new Map<string, HeldStages>();
     for (const id of ids) {
-      working.set(id, new HeldStages((existing.get(id) ?? []).map((s) => ({ stage: s.stage, payload: s.data, envelope: s.envelope }))));
+      const held = new HeldStages();
+      for (const s of existing.get(id) ?? []) {
+        await pace();
+        held.hold({ stage: s.stage, payload: s.data, envelope: s.envelope });
+      }
+      working.set(id, held);
     }
     const accepted: { record: ValidRecord; fresh: StageRecordDraft[]; keys: string[]; duplicate: boolean }[] = [];
     const results: IngestResult[] = [];
-    // A maximum-size batch is seconds of work on a slow core: let other requests in between.
-    const pace = pacer();
     for (const record of records) {
       await pace();
       const held = working.get(record.operationId)!;

@@ -3,6 +3,7 @@ import type { CorrectionAction, CorrectionFact, Resolution } from "@/lib/domain/
 import type { StoredStage } from "@/lib/domain/operation";
 import { legacySentBy, type SentBy } from "@/lib/domain/trust";
 import type { Stage } from "@/lib/domain/wire";
+import { pacer } from "./pace";
 import { selectIn, type SqlLike } from "./sql";
 
 /** The chain payload of a stage record. */
@@ -53,7 +54,10 @@ export async function loadOperationRecords(db: SqlLike, operationIds: string[]):
     "SELECT seq, kind, operation_id, recorded_at, actor, payload, hash FROM chain_records WHERE operation_id IN %IN% ORDER BY seq",
     operationIds,
   );
+  // Parsing stored payloads (megabytes for a hostile operation) in slices: see pace.ts.
+  const pace = pacer();
   for (const r of rows) {
+    await pace();
     if (r.kind !== "stage" && r.kind !== "correction") continue;
     const entry = out.get(r.operation_id) ?? { stages: [], corrections: [] };
     const seq = Number(r.seq);

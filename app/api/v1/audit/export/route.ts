@@ -5,6 +5,7 @@ import { sourceAddress } from "@/lib/auth/request";
 import { CONTENT_TYPES } from "@/lib/domain/audit-format";
 import { describeIssues } from "@/lib/domain/wire";
 import { exportQuerySchema, recordExport } from "@/lib/store/audit-export";
+import { releasingWhenDone, startUserJob } from "@/lib/store/user-jobs";
 
 export const dynamic = "force-dynamic";
 
@@ -15,10 +16,17 @@ export const GET = apiRoute("audit:export", async ({ req, principal }) => {
     throw new ApiError("invalid_query", issues.map((i) => `${i.path}: ${i.message}`).join("; "), issues);
   }
   const q = parsed.data;
-  // The export is recorded before the first byte leaves: no unrecorded export.
-  await recordExport(principal.email, q, sourceAddress(req.headers));
+  // Exports started from the UI (a session): one at a time per user, held until the stream ends.
+  const release = principal.kind === "session" ? startUserJob(principal.userId, "An export") : () => {};
+  try {
+    // The export is recorded before the first byte leaves: no unrecorded export.
+    await recordExport(principal.email, q, sourceAddress(req.headers));
+  } catch (e) {
+    release();
+    throw e;
+  }
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-  return new Response(toReadableStream(exportText(q)), {
+  return new Response(toReadableStream(releasingWhenDone(exportText(q), release)), {
     headers: {
       "content-type": CONTENT_TYPES[q.format],
       "content-disposition": `attachment; filename="reconcile-audit-${stamp}.${q.format}"`,
