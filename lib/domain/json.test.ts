@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkJsonShape, findDuplicateKey, scanDuplicateKey } from "./json";
+import { checkJsonShape, findDuplicateKey, MAX_CONTAINERS, scanDuplicateKey } from "./json";
 
 describe("findDuplicateKey", () => {
   it.each([
@@ -75,5 +75,14 @@ describe("scanDuplicateKey (the same scan in slices)", () => {
       expect(step.value).toBe(findDuplicateKey(text));
       expect(pauses).toBeGreaterThan(text.length / 200 - 1);
     }
+  });
+});
+
+describe("containers per record", () => {
+  it("refuses more than MAX_CONTAINERS arrays and objects, and takes exactly the limit", () => {
+    const of = (n: number) => ({ params: { xs: Array.from({ length: n - 3 }, () => []) } });
+    expect(checkJsonShape(of(MAX_CONTAINERS))).toBeNull();
+    expect(checkJsonShape(of(MAX_CONTAINERS + 1))?.message).toMatch(/more than 100,000 arrays and objects/);
+    expect(checkJsonShape({ keys: Object.fromEntries(Array.from({ length: 150_000 }, (_, i) => [`k${i}`, i])) })).toBeNull();
   });
 });

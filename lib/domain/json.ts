@@ -4,10 +4,17 @@
  * canonical hashing).
  */
 export const MAX_DEPTH = 64;
+/**
+ * At most this many arrays and objects in one record. A 1 MiB record can hold half a million
+ * empty arrays; every later step (validation, canonical JSON, hashing) costs per container, so
+ * a hostile record is refused here, after a walk that stops at the limit.
+ */
+export const MAX_CONTAINERS = 100_000;
 
 export type JsonProblem = { path: string; message: string };
 
-export function checkJsonShape(value: unknown, maxDepth = MAX_DEPTH): JsonProblem | null {
+export function checkJsonShape(value: unknown, maxDepth = MAX_DEPTH, maxContainers = MAX_CONTAINERS): JsonProblem | null {
+  let containers = 0;
   // Paths are built only for a problem: a frame knows its parent and its key or index.
   type Frame = { v: unknown; depth: number; parent: Frame | null; key: string | number | null };
   const pathOf = (f: Frame): string => {
@@ -30,6 +37,9 @@ export function checkJsonShape(value: unknown, maxDepth = MAX_DEPTH): JsonProble
     if (v === null || typeof v !== "object") continue;
     if (depth >= maxDepth) {
       return { path: pathOf(frame), message: `nesting is deeper than ${maxDepth} levels` };
+    }
+    if (++containers > maxContainers) {
+      return { path: pathOf(frame), message: `more than ${maxContainers.toLocaleString("en")} arrays and objects in one record` };
     }
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) stack.push({ v: v[i], depth: depth + 1, parent: frame, key: i });

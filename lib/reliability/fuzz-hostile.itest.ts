@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { baseUrl, chainCount, principal, unique } from "@/lib/testing/integration";
+import { MAX_CONTAINERS } from "@/lib/domain/json";
 import { manyKeys } from "./hostile";
 
 /**
@@ -102,8 +103,9 @@ describe("hostile fuzz families", () => {
         const copies = Math.max(1, Math.min(width, Math.floor((MiB - 200) / (one.length + 1))));
         const body = `{"operation_id":"${unique("fzh-deep")}","intent":{"params":{"deep":[${Array(copies).fill(one).join(",")}]}}}`;
         const a = await judge(body, `${copies} × depth ${depth} ${objects ? "objects" : "arrays"}`);
-        // record (0) → intent → params → deep → the nested value: past 64 levels is 422.
-        expect(a.status).toBe(depth + 4 > 64 ? 422 : 201);
+        // record (0) → intent → params → deep → the nested value: past 64 levels is 422, and so
+        // is a record of more than MAX_CONTAINERS arrays and objects (4 + one per level a copy).
+        expect(a.status).toBe(depth + 4 > 64 || 4 + copies * depth > MAX_CONTAINERS ? 422 : 201);
       }),
       opts,
     );
