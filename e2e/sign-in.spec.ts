@@ -81,7 +81,8 @@ test("an admin signs a user out everywhere from the users page; that user's open
   await expect(admin.getByRole("status").filter({ hasText: `Every session of ${demo.viewer.email} has ended.` })).toBeVisible();
   await admin.screenshot({ path: "test-results/screenshots/users.png", fullPage: true });
   await viewer.goto("/operations");
-  await expect(viewer).toHaveURL(/\/login\?from=%2Foperations$/);
+  await expect(viewer).toHaveURL(/\/login/);
+  await expect(viewer.getByRole("heading", { name: "Sign in", exact: true })).toBeVisible();
   // The admin's own session is untouched.
   await admin.goto("/operations");
   await expect(admin.getByRole("heading", { name: "Operations" })).toBeVisible();
