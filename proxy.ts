@@ -1,4 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { safeRedirectPath } from "@/lib/auth/redirect";
 
 /**
  * The proxy only does three things, none of them security decisions about who may do what
@@ -44,7 +45,9 @@ export function proxy(request: NextRequest) {
   if (!hasSession && !PUBLIC.some((p) => pathname.startsWith(p))) {
     const url = request.nextUrl.clone();
     url.pathname = "/login";
-    url.search = pathname === "/" ? "" : `?from=${encodeURIComponent(pathname + search)}`;
+    // The way back, only as a path on this origin (a request for `//evil.example` gets none).
+    const from = safeRedirectPath(pathname + search);
+    url.search = from === "/" ? "" : `?from=${encodeURIComponent(from)}`;
     return NextResponse.redirect(url);
   }
   const requestHeaders = new Headers(request.headers);

@@ -68,3 +68,24 @@ test("security headers: a CSP the app works under, no framing, nosniff, a referr
   await signIn(page, demo.admin.email, demo.admin.password);
   expect(errors.filter((e) => /Content Security Policy/i.test(e))).toEqual([]);
 });
+
+test("an admin signs a user out everywhere from the users page; that user's open page then asks to sign in", async ({ browser }) => {
+  const viewerContext = await browser.newContext();
+  const viewer = await viewerContext.newPage();
+  await signIn(viewer, demo.viewer.email, demo.viewer.password);
+  const adminContext = await browser.newContext();
+  const admin = await adminContext.newPage();
+  await signIn(admin, demo.admin.email, demo.admin.password);
+  await admin.getByRole("link", { name: "Users" }).click();
+  await admin.getByRole("button", { name: `Sign out ${demo.viewer.email} everywhere` }).click();
+  await expect(admin.getByRole("status").filter({ hasText: `Every session of ${demo.viewer.email} has ended.` })).toBeVisible();
+  await admin.screenshot({ path: "test-results/screenshots/users.png", fullPage: true });
+  await viewer.goto("/operations");
+  await expect(viewer).toHaveURL(/\/login/);
+  await expect(viewer.getByRole("heading", { name: "Sign in", exact: true })).toBeVisible();
+  // The admin's own session is untouched.
+  await admin.goto("/operations");
+  await expect(admin.getByRole("heading", { name: "Operations" })).toBeVisible();
+  await viewerContext.close();
+  await adminContext.close();
+});

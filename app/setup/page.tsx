@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { SetupForm } from "@/components/auth/setup-form";
 import { ProductPitch } from "@/components/product-pitch";
+import { setupCodeRequired } from "@/lib/store/setup-code";
 import { countUsers } from "@/lib/store/users";
 
 export const metadata: Metadata = { title: "Create the first admin" };
@@ -9,6 +10,7 @@ export const metadata: Metadata = { title: "Create the first admin" };
 /** Exists only while no user does; afterwards it sends everyone to sign in. */
 export default async function SetupPage() {
   if ((await countUsers()) > 0) redirect("/login");
+  const needsCode = await setupCodeRequired();
   return (
     <main className="mx-auto grid max-w-5xl gap-12 px-6 py-12 lg:grid-cols-[3fr_2fr] lg:py-20">
       <ProductPitch />
@@ -20,7 +22,7 @@ export default async function SetupPage() {
           Nobody has an account yet. The first person becomes the admin and can invite the rest. This page disappears once
           done.
         </p>
-        <SetupForm />
+        <SetupForm needsCode={needsCode} />
       </section>
     </main>
   );

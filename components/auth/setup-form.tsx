@@ -2,16 +2,31 @@
 
 import { useActionState } from "react";
 import { setupAction, type FormState } from "@/lib/auth/actions";
+import { MAX_IDENTIFIER_LENGTH } from "@/lib/auth/identifier-limit";
 import { MIN_PASSWORD_LENGTH } from "@/lib/auth/password-policy";
 import { Button, Field, Input, Notice } from "@/components/ui/form";
 
-export function SetupForm() {
+export function SetupForm({ needsCode }: { needsCode: boolean }) {
   const [state, action, pending] = useActionState<FormState, FormData>(setupAction, null);
   return (
     <form action={action} className="space-y-4" aria-label="Create the first admin">
       {state?.error ? <Notice kind="error">{state.error}</Notice> : null}
+      {needsCode ? (
+        <Field label="Setup code" htmlFor="code" hint="The server printed it in its log when it started, because it is reachable from other machines.">
+          <Input id="code" name="code" autoComplete="off" spellCheck={false} required autoFocus />
+        </Field>
+      ) : null}
       <Field label="Email" htmlFor="email">
-        <Input id="email" name="email" type="email" autoComplete="username" required autoFocus defaultValue={state?.values?.email} />
+        <Input
+          id="email"
+          name="email"
+          type="email"
+          autoComplete="username"
+          maxLength={MAX_IDENTIFIER_LENGTH}
+          required
+          autoFocus={!needsCode}
+          defaultValue={state?.values?.email}
+        />
       </Field>
       <Field label="Password" htmlFor="password" hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}>
         <Input id="password" name="password" type="password" autoComplete="new-password" minLength={MIN_PASSWORD_LENGTH} required />

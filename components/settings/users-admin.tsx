@@ -1,7 +1,7 @@
 "use client";
 
 import { useActionState } from "react";
-import { addUserAction, updateUserAction, type FormState } from "@/lib/auth/actions";
+import { addUserAction, signOutEverywhereAction, updateUserAction, type FormState } from "@/lib/auth/actions";
 import { MIN_PASSWORD_LENGTH } from "@/lib/auth/password-policy";
 import { ROLES } from "@/lib/auth/permissions";
 import { Button, Field, Input, Notice, Select } from "@/components/ui/form";
@@ -37,12 +37,15 @@ export function AddUserForm() {
 
 export function UserRow({ user, isMe }: { user: User; isMe: boolean }) {
   const [state, action, pending] = useActionState<FormState, FormData>(updateUserAction, null);
+  const [ended, endSessions, ending] = useActionState<FormState, FormData>(signOutEverywhereAction, null);
   return (
     <tr className="border-t border-slate-200 align-top dark:border-slate-800">
       <td className="py-3 pr-4">
         <span className="font-medium break-all">{user.email}</span>
         {isMe ? <span className="ml-2 text-xs text-slate-600 dark:text-slate-400">(you)</span> : null}
         {state?.error ? <div className="mt-2"><Notice kind="error">{state.error}</Notice></div> : null}
+        {ended?.error ? <div className="mt-2"><Notice kind="error">{ended.error}</Notice></div> : null}
+        {ended?.ok ? <div className="mt-2"><Notice kind="ok">{ended.ok}</Notice></div> : null}
       </td>
       <td className="py-3 pr-4">
         <form action={action} className="flex items-center gap-2">
@@ -62,13 +65,21 @@ export function UserRow({ user, isMe }: { user: User; isMe: boolean }) {
       </td>
       <td className="py-3 pr-4">{user.disabled ? <span className="text-rose-700 dark:text-rose-300">disabled</span> : "active"}</td>
       <td className="py-3">
-        <form action={action}>
-          <input type="hidden" name="id" value={user.id} />
-          <input type="hidden" name="disabled" value={user.disabled ? "false" : "true"} />
-          <Button type="submit" variant={user.disabled ? "secondary" : "danger"} disabled={pending} aria-label={`${user.disabled ? "Enable" : "Disable"} ${user.email}`}>
-            {user.disabled ? "Enable" : "Disable"}
-          </Button>
-        </form>
+        <div className="flex flex-wrap gap-2">
+          <form action={endSessions}>
+            <input type="hidden" name="id" value={user.id} />
+            <Button type="submit" variant="secondary" disabled={ending} aria-label={`Sign out ${user.email} everywhere`} title="End every session of this user at once, on every device">
+              Sign out everywhere
+            </Button>
+          </form>
+          <form action={action}>
+            <input type="hidden" name="id" value={user.id} />
+            <input type="hidden" name="disabled" value={user.disabled ? "false" : "true"} />
+            <Button type="submit" variant={user.disabled ? "secondary" : "danger"} disabled={pending} aria-label={`${user.disabled ? "Enable" : "Disable"} ${user.email}`}>
+              {user.disabled ? "Enable" : "Disable"}
+            </Button>
+          </form>
+        </div>
       </td>
     </tr>
   );

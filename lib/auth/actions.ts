@@ -6,13 +6,15 @@ import { redirect } from "next/navigation";
 import { AuthError } from "next-auth";
 import { ApiError } from "@/lib/api/errors";
 import { signIn, signOut } from "./auth";
+import { MAX_IDENTIFIER_LENGTH } from "./identifier";
 import { can, type Permission } from "./permissions";
+import { safeRedirectPath } from "./redirect";
 import { sourceAddress } from "./request";
 import { currentPrincipal } from "./session";
 import { createApiToken, revokeToken } from "@/lib/store/api-tokens";
 import { writeTransaction } from "@/lib/store/db";
 import { recordSecurityEvent } from "@/lib/store/security-events";
-import { countUsers, createUser, updateUser } from "@/lib/store/users";
+import { countUsers, createFirstAdmin, createUser, endAllSessions, updateUser } from "@/lib/store/users";
 
 /**
  * Server actions. Each checks authentication and permission itself (the proxy only
@@ -25,23 +27,19 @@ const field = (form: FormData, name: string) => {
   return typeof v === "string" ? v : "";
 };
 
-function safeRedirectTarget(from: string): string {
-  return from.startsWith("/") && !from.startsWith("//") ? from : "/";
-}
-
 export async function loginAction(_prev: FormState, form: FormData): Promise<FormState> {
   try {
     await signIn("credentials", {
       email: field(form, "email"),
       password: field(form, "password"),
-      redirectTo: safeRedirectTarget(field(form, "from") || "/"),
+      redirectTo: safeRedirectPath(field(form, "from")),
     });
   } catch (e) {
     if (e instanceof AuthError) {
       const code = (e as AuthError & { code?: string }).code ?? "";
       const throttled = /^throttled-(\d+)$/.exec(code);
       // React resets a form after its action: hand the email back so the field keeps it.
-      const values = { email: field(form, "email") };
+      const values = { email: field(form, "email").slice(0, MAX_IDENTIFIER_LENGTH) };
       if (throttled) {
         const n = Number(throttled[1]);
         return { error: `Too many attempts, try again in ${n} minute${n === 1 ? "" : "s"}.`, values };
@@ -53,18 +51,26 @@ export async function loginAction(_prev: FormState, form: FormData): Promise<For
   return null;
 }
 
+/** Single sign-on: off to the identity provider, and back to `from` (on this origin only). */
+export async function ssoSignInAction(form: FormData): Promise<void> {
+  await signIn("oidc", { redirectTo: safeRedirectPath(field(form, "from")) });
+}
+
 export async function logoutAction(): Promise<void> {
   await signOut({ redirectTo: "/login" });
 }
 
-/** The one-time first-admin form: only while no user exists. */
+/**
+ * The one-time first-admin form: only while no user exists, and with the setup code when the
+ * server printed one. Concurrent submissions create one admin (createFirstAdmin).
+ */
 export async function setupAction(_prev: FormState, form: FormData): Promise<FormState> {
   if ((await countUsers()) > 0) return { error: "Reconcile already has an admin. Sign in instead." };
   const password = field(form, "password");
   const values = { email: field(form, "email") };
   if (password !== field(form, "confirm")) return { error: "The two passwords differ.", values };
   try {
-    await createUser({ email: field(form, "email"), password, role: "admin", actor: null, via: "setup", source: sourceAddress(await headers()) });
+    await createFirstAdmin({ email: field(form, "email"), password, setupCode: field(form, "code"), source: sourceAddress(await headers()) });
   } catch (e) {
     if (e instanceof ApiError) return { error: sentence(e.message), values };
     throw e;
@@ -122,6 +128,16 @@ export async function updateUserAction(_prev: FormState, form: FormData): Promis
     });
     revalidatePath("/settings/users");
     return { ok: `${user.email} is now ${user.disabled ? "disabled" : `an enabled ${user.role}`}.` };
+  });
+}
+
+/** Admins end every session of a user at once ("sign out everywhere"); a security event. */
+export async function signOutEverywhereAction(_prev: FormState, form: FormData): Promise<FormState> {
+  return guarded({}, async () => {
+    const { principal, source } = await authorize("users:manage");
+    const { email } = await endAllSessions({ id: field(form, "id"), actor: principal.email, source });
+    revalidatePath("/settings/users");
+    return { ok: `Every session of ${email} has ended.` };
   });
 }
 

@@ -1,6 +1,7 @@
+import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, db, ingest, principal, unique } from "@/lib/testing/integration";
-import { callAction, signInHttp } from "@/lib/testing/sessions";
+import { baseUrl, call, db, ingest, principal, unique } from "@/lib/testing/integration";
+import { callAction, signInHttp, signOutHttp } from "@/lib/testing/sessions";
 
 const PASSWORD = "integration-password";
 
@@ -172,29 +173,89 @@ describe("the authorization matrix (server actions)", () => {
 });
 
 describe("sign-in", () => {
+  const securityRecords = async (actor: string) =>
+    (await (await db()).chainRecord.findMany({ where: { kind: "security", actor }, orderBy: { seq: "asc" } })).map((e) => JSON.parse(e.payload));
+
   it("the 101st failure within the hour is refused; then even the right password is; another account is unaffected", async () => {
     const victim = await principal("viewer", ["read"]);
     const other = await principal("viewer", ["read"]);
     for (let i = 0; i < 100; i++) {
-      const r = await signInHttp(victim.email, `wrong-${i}`, { "x-forwarded-for": `10.9.${Math.floor(i / 50)}.${i % 50}` });
+      const r = await signInHttp(victim.email, `wrong-${i}`);
       expect(r.location, `attempt ${i + 1}`).toMatch(/code=invalid/);
     }
+    const before = await securityRecords(victim.email);
+    expect(before.map((e) => e.type)).toEqual(Array(100).fill("signin.failed"));
+
+    // No unauthenticated growth of the chain: past the limit, many more attempts — at once (the
+    // first ones race for the window's one record) and then one after another — add one
+    // signin.throttled record for the account, not one each.
+    const burst = await Promise.all(Array.from({ length: 15 }, (_, i) => signInHttp(victim.email, i % 3 ? `burst-${i}` : PASSWORD)));
+    expect(burst.every((r) => /code=throttled-(60|59)/.test(r.location) && !r.cookie)).toBe(true);
     const refused = await signInHttp(victim.email, "wrong-again");
     expect(refused.location).toMatch(/code=throttled-(\d+)/);
     const right = await signInHttp(victim.email, PASSWORD);
     expect(right.cookie).toBeNull();
     expect(right.location).toMatch(/code=throttled-(60|59)/);
+    for (let i = 0; i < 10; i++) expect((await signInHttp(victim.email, `again-${i}`)).location).toMatch(/code=throttled/);
     const unaffected = await signInHttp(other.email, PASSWORD);
     expect(unaffected.cookie).toBeTruthy();
+
+    const added = (await securityRecords(victim.email)).slice(before.length);
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatchObject({ type: "signin.throttled", scope: "account", key: victim.email, source: "127.0.0.1" });
+    expect(Date.parse(added[0].until) - Date.now()).toBeGreaterThan(55 * 60_000);
   });
 
-  it("sign-in success and failure are security events with the source address", async () => {
+  it("an identifier that names no user is stored as a short SHA-256 digest, never as typed", async () => {
+    // Someone typed their password into the email field.
+    const typed = `Correct Horse ${unique("battery")} Staple`;
+    const digest = "sha256:" + createHash("sha256").update(typed.toLowerCase()).digest("hex").slice(0, 16);
+    const r = await signInHttp(typed, "whatever-else");
+    expect(r.location).toMatch(/code=invalid/);
+    const [event] = await securityRecords(digest);
+    expect(event).toMatchObject({ type: "signin.failed", email: digest, reason: "unknown account", source: "127.0.0.1" });
+    const secret = typed.toLowerCase().split(" ")[2];
+    const client = await db();
+    expect(await client.chainRecord.count({ where: { OR: [{ payload: { contains: secret } }, { actor: { contains: secret } }] } })).toBe(0);
+    expect(await client.rateLimiterFlexible.count({ where: { key: { contains: secret } } })).toBe(0);
+    expect(await client.rateLimiterFlexible.count({ where: { key: `signin-account:${digest}` } })).toBe(1);
+  });
+
+  it("an identifier longer than 254 characters is refused and kept only as a digest", async () => {
+    const long = `${unique("long")}${"x".repeat(300)}@itest.example`;
+    const digest = "sha256:" + createHash("sha256").update(long).digest("hex").slice(0, 16);
+    const r = await signInHttp(long, PASSWORD);
+    expect(r.cookie).toBeNull();
+    expect(r.location).toMatch(/code=invalid/);
+    const [event] = await securityRecords(digest);
+    expect(event).toMatchObject({ type: "signin.failed", email: digest, reason: "identifier too long" });
+    const client = await db();
+    expect(await client.chainRecord.count({ where: { payload: { contains: long.slice(0, 40) } } })).toBe(0);
+    expect(await client.rateLimiterFlexible.count({ where: { key: { contains: long.slice(0, 40) } } })).toBe(0);
+    // Even a user whose email is that long (none can be made) would not be looked up by it.
+    expect(await client.user.count({ where: { email: long } })).toBe(0);
+  });
+
+  it("a known account's failure names its email", async () => {
     const p = await principal("viewer", ["read"]);
-    await signInHttp(p.email, "nope", { "x-forwarded-for": "203.0.113.7" });
-    await signInHttp(p.email, PASSWORD, { "x-forwarded-for": "203.0.113.7" });
-    const events = (await (await db()).chainRecord.findMany({ where: { kind: "security", actor: p.email }, orderBy: { seq: "asc" } })).map((e) => JSON.parse(e.payload));
+    await signInHttp(p.email, "nope");
+    expect(await securityRecords(p.email)).toEqual([expect.objectContaining({ type: "signin.failed", email: p.email, reason: "wrong password" })]);
+  });
+
+  it("the recorded and throttled address is the socket's: a spoofed X-Forwarded-For changes nothing", async () => {
+    const p = await principal("viewer", ["read"]);
+    // Addresses no other test uses (198.18.0.0/15), so that the throttle table tells what this one did.
+    const octet = () => 1 + Math.floor(Math.random() * 250);
+    const [forwarded, real, ours] = Array.from({ length: 3 }, () => `198.18.${octet()}.${octet()}`);
+    const spoof = { "x-forwarded-for": forwarded, "x-real-ip": real, "x-reconcile-client-address": ours };
+    await signInHttp(p.email, "nope", spoof);
+    await signInHttp(p.email, PASSWORD, spoof);
+    const events = await securityRecords(p.email);
     expect(events.map((e) => e.type)).toEqual(["signin.failed", "signin.succeeded"]);
-    expect(events.every((e) => e.source === "203.0.113.7")).toBe(true);
+    expect(events.map((e) => e.source)).toEqual(["127.0.0.1", "127.0.0.1"]);
+    const keys = (await (await db()).rateLimiterFlexible.findMany({ where: { key: { startsWith: "signin-address:" } } })).map((k) => k.key);
+    expect(keys).toContain("signin-address:127.0.0.1");
+    expect(keys.filter((k) => [forwarded, real, ours].some((a) => k === `signin-address:${a}`))).toEqual([]);
   });
 
   it("disabling a user cuts off their session and their tokens at once", async () => {
@@ -207,5 +268,144 @@ describe("sign-in", () => {
     expect((await call("/api/v1/operations?limit=1", { headers: { cookie: p.cookie } })).status).toBe(401);
     expect((await call("/api/v1/operations?limit=1", { token: p.token })).status).toBe(401);
     expect((await signInHttp(p.email, PASSWORD)).cookie).toBeNull();
+  });
+});
+
+describe("no open redirect: from= is followed only to this origin", () => {
+  const bad = ["/%5Cevil.example", "//evil.example", "https://evil.example", "/%5C%5Cevil.example", "%2F%2Fevil.example", "/.//evil.example", "%09//evil.example", "/%09/evil.example"];
+  let cookie: string;
+  beforeAll(async () => {
+    cookie = (await person("viewer")).cookie;
+  });
+  const target = (location: string | null) => {
+    const url = new URL(location ?? "", baseUrl);
+    return { origin: url.origin, path: url.pathname + url.search };
+  };
+
+  it.each(bad)("signed in, GET /login?from=%s goes to /", async (from) => {
+    const res = await fetch(`${baseUrl}/login?from=${from}`, { redirect: "manual", headers: { cookie } });
+    expect(res.status).toBe(307);
+    expect(res.headers.get("location")).not.toMatch(/evil/);
+    expect(target(res.headers.get("location"))).toEqual({ origin: new URL(baseUrl).origin, path: "/" });
+  });
+
+  it("a good from=/operations?x=1 still works", async () => {
+    const res = await fetch(`${baseUrl}/login?from=/operations?x=1`, { redirect: "manual", headers: { cookie } });
+    expect(res.status).toBe(307);
+    expect(target(res.headers.get("location"))).toEqual({ origin: new URL(baseUrl).origin, path: "/operations?x=1" });
+  });
+
+  it("the sign-in form's from (the server action) and Auth.js's callbackUrl are held to the same rule", async () => {
+    const p = await principal("viewer", ["read"]);
+    for (const from of ["/\\evil.example", "//evil.example", "https://evil.example", "/\\\\evil.example"]) {
+      const res = await callAction("loginAction", { email: p.email, password: PASSWORD, from }, null, "/login");
+      expect(res.location, from).not.toMatch(/evil/);
+      expect(target(res.location).path, from).toBe("/");
+    }
+    const good = await callAction("loginAction", { email: p.email, password: PASSWORD, from: "/operations?x=1" }, null, "/login");
+    expect(target(good.location)).toEqual({ origin: new URL(baseUrl).origin, path: "/operations?x=1" });
+    // The credentials endpoint itself, with a foreign callbackUrl.
+    const csrfRes = await fetch(`${baseUrl}/api/auth/csrf`);
+    const { csrfToken } = (await csrfRes.json()) as { csrfToken: string };
+    const res = await fetch(`${baseUrl}/api/auth/callback/credentials`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: csrfRes.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ") },
+      body: new URLSearchParams({ csrfToken, email: p.email, password: PASSWORD, callbackUrl: "/\\evil.example" }),
+    });
+    expect(res.headers.get("location")).not.toMatch(/evil/);
+  });
+
+  it("signed out, a page's way back is kept only as a path on this origin", async () => {
+    const res = await fetch(`${baseUrl}/operations?outcome=divergent`, { redirect: "manual" });
+    expect(res.headers.get("location")).toMatch(/\/login\?from=%2Foperations%3Foutcome%3Ddivergent$/);
+  });
+});
+
+describe("sign-out ends the session on every instance", () => {
+  const ops = (cookie: string) => call("/api/v1/operations?limit=1", { headers: { cookie } }).then((r) => r.status);
+  const events = async (type: string, email: string) =>
+    (await (await db()).chainRecord.findMany({ where: { kind: "security" }, orderBy: { seq: "asc" } })).map((e) => ({ actor: e.actor, ...JSON.parse(e.payload) })).filter((e) => e.type === type && e.email === email);
+
+  it("a cookie captured before sign-out is refused after it, as is the same user's other session", async () => {
+    const p = await person("viewer");
+    const other = (await signInHttp(p.email, PASSWORD)).cookie!;
+    expect([await ops(p.cookie), await ops(other)]).toEqual([200, 200]);
+    expect(await signOutHttp(p.cookie)).toBe(302);
+    // The captured cookie still decodes (it is a signed JWT): the session version refuses it.
+    expect([await ops(p.cookie), await ops(other)]).toEqual([401, 401]);
+    const page = await fetch(`${baseUrl}/operations`, { redirect: "manual", headers: { cookie: p.cookie } });
+    expect(page.status).toBe(307);
+    expect(page.headers.get("location")).toMatch(/\/login/);
+    const session = await (await fetch(`${baseUrl}/api/auth/session`, { headers: { cookie: p.cookie } })).json();
+    expect(session?.user?.role ?? null).toBeNull();
+    // One signout record; the dead cookie replayed at the endpoint changes and records nothing.
+    await signOutHttp(p.cookie);
+    expect(await events("signout", p.email)).toHaveLength(1);
+    const again = await signInHttp(p.email, PASSWORD);
+    expect(await ops(again.cookie!)).toBe(200);
+  });
+
+  it("the Sign out button (the server action) does the same", async () => {
+    const p = await person("reviewer");
+    expect(await ops(p.cookie)).toBe(200);
+    await callAction("logoutAction", {}, p.cookie, "/");
+    expect(await ops(p.cookie)).toBe(401);
+  });
+
+  it("an admin signs a user out everywhere: a recorded act, that nobody else may do; tokens go on working", async () => {
+    const user = await person("reviewer");
+    const admin = await person("admin");
+    const viewer = await person("viewer");
+    const id = await userId(user.email);
+    const refused = await callAction("signOutEverywhereAction", { id }, viewer.cookie, "/settings/users");
+    expect(refused.text).toContain("You may not do this.");
+    expect(await ops(user.cookie)).toBe(200);
+    const done = await callAction("signOutEverywhereAction", { id }, admin.cookie, "/settings/users");
+    expect(done.text).toContain(`Every session of ${user.email} has ended.`);
+    expect(await ops(user.cookie)).toBe(401);
+    expect(await ops(admin.cookie)).toBe(200);
+    expect((await call("/api/v1/operations?limit=1", { token: user.token })).status).toBe(200);
+    expect(await events("sessions.ended", user.email)).toEqual([expect.objectContaining({ actor: admin.email, source: "127.0.0.1" })]);
+  });
+});
+
+describe("the last admin, under concurrency", () => {
+  it("two admins demoting each other at once leave one admin, and the other gets a clear refusal", async () => {
+    const { updateUser } = await import("@/lib/store/users");
+    const client = await db();
+    const a = await person("admin");
+    const b = await person("admin");
+    const [ida, idb] = [await userId(a.email), await userId(b.email)];
+    const onlyTheseTwo = async () => {
+      const others = await client.user.findMany({ where: { role: "admin", disabled: false, id: { notIn: [ida, idb] } } });
+      for (const o of others) await updateUser({ id: o.id, role: "viewer", actor: "itest" });
+      for (const id of [ida, idb]) await updateUser({ id, role: "admin", actor: "itest" });
+    };
+    const admins = () => client.user.count({ where: { role: "admin", disabled: false } });
+
+    // Two transactions at once, in the store.
+    await onlyTheseTwo();
+    const results = await Promise.allSettled([
+      updateUser({ id: idb, role: "viewer", actor: a.email }),
+      updateUser({ id: ida, role: "viewer", actor: b.email }),
+    ]);
+    expect(await admins()).toBe(1);
+    expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const refusal = results.find((r): r is PromiseRejectedResult => r.status === "rejected")!.reason;
+    expect(refusal.message).toMatch(/this is the last admin/);
+
+    // The same through the real server: each admin's session demotes the other at once.
+    for (let round = 0; round < 3; round++) {
+      await onlyTheseTwo();
+      const answers = await Promise.all([
+        callAction("updateUserAction", { id: idb, role: "viewer" }, a.cookie, "/settings/users"),
+        callAction("updateUserAction", { id: ida, role: "viewer" }, b.cookie, "/settings/users"),
+      ]);
+      expect(await admins(), `round ${round}`).toBe(1);
+      const texts = answers.map((r) => r.text);
+      expect(texts.filter((t) => /is now an enabled viewer/.test(t)), `round ${round}`).toHaveLength(1);
+      expect(texts.filter((t) => /This is the last admin|You may not do this/.test(t)), `round ${round}`).toHaveLength(1);
+    }
   });
 });

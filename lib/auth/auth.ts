@@ -2,9 +2,11 @@ import "server-only";
 import { existsSync, readFileSync } from "node:fs";
 import NextAuth, { CredentialsSignin, type NextAuthConfig } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
+import { headers } from "next/headers";
+import { safeRedirectPath } from "./redirect";
 import { sourceAddress } from "./request";
 import { signInWithPassword } from "@/lib/store/sign-in";
-import { recordSignOut, userForSso } from "@/lib/store/sessions";
+import { recordSignOut, signInWithSso, userForIdentity } from "@/lib/store/sessions";
 import { activeUser } from "@/lib/store/users";
 
 /** Idle timeout: a session unused this long ends. */
@@ -31,8 +33,30 @@ function secret(): string | undefined {
 function oidcProvider(): NextAuthConfig["providers"] {
   const { AUTH_OIDC_ISSUER: issuer, AUTH_OIDC_ID: clientId, AUTH_OIDC_SECRET: clientSecret } = process.env;
   if (!issuer || !clientId || !clientSecret) return [];
-  return [{ id: "oidc", name: process.env.AUTH_OIDC_NAME || "single sign-on", type: "oidc", issuer, clientId, clientSecret }];
+  return [
+    {
+      id: "oidc",
+      name: process.env.AUTH_OIDC_NAME || "single sign-on",
+      type: "oidc",
+      issuer,
+      clientId,
+      clientSecret,
+      checks: ["pkce", "state", "nonce"],
+      authorization: { params: { scope: "openid email profile" } },
+    },
+  ];
 }
+
+/** The client's address inside Auth.js's callbacks, which are not handed the request. */
+async function requestSource(): Promise<string | null> {
+  try {
+    return sourceAddress(await headers());
+  } catch {
+    return null;
+  }
+}
+
+type SessionToken = { uid?: unknown; sv?: unknown; loginAt?: unknown };
 
 export const authConfig: NextAuthConfig = {
   secret: secret(),
@@ -58,7 +82,7 @@ export const authConfig: NextAuthConfig = {
         const password = typeof credentials?.password === "string" ? credentials.password : "";
         if (!email || !password) throw new WrongCredentials();
         const result = await signInWithPassword(email, password, sourceAddress(request.headers));
-        if (result.ok) return { id: result.user.id, email: result.user.email, role: result.user.role };
+        if (result.ok) return { id: result.user.id, email: result.user.email, role: result.user.role, sessionVersion: result.user.sessionVersion };
         if (result.reason === "throttled") throw new Throttled(result.minutes);
         throw new WrongCredentials();
       },
@@ -66,32 +90,49 @@ export const authConfig: NextAuthConfig = {
     ...oidcProvider(),
   ],
   callbacks: {
-    async signIn({ user, account }) {
+    async signIn({ account, profile }) {
       if (account?.provider !== "oidc") return true;
-      // Single sign-on is matched to a user by email; a first sign-in creates one.
-      return Boolean(user.email && (await userForSso(user.email)));
+      // Single sign-on: a verified email in an allowed domain, linked by issuer + subject
+      // (lib/store/sessions.ts). A refusal goes back to the sign-in page, saying why.
+      const result = await signInWithSso(
+        { issuer: String(profile?.iss ?? ""), subject: String(profile?.sub ?? ""), email: typeof profile?.email === "string" ? profile.email : null, emailVerified: profile?.email_verified },
+        await requestSource(),
+      );
+      return result.ok ? true : `/login?error=sso-${result.reason}`;
     },
-    async jwt({ token, user, account }) {
+    // Only ever to a path on this origin (lib/auth/redirect.ts), whatever callbackUrl said.
+    redirect({ url, baseUrl }) {
+      return baseUrl + safeRedirectPath(url, baseUrl);
+    },
+    async jwt({ token, user, account, profile }) {
       if (user) {
-        const local = account?.provider === "oidc" ? await userForSso(user.email!) : null;
-        token.uid = local?.id ?? user.id;
+        // Who the session is, and the session version it must still match on every request.
+        if (account?.provider === "oidc") {
+          const local = await userForIdentity(String(profile?.iss ?? ""), String(profile?.sub ?? ""));
+          if (!local) return null;
+          Object.assign(token, { uid: local.id, sv: local.sessionVersion, email: local.email });
+        } else {
+          Object.assign(token, { uid: user.id, sv: (user as { sessionVersion?: number }).sessionVersion ?? 0 });
+        }
         token.loginAt = Math.floor(Date.now() / 1000);
       }
       if (typeof token.loginAt !== "number" || Date.now() / 1000 - token.loginAt > SESSION_ABSOLUTE_SECONDS) return null;
       return token;
     },
     async session({ session, token }) {
-      session.user.id = String(token.uid);
-      // The role is read fresh, never trusted from the cookie.
-      const user = await activeUser(String(token.uid));
-      (session.user as { role?: string | null }).role = user?.role ?? null;
+      const t = token as SessionToken;
+      session.user.id = String(t.uid);
+      (session.user as { sessionVersion?: unknown }).sessionVersion = t.sv;
+      // The role is read fresh, never trusted from the cookie; an ended session has none.
+      const user = await activeUser(String(t.uid));
+      (session.user as { role?: string | null }).role = user && user.sessionVersion === t.sv ? user.role : null;
       return session;
     },
   },
   events: {
     async signOut(message) {
-      const token = "token" in message ? message.token : null;
-      if (token?.email) await recordSignOut(token.email);
+      const token = ("token" in message ? message.token : null) as SessionToken | null;
+      if (typeof token?.uid === "string" && typeof token.sv === "number") await recordSignOut(token.uid, token.sv, await requestSource());
     },
   },
 };

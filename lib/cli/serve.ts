@@ -7,14 +7,22 @@
  * p99 of ~170 ms at 50 connections; without it the same code serves ~3,000/s (BENCHMARKS.md).
  * Every other request, including ingest with a session cookie, is Next.js's.
  *
+ * It also decides each request's client address (lib/auth/client-address.ts): the socket's, or
+ * from X-Forwarded-For only as RECONCILE_TRUSTED_PROXIES allows, handed on in a header only this
+ * server sets. And while no user exists and it listens on a non-loopback address, it prints the
+ * one-time setup code that /setup asks for (lib/store/setup-code.ts).
+ *
  * Environment: PORT (3000), HOSTNAME (all interfaces), DATABASE_URL, AUTH_SECRET,
- * KEEP_ALIVE_TIMEOUT_MS, RECONCILE_CHECKPOINT_EVERY (docs/AUDIT.md). Needs a build (`npm run build`).
+ * KEEP_ALIVE_TIMEOUT_MS, RECONCILE_CHECKPOINT_EVERY (docs/AUDIT.md), RECONCILE_TRUSTED_PROXIES.
+ * Needs a build (`npm run build`).
  */
-import { createServer } from "node:http";
+import { createServer, type IncomingMessage } from "node:http";
 import { createRequire } from "node:module";
 import path from "node:path";
 import next from "next";
 import { parseCheckpointEvery } from "@/lib/domain/checkpoint";
+import { CLIENT_ADDRESS_HEADER, clientAddress, isLoopbackHost, parseTrustedProxies, type TrustedProxies } from "@/lib/auth/client-address";
+import { trustClientAddressHeader } from "@/lib/auth/request";
 
 // Everything in this process is server code. `server-only` guards client bundles against
 // server modules (Next.js resolves it per bundle); loaded here directly it would throw.
@@ -22,17 +30,39 @@ const require = createRequire(import.meta.url);
 const serverOnly = require.resolve("server-only");
 require.cache[serverOnly] = { id: serverOnly, filename: serverOnly, loaded: true, exports: {} } as NodeJS.Module;
 
+/**
+ * Replaces whatever the client sent in CLIENT_ADDRESS_HEADER with the address computed here, so
+ * that everything behind this server (Next.js, the ingest fast path) can trust it.
+ */
+function setClientAddress(req: IncomingMessage, proxies: TrustedProxies): void {
+  const name = CLIENT_ADDRESS_HEADER;
+  delete req.headers[name];
+  for (let i = req.rawHeaders.length - 2; i >= 0; i -= 2) {
+    if (req.rawHeaders[i].toLowerCase() === name) req.rawHeaders.splice(i, 2);
+  }
+  const address = clientAddress(req.socket.remoteAddress, req.headers["x-forwarded-for"], proxies);
+  if (address) {
+    req.headers[name] = address;
+    req.rawHeaders.push(name, address);
+  }
+}
+
 async function main() {
   (process.env as Record<string, string>).NODE_ENV ??= "production";
   // A mistyped setting stops the start, instead of silently signing on the defaults.
   parseCheckpointEvery(process.env.RECONCILE_CHECKPOINT_EVERY);
   const port = Number(process.env.PORT || 3000);
   const hostname = process.env.HOSTNAME || undefined;
+  const proxies = parseTrustedProxies(process.env.RECONCILE_TRUSTED_PROXIES);
   const app = next({ dev: false, dir: path.resolve(import.meta.dirname, "../.."), hostname, port });
   const handle = app.getRequestHandler();
   await app.prepare();
+  trustClientAddressHeader();
   const { handleIngestNode, isFastIngest } = await import("@/lib/api/ingest-node");
+  const { setupCodeAtStart } = await import("@/lib/store/setup-code");
+  const setupCode = await setupCodeAtStart(!isLoopbackHost(hostname));
   const server = createServer((req, res) => {
+    setClientAddress(req, proxies);
     if (isFastIngest(req)) void handleIngestNode(req, res);
     else void handle(req, res);
   });
@@ -45,7 +75,13 @@ async function main() {
       setTimeout(() => process.exit(0), 3000).unref();
     });
   }
-  server.listen(port, hostname, () => console.log(`Reconcile is listening on http://${hostname ?? "localhost"}:${port}`));
+  server.listen(port, hostname, () => {
+    console.log(`Reconcile is listening on http://${hostname ?? "localhost"}:${port}`);
+    if (setupCode) {
+      console.log(`No user exists yet, and this server is reachable from other machines: /setup asks for this one-time setup code.`);
+      console.log(`Setup code: ${setupCode}`);
+    }
+  });
 }
 
 main().catch((e) => {

@@ -13,8 +13,18 @@ export const securityEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("token.created"), token_id: z.string(), owner: z.string(), name: z.string(), scopes: z.array(z.string()), ...base }),
   z.object({ type: z.literal("token.revoked"), token_id: z.string(), owner: z.string(), ...base }),
   z.object({ type: z.literal("signin.succeeded"), email: z.string(), method: z.string(), ...base }),
-  z.object({ type: z.literal("signin.failed"), email: z.string(), reason: z.string(), ...base }),
+  /** `email` is the account's email when the identifier names a user, else its digest (`sha256:…`). */
+  z.object({ type: z.literal("signin.failed"), email: z.string(), reason: z.string(), method: z.string().optional(), ...base }),
+  /**
+   * Once per throttled key and throttle window: later refused attempts in that window add nothing.
+   * `key` is the account (email, or the identifier's digest) or the address; `until` the window's end.
+   */
+  z.object({ type: z.literal("signin.throttled"), scope: z.enum(["account", "address"]), key: z.string(), until: z.string(), ...base }),
   z.object({ type: z.literal("signout"), email: z.string(), ...base }),
+  /** An admin ended every session of a user ("sign out everywhere"). */
+  z.object({ type: z.literal("sessions.ended"), email: z.string(), ...base }),
+  /** A single sign-on identity (issuer + subject) linked to a user at its first sign-in. */
+  z.object({ type: z.literal("identity.linked"), email: z.string(), issuer: z.string(), subject: z.string(), ...base }),
   z.object({ type: z.literal("authorization.refused"), permission: z.string(), method: z.string(), path: z.string(), ...base }),
   z.object({ type: z.literal("audit.exported"), format: z.string(), filter: z.record(z.string(), z.unknown()), ...base }),
   z.object({ type: z.literal("projections.rebuilt"), operations: z.number(), ...base }),

@@ -1,18 +1,24 @@
 import "server-only";
 import { RateLimiterPrisma } from "rate-limiter-flexible";
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
-import { databaseUrl, provider, writer } from "./db";
+import { databaseUrl, provider, writer, type Db } from "./db";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
 
 /**
  * Failed sign-in limits, kept in the database (rate-limiter-flexible's Prisma store) so they
  * survive restarts and are shared by every app instance on one PostgreSQL.
+ *
+ * Keys: `signin-account:<digest>` — the SHA-256 digest of the typed identifier (lib/auth/identifier.ts),
+ * never the identifier itself, which may be a password typed into the email field — and
+ * `signin-address:<address>`.
  */
 export const ACCOUNT_FAILURES_PER_HOUR = 100;
 export const ADDRESS_FAILURES_PER_HOUR = 500;
 const HOUR = 60 * 60;
+const ACCOUNT_PREFIX = "signin-account";
+const ADDRESS_PREFIX = "signin-address";
 
-type Limiters = { account: RateLimiterPrisma; address: RateLimiterPrisma };
+type Limiters = { client: Db; account: RateLimiterPrisma; address: RateLimiterPrisma };
 const holder = globalThis as unknown as { __reconcileLimiters?: Promise<Limiters> & { url?: string } };
 
 async function limiters(): Promise<Limiters> {
@@ -25,8 +31,9 @@ async function limiters(): Promise<Limiters> {
         provider() === "sqlite" ? new SqliteClient({ adapter: new PrismaBetterSqlite3({ url, timeout: 10_000 }) }) : await writer();
       const common = { storeClient: client, tableName: "rateLimiterFlexible", duration: HOUR, clearExpiredByTimeout: false };
       return {
-        account: new RateLimiterPrisma({ ...common, keyPrefix: "signin-account", points: ACCOUNT_FAILURES_PER_HOUR }),
-        address: new RateLimiterPrisma({ ...common, keyPrefix: "signin-address", points: ADDRESS_FAILURES_PER_HOUR }),
+        client,
+        account: new RateLimiterPrisma({ ...common, keyPrefix: ACCOUNT_PREFIX, points: ACCOUNT_FAILURES_PER_HOUR }),
+        address: new RateLimiterPrisma({ ...common, keyPrefix: ADDRESS_PREFIX, points: ADDRESS_FAILURES_PER_HOUR }),
       };
     })();
     holder.__reconcileLimiters = Object.assign(p, { url });
@@ -34,24 +41,38 @@ async function limiters(): Promise<Limiters> {
   return holder.__reconcileLimiters;
 }
 
-/** Minutes until this account and address may try again, or 0 when they may now. */
-export async function signInBlockedFor(email: string, address: string | null): Promise<number> {
+/** One key over its limit: which, and when its window ends (the same instant for every attempt in it). */
+export type ThrottleWindow = { scope: "account" | "address"; key: string; storeKey: string; until: Date };
+
+/**
+ * The windows that currently refuse this account (by its identifier's digest) and address, and
+ * the minutes until both allow an attempt again (0: not throttled).
+ */
+export async function signInThrottle(accountKey: string, address: string | null): Promise<{ minutes: number; windows: ThrottleWindow[] }> {
   const l = await limiters();
-  const [acc, addr] = await Promise.all([l.account.get(email), address ? l.address.get(address) : null]);
-  const waits = [
-    acc && acc.consumedPoints >= ACCOUNT_FAILURES_PER_HOUR ? acc.msBeforeNext : 0,
-    addr && addr.consumedPoints >= ADDRESS_FAILURES_PER_HOUR ? addr.msBeforeNext : 0,
+  const keys = [
+    { scope: "account" as const, key: accountKey, storeKey: `${ACCOUNT_PREFIX}:${accountKey}`, limit: ACCOUNT_FAILURES_PER_HOUR },
+    ...(address ? [{ scope: "address" as const, key: address, storeKey: `${ADDRESS_PREFIX}:${address}`, limit: ADDRESS_FAILURES_PER_HOUR }] : []),
   ];
-  const ms = Math.max(...waits);
-  return ms > 0 ? Math.max(1, Math.ceil(ms / 60_000)) : 0;
+  // Read the rows themselves rather than the library's summary: the window's end (`expire`) is
+  // what identifies a window, and it is set once when the window starts.
+  const now = new Date();
+  const rows = await l.client.rateLimiterFlexible.findMany({ where: { key: { in: keys.map((k) => k.storeKey) }, expire: { gt: now } } });
+  const windows: ThrottleWindow[] = [];
+  for (const k of keys) {
+    const row = rows.find((r) => r.key === k.storeKey);
+    if (row?.expire && row.points >= k.limit) windows.push({ scope: k.scope, key: k.key, storeKey: k.storeKey, until: row.expire });
+  }
+  const ms = Math.max(0, ...windows.map((w) => w.until.getTime() - now.getTime()));
+  return { minutes: ms > 0 ? Math.max(1, Math.ceil(ms / 60_000)) : 0, windows };
 }
 
-export async function recordSignInFailure(email: string, address: string | null): Promise<void> {
+export async function recordSignInFailure(accountKey: string, address: string | null): Promise<void> {
   const l = await limiters();
   const consume = (limiter: RateLimiterPrisma, key: string) =>
     // Past the limit the library rejects with the state instead of a value: that is the point.
     limiter.consume(key).catch((e: unknown) => {
       if (e instanceof Error) throw e;
     });
-  await Promise.all([consume(l.account, email), address ? consume(l.address, address) : null]);
+  await Promise.all([consume(l.account, accountKey), address ? consume(l.address, address) : null]);
 }

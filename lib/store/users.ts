@@ -4,8 +4,10 @@ import { ApiError } from "@/lib/api/errors";
 import { hashPassword, MIN_PASSWORD_LENGTH } from "@/lib/auth/passwords";
 import { isRole, type Role } from "@/lib/auth/permissions";
 import { forgetTokens } from "./api-tokens";
-import { reader, writeTransaction } from "./db";
+import { lockChain } from "./chain";
+import { reader, writeTransaction, type Tx } from "./db";
 import { recordSecurityEvent } from "./security-events";
+import { SETUP_CODE_ROW, setupCodeMatches } from "./setup-code";
 
 export type UserSummary = { id: string; email: string; role: Role; disabled: boolean; createdAt: Date };
 
@@ -15,15 +17,17 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-/** Creates a user (CLI, first-run setup, admin page), recording a security event with it. */
-export async function createUser(input: {
+type NewUser = {
   email: string;
   password: string;
   role: string;
   actor: string | null;
   via: "cli" | "setup" | "admin" | "demo" | "sso";
   source?: string | null;
-}): Promise<UserSummary> {
+};
+
+/** Validates and hashes outside any transaction (argon2 takes a while). */
+async function prepareUser(input: NewUser): Promise<{ email: string; role: Role; passwordHash: string }> {
   const email = normalizeEmail(input.email);
   if (!EMAIL_RE.test(email) || email.length > 254 || email.indexOf("@") > 64) {
     throw new ApiError("invalid_request", "email must be an address like name@example.com (at most 64 characters before the @, 254 in all)");
@@ -32,19 +36,48 @@ export async function createUser(input: {
   if (input.password.length < MIN_PASSWORD_LENGTH) {
     throw new ApiError("invalid_request", `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   }
-  const passwordHash = await hashPassword(input.password);
-  const role: Role = input.role;
+  return { email, role: input.role, passwordHash: await hashPassword(input.password) };
+}
+
+async function insertUser(tx: Tx, input: NewUser, prepared: { email: string; role: Role; passwordHash: string }): Promise<UserSummary> {
+  const { email, role, passwordHash } = prepared;
+  if (await tx.user.findUnique({ where: { email }, select: { id: true } })) {
+    throw new ApiError("conflict", `a user with the email ${email} already exists`);
+  }
+  const now = new Date();
+  const user = await tx.user.create({
+    data: { id: randomUUID(), email, passwordHash, role, disabled: false, createdAt: now, updatedAt: now },
+    select: { id: true, email: true, role: true, disabled: true, createdAt: true },
+  });
+  await recordSecurityEvent(tx, input.actor, { type: "user.created", email, role, via: input.via, source: input.source ?? null });
+  return { ...user, role };
+}
+
+/** Creates a user (CLI, admin page, demo), recording a security event with it. */
+export async function createUser(input: NewUser): Promise<UserSummary> {
+  const prepared = await prepareUser(input);
+  return writeTransaction((tx) => insertUser(tx, input, prepared));
+}
+
+/**
+ * The first-run admin (/setup): only while no user exists, and with the setup code when the
+ * server made one (lib/store/setup-code.ts). The chain lock is taken before the count, so
+ * concurrent submissions (on any instance) queue, and all but the first find a user and are
+ * refused. The setup code is deleted with the admin's creation.
+ */
+export async function createFirstAdmin(input: { email: string; password: string; setupCode: string; source?: string | null }): Promise<UserSummary> {
+  const user: NewUser = { email: input.email, password: input.password, role: "admin", actor: null, via: "setup", source: input.source };
+  const prepared = await prepareUser(user);
   return writeTransaction(async (tx) => {
-    if (await tx.user.findUnique({ where: { email }, select: { id: true } })) {
-      throw new ApiError("conflict", `a user with the email ${email} already exists`);
+    await lockChain(tx);
+    if ((await tx.user.count()) > 0) throw new ApiError("conflict", "Reconcile already has an admin: sign in instead");
+    const code = await tx.setupCode.findUnique({ where: { id: SETUP_CODE_ROW } });
+    if (code && !setupCodeMatches(code.code, input.setupCode)) {
+      throw new ApiError("forbidden", "the setup code is not right: it is printed in the server's log when it starts");
     }
-    const now = new Date();
-    const user = await tx.user.create({
-      data: { id: randomUUID(), email, passwordHash, role, disabled: false, createdAt: now, updatedAt: now },
-      select: { id: true, email: true, role: true, disabled: true, createdAt: true },
-    });
-    await recordSecurityEvent(tx, input.actor, { type: "user.created", email, role, via: input.via, source: input.source ?? null });
-    return { ...user, role };
+    const created = await insertUser(tx, user, prepared);
+    await tx.setupCode.deleteMany({});
+    return created;
   });
 }
 
@@ -64,15 +97,23 @@ export async function listUsers(): Promise<UserSummary[]> {
   return rows.map((r) => ({ ...r, role: isRole(r.role) ? r.role : "viewer" }));
 }
 
-/** The user behind a session, re-read on every request: a disabled user is cut off at once. */
-export async function activeUser(id: string): Promise<{ id: string; email: string; role: Role } | null> {
+/**
+ * The user behind a session, re-read on every request: a disabled user is cut off at once, and
+ * `sessionVersion` tells whether the session was ended (sign-out, "sign out everywhere").
+ */
+export async function activeUser(id: string): Promise<{ id: string; email: string; role: Role; sessionVersion: number } | null> {
   const db = await reader();
-  const u = await db.user.findUnique({ where: { id }, select: { id: true, email: true, role: true, disabled: true } });
+  const u = await db.user.findUnique({ where: { id }, select: { id: true, email: true, role: true, disabled: true, sessionVersion: true } });
   if (!u || u.disabled || !isRole(u.role)) return null;
-  return { id: u.id, email: u.email, role: u.role };
+  return { id: u.id, email: u.email, role: u.role, sessionVersion: u.sessionVersion };
 }
 
-/** Changes a user's role or disabled flag. The last enabled admin can be neither demoted nor disabled. */
+/**
+ * Changes a user's role or disabled flag. The last enabled admin can be neither demoted nor
+ * disabled: the chain lock is taken before admins are counted, so two admins demoting each other
+ * at once (on PostgreSQL, on two instances) are decided one after the other, and the second finds
+ * the first's change and is refused.
+ */
 export async function updateUser(input: {
   id: string;
   role?: string;
@@ -82,6 +123,7 @@ export async function updateUser(input: {
 }): Promise<UserSummary> {
   if (input.role !== undefined && !isRole(input.role)) throw new ApiError("invalid_request", "role must be viewer, reviewer or admin");
   const result = await writeTransaction(async (tx) => {
+    await lockChain(tx);
     const user = await tx.user.findUnique({ where: { id: input.id } });
     if (!user) throw new ApiError("not_found", "no such user");
     const losesAdmin = user.role === "admin" && !user.disabled && ((input.role && input.role !== "admin") || input.disabled === true);
@@ -105,4 +147,18 @@ export async function updateUser(input: {
   });
   forgetTokens();
   return result;
+}
+
+/**
+ * Ends every session of a user at once, on every instance ("sign out everywhere"): the session
+ * version every session carries no longer matches. Their API tokens are not affected.
+ */
+export async function endAllSessions(input: { id: string; actor: string; source?: string | null }): Promise<{ email: string }> {
+  return writeTransaction(async (tx) => {
+    const user = await tx.user.findUnique({ where: { id: input.id }, select: { email: true } });
+    if (!user) throw new ApiError("not_found", "no such user");
+    await tx.user.update({ where: { id: input.id }, data: { sessionVersion: { increment: 1 }, updatedAt: new Date() } });
+    await recordSecurityEvent(tx, input.actor, { type: "sessions.ended", email: user.email, source: input.source ?? null });
+    return { email: user.email };
+  });
 }

@@ -2,7 +2,8 @@
  * A server the e2e suite drives: a fresh SQLite database in a temporary folder (never a
  * developer's data), migrated, then the production server (lib/cli/serve.ts). Mode `demo`
  * loads the demo data and demo users; mode `empty` leaves the database without users (the
- * first-run path).
+ * first-run path). The server's environment is this process's (a spec may start one with
+ * AUTH_OIDC_* set, for instance).
  */
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
@@ -16,8 +17,9 @@ import { startServer } from "../cli/start";
 
 async function main() {
   const [port = "3210", mode = "demo"] = process.argv.slice(2);
-  const dir = mkdtempSync(path.join(os.tmpdir(), `reconcile-e2e-${mode}-`));
-  const url = `file:${path.join(dir, "e2e.db")}`;
+  // E2E_DATABASE_FILE: a spec that reads the database itself names the file.
+  const file = process.env.E2E_DATABASE_FILE || path.join(mkdtempSync(path.join(os.tmpdir(), `reconcile-e2e-${mode}-`)), "e2e.db");
+  const url = `file:${file}`;
   process.env.DATABASE_URL = url;
   await deployMigrations(url);
   if (mode === "demo") {

@@ -13,14 +13,19 @@ function cookiesOf(res: Response): string[] {
 }
 
 /** Signs in; returns the session cookie header, or the failure's redirect location. */
-export async function signInHttp(email: string, password: string, headers: Record<string, string> = {}): Promise<{ cookie: string | null; location: string }> {
-  const csrfRes = await fetch(`${baseUrl}/api/auth/csrf`, { headers });
+export async function signInHttp(
+  email: string,
+  password: string,
+  headers: Record<string, string> = {},
+  base = baseUrl,
+): Promise<{ cookie: string | null; location: string }> {
+  const csrfRes = await fetch(`${base}/api/auth/csrf`, { headers });
   const { csrfToken } = (await csrfRes.json()) as { csrfToken: string };
-  const res = await fetch(`${baseUrl}/api/auth/callback/credentials`, {
+  const res = await fetch(`${base}/api/auth/callback/credentials`, {
     method: "POST",
     redirect: "manual",
     headers: { ...headers, "content-type": "application/x-www-form-urlencoded", cookie: cookiesOf(csrfRes).join("; ") },
-    body: new URLSearchParams({ csrfToken, email, password, callbackUrl: `${baseUrl}/` }),
+    body: new URLSearchParams({ csrfToken, email, password, callbackUrl: `${base}/` }),
   });
   const session = cookiesOf(res).find((c) => c.includes("authjs.session-token="));
   return { cookie: session ?? null, location: res.headers.get("location") ?? "" };
@@ -34,24 +39,42 @@ function actionId(name: string): string {
   return entry[0];
 }
 
-/** Calls a form server action `(prevState, formData)` as the browser does; returns the raw answer. */
-export async function callAction(name: string, fields: Record<string, string | string[]>, cookie?: string | null, path = "/settings/tokens") {
+/** Signs out through Auth.js's real endpoint (CSRF token, then the POST), as the browser does. */
+export async function signOutHttp(cookie: string, base = baseUrl): Promise<number> {
+  const csrfRes = await fetch(`${base}/api/auth/csrf`, { headers: { cookie } });
+  const { csrfToken } = (await csrfRes.json()) as { csrfToken: string };
+  const res = await fetch(`${base}/api/auth/signout`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: [cookie, ...cookiesOf(csrfRes)].join("; ") },
+    body: new URLSearchParams({ csrfToken, callbackUrl: `${base}/login` }),
+  });
+  return res.status;
+}
+
+/**
+ * Calls a form server action `(prevState, formData)` as the browser does; returns the raw answer.
+ * `base` is another server than the suite's shared one (one a test started itself).
+ */
+export async function callAction(name: string, fields: Record<string, string | string[]>, cookie?: string | null, path = "/settings/tokens", base = baseUrl) {
   // @ts-expect-error: React's reply encoder ships with Next.js without type declarations.
   const { encodeReply } = (await import("next/dist/compiled/react-server-dom-turbopack/client.node")) as { encodeReply: Reply };
   const form = new FormData();
   for (const [k, v] of Object.entries(fields)) for (const item of [v].flat()) form.append(k, item);
   const body = await encodeReply([null, form]);
-  const res = await fetch(`${baseUrl}${path}`, {
+  const res = await fetch(`${base}${path}`, {
     method: "POST",
     redirect: "manual",
     headers: {
       "next-action": actionId(name),
       accept: "text/x-component",
-      origin: baseUrl,
+      origin: base,
       ...(typeof body === "string" ? { "content-type": "text/plain;charset=UTF-8" } : {}),
       ...(cookie ? { cookie } : {}),
     },
     body,
   });
-  return { status: res.status, text: await res.text(), location: res.headers.get("location") ?? res.headers.get("x-action-redirect") ?? "" };
+  // A server action's redirect comes as `x-action-redirect: URL;push` (or `;replace`).
+  const location = res.headers.get("location") ?? res.headers.get("x-action-redirect")?.replace(/;(push|replace)$/, "") ?? "";
+  return { status: res.status, text: await res.text(), location };
 }

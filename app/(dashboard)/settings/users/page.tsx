@@ -14,7 +14,8 @@ export default async function UsersPage() {
         <h1 className="text-2xl font-semibold">Users</h1>
         <p className="mt-1 text-slate-700 dark:text-slate-300">
           Viewers read; reviewers also resolve and retract; admins also manage users. A disabled user&apos;s sessions and
-          tokens stop working at once.
+          tokens stop working at once; &ldquo;Sign out everywhere&rdquo; ends a user&apos;s sessions on every device and
+          leaves their tokens working.
         </p>
       </div>
       <section aria-labelledby="add-user" className="rounded-xl border border-slate-200 p-4 dark:border-slate-800">

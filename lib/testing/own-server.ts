@@ -1,0 +1,65 @@
+/**
+ * For integration tests that need a server of their own (special environment, or an empty
+ * database): a fresh database of the suite's kind — a temporary SQLite file, or a new database on
+ * the suite's PostgreSQL server, dropped afterwards — migrated by the real deploy, and plain
+ * queries against it from the test.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { deployMigrations } from "@/lib/cli/schema-engine";
+import { inject } from "vitest";
+
+export type FreshDatabase = { url: string; query: <T = Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<T[]>; drop: () => Promise<void> };
+
+/** A new, migrated, empty database of the same kind as the suite's. */
+export async function freshDatabase(tag: string): Promise<FreshDatabase> {
+  const shared = inject("databaseUrl");
+  if (shared.startsWith("file:")) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), `reconcile-${tag}-`));
+    const url = `file:${path.join(dir, "test.db")}`;
+    await deployMigrations(url);
+    return {
+      url,
+      query: async <T>(sql: string, params: unknown[] = []) => {
+        const db = new Database(url.slice("file:".length), { readonly: true });
+        try {
+          return db.prepare(sql.replace(/\$\d+/g, "?")).all(...params) as T[];
+        } finally {
+          db.close();
+        }
+      },
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const name = `reconcile_${tag}_${randomUUID().slice(0, 8)}`.replace(/\W/g, "_").toLowerCase();
+  const admin = new pg.Client({ connectionString: shared });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const target = new URL(shared);
+  target.pathname = `/${name}`;
+  const url = target.toString();
+  await deployMigrations(url);
+  return {
+    url,
+    query: async <T>(sql: string, params: unknown[] = []) => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        return (await client.query(sql, params)).rows as T[];
+      } finally {
+        await client.end();
+      }
+    },
+    drop: async () => {
+      const c = new pg.Client({ connectionString: shared });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
