@@ -116,11 +116,14 @@ test("an unknown operation or trajectory is a 404 that says what was looked for 
   await expect(page.getByRole("heading", { name: "No trajectory no-such-run" })).toBeVisible();
 });
 
-test("markup inside a receipt renders as text and never runs", async ({ page }) => {
+test("markup inside a receipt renders as text and never runs", async ({ page, browser }) => {
   const id = `op-e2e-xss-${Date.now()}`;
   const payload = `<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">`;
-  const res = await page.request.post("/api/v1/receipts", {
-    headers: { origin: new URL(page.url()).origin },
+  // The record carries a canonical read: a viewer may not send one (TRUST.md), a reviewer may.
+  const reviewer = await browser.newPage();
+  await signIn(reviewer, demo.reviewer.email, demo.reviewer.password);
+  const res = await reviewer.request.post("/api/v1/receipts", {
+    headers: { origin: new URL(reviewer.url()).origin },
     data: {
       operation_id: id,
       intent: { target: payload, effect: payload, params: { text: payload } },

@@ -93,7 +93,7 @@ async function expectOverviewAgrees(all: View[], since: string | undefined) {
       (v) => [v.receiptStatus === "accepted" ? 1 : 0, isSilent(v) ? 1 : 0],
     );
     const series = [...receipts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, [accepted, silent]]) => ({ day, accepted, silent, rate: accepted ? silent / accepted : 0 }));
-    expect(await o.silentFailureRate(since)).toEqual(series);
+    expect(await o.silentFailureRate(since), `silentFailureRate since ${since}`).toEqual(series);
   }
 }
 
@@ -118,6 +118,14 @@ describe("overview rollups", () => {
     const tag = unique("roll");
     const records = demoRecords(new Date()).slice(0, 80).map((r) => ({ ...r, operation_id: `${r.operation_id}-${tag}`, trajectory_id: r.trajectory_id ? `${r.trajectory_id}-${tag}` : r.trajectory_id }));
     expect((await ingest(ingestToken, { records })).status).toBe(200);
+    // Receipts inside the last hour, one a silent failure, so that a period starting an hour ago
+    // has a partial day to count (SQLite once bound that query's parameters in the wrong order).
+    const recent = new Date(Date.now() - 10 * 60_000).toISOString();
+    const lastHour = [
+      { operation_id: `recent-a-${tag}`, tool: "x.post", receipt: { status: "accepted", observed_at: recent }, canonical_read: { status: "absent", observed_at: recent } },
+      { operation_id: `recent-b-${tag}`, tool: "x.post", receipt: { status: "accepted", observed_at: recent } },
+    ];
+    expect((await ingest(ingestToken, { records: lastHour })).status).toBe(200);
 
     const client = await db();
     const ours = await client.operationView.findMany({ where: { operationId: { endsWith: tag } }, orderBy: { createdSeq: "asc" } });

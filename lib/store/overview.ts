@@ -22,15 +22,25 @@ function dayOf(since: string): { day: string; whole: boolean; next: string } {
 
 /**
  * Rollup rows from `since` on: whole days from the rollup, and when `since` falls inside a day,
- * that day's part from operation_views (its SQL takes `since` and the next midnight as
- * parameters 1 and 2, then `partialParams`). Both queries return the same columns.
+ * that day's part from operation_views (`partial` gives its SQL and parameters for `since` and
+ * the next midnight). Both queries return the same columns.
+ *
+ * On SQLite a placeholder is a plain `?`, bound in the order it appears in the text, so `partial`
+ * must list its parameters in that order (PostgreSQL's `$n` would forgive a mismatch; SQLite binds
+ * the wrong values silently).
  */
-async function fromDay<T>(q: Sql, since: string | undefined, rollup: (dayFilter: string) => string, partial: string, partialParams: readonly unknown[] = []): Promise<T[]> {
+async function fromDay<T>(
+  q: Sql,
+  since: string | undefined,
+  rollup: (dayFilter: string) => string,
+  partial: string | ((since: string, next: string) => { sql: string; params: unknown[] }),
+): Promise<T[]> {
   if (!since) return q.all<T>(rollup(""));
   const { day, whole, next } = dayOf(since);
   if (whole) return q.all<T>(rollup(`day >= ${ph(1)}`), [day]);
-  const [days, part] = await Promise.all([q.all<T>(rollup(`day > ${ph(1)}`), [day]), q.all<T>(partial, [since, next, ...partialParams])]);
-  return [...part, ...days];
+  const part = typeof partial === "string" ? { sql: partial, params: [since, next] } : partial(since, next);
+  const [days, rows] = await Promise.all([q.all<T>(rollup(`day > ${ph(1)}`), [day]), q.all<T>(part.sql, part.params)]);
+  return [...rows, ...days];
 }
 
 const and = (filter: string) => (filter ? `AND ${filter}` : "");
@@ -96,11 +106,17 @@ export async function silentFailureRate(since: string): Promise<{ day: string; a
     q,
     since,
     (f) => `SELECT day, accepted, silent FROM receipt_rollups WHERE receipts > 0 ${and(f)}`,
-    `SELECT substr(receipt_at, 1, 10) AS day,
-            SUM(CASE WHEN receipt_status = 'accepted' THEN 1 ELSE 0 END) AS accepted,
-            SUM(CASE WHEN receipt_status = 'accepted' AND reason IN (${SILENT_FAILURE_REASONS.map((_, i) => ph(3 + i)).join(", ")}) THEN 1 ELSE 0 END) AS silent
-       FROM operation_views WHERE receipt_at >= ${ph(1)} AND receipt_at < ${ph(2)} GROUP BY substr(receipt_at, 1, 10)`,
-    SILENT_FAILURE_REASONS,
+    // The reasons come first in the text, so they are parameters 1…n, then since and next.
+    (from, next) => {
+      const n = SILENT_FAILURE_REASONS.length;
+      return {
+        sql: `SELECT substr(receipt_at, 1, 10) AS day,
+                     SUM(CASE WHEN receipt_status = 'accepted' THEN 1 ELSE 0 END) AS accepted,
+                     SUM(CASE WHEN receipt_status = 'accepted' AND reason IN (${SILENT_FAILURE_REASONS.map((_, i) => ph(1 + i)).join(", ")}) THEN 1 ELSE 0 END) AS silent
+                FROM operation_views WHERE receipt_at >= ${ph(n + 1)} AND receipt_at < ${ph(n + 2)} GROUP BY substr(receipt_at, 1, 10)`,
+        params: [...SILENT_FAILURE_REASONS, from, next],
+      };
+    },
   );
   return rows
     .map((r) => {
