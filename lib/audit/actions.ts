@@ -6,7 +6,7 @@ import { can } from "@/lib/auth/permissions";
 import { currentPrincipal } from "@/lib/auth/session";
 import { checkAgainstCheckpoints } from "@/lib/domain/audit-verify";
 import { allCheckpoints } from "@/lib/store/checkpoints";
-import { startUserJob } from "@/lib/store/user-jobs";
+import { startUserJob } from "@/lib/api/user-jobs";
 import { verifyStoredChain } from "@/lib/store/verify-chain";
 
 /** `busy`: refused because another verification or export of this user is running. */

@@ -5,7 +5,7 @@ import { sourceAddress } from "@/lib/auth/request";
 import { CONTENT_TYPES } from "@/lib/domain/audit-format";
 import { describeIssues } from "@/lib/domain/wire";
 import { exportQuerySchema, recordExport } from "@/lib/store/audit-export";
-import { releasingWhenDone, startUserJob } from "@/lib/store/user-jobs";
+import { releasingWhenDone, startUserJob } from "@/lib/api/user-jobs";
 
 export const dynamic = "force-dynamic";
 

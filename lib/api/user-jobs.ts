@@ -1,5 +1,5 @@
 import "server-only";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "./errors";
 
 /**
  * One heavy job (a full-chain verification or an export started from the UI) at a time per
