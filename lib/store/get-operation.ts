@@ -29,6 +29,7 @@ export async function getOperation(operationId: string) {
   };
   const upstream = state.depends_on.map(link);
   const sentBy = new Map(stages.map((s) => [s.seq, s.sent_by]));
+  const reviewerBySeq = new Map(records.corrections.map((c) => [c.seq, c.reviewer]));
   const history = verdictHistory(stages, records.corrections.map((c) => ({ id: c.id, action: c.action, outcome: c.outcome, seq: c.seq, recorded_at: c.recorded_at })));
   const env = state.envelope;
   return {
@@ -68,7 +69,7 @@ export async function getOperation(operationId: string) {
     verdict_history: history.map((h) => ({
       ...h,
       sent_by: h.kind === "stage" ? sentBy.get(h.seq)! : null,
-      reviewer: h.kind === "correction" ? (records.corrections.find((c) => c.seq === h.seq)?.reviewer ?? null) : null,
+      reviewer: h.kind === "correction" ? (reviewerBySeq.get(h.seq) ?? null) : null,
     })),
     claim_withdrawn: state.effective.claim_withdrawn,
     resolved_from: state.effective.resolved_from,
