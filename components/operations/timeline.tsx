@@ -1,3 +1,4 @@
+import { displayUtc } from "@/lib/domain/time";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { LongText } from "@/components/ui/text";
@@ -16,7 +17,7 @@ type Obj = Record<string, unknown>;
 
 const obj = (v: unknown): Obj | null => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : null);
 const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : typeof v === "number" || typeof v === "boolean" ? String(v) : null);
-const time = (t: string | null) => (t ? t.replace("T", " ").replace(/\.000Z$|Z$/, " UTC") : "—");
+const time = (t: string | null) => (t ? displayUtc(t) : "—");
 
 function gap(from: string | null, to: string | null): string | null {
   if (!from || !to) return null;

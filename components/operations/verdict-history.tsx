@@ -1,3 +1,4 @@
+import { displayUtc } from "@/lib/domain/time";
 import type { OperationDetail } from "@/lib/store/get-operation";
 import { OutcomeBadge } from "./badges";
 
@@ -16,7 +17,6 @@ export function SenderName({ sentBy }: { sentBy: SentBy }) {
   return <span className="font-medium text-slate-800 dark:text-slate-200">{senderText(sentBy)}</span>;
 }
 
-const time = (t: string) => t.replace("T", " ").replace(/\.\d+Z$|Z$/, " UTC");
 const WHAT: Record<string, string> = {
   intent: "intent",
   receipt: "receipt",
@@ -51,7 +51,7 @@ export function VerdictHistory({ op }: { op: OperationDetail }) {
       <ol className="space-y-2 text-sm">
         {steps.map((e) => (
           <li key={e.seq} className="flex flex-wrap items-center gap-x-2 gap-y-1">
-            <span className="w-44 shrink-0 text-xs text-slate-600 dark:text-slate-400">{time(e.recorded_at)}</span>
+            <span className="w-44 shrink-0 text-xs text-slate-600 dark:text-slate-400">{displayUtc(e.recorded_at)}</span>
             <OutcomeBadge outcome={e.effective_outcome} />
             <span>
               after the {WHAT[e.what] ?? e.what} (#{e.seq}) from {who(e)}

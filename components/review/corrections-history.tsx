@@ -1,7 +1,8 @@
+import { displayUtc } from "@/lib/domain/time";
 import type { OperationDetail } from "@/lib/store/get-operation";
 import { OutcomeBadge } from "@/components/operations/badges";
 
-const when = (t: string) => t.replace("T", " ").replace(/\.\d{3}Z$/, " UTC");
+const when = displayUtc;
 
 /** Every correction, oldest first: who, when, from → to, why, on what evidence. */
 export function CorrectionsHistory({ op }: { op: OperationDetail }) {

@@ -60,3 +60,8 @@ export function normalizeInstant(value: string): string | null {
   const ms = Math.min(Math.max(Number(n / 1_000_000n), MIN_MS), MAX_MS);
   return new Date(ms).toISOString();
 }
+
+/** A stored instant as people read it: "2026-08-28 14:02:11 UTC", or "… 14:02:11.675 UTC" when the milliseconds say something. */
+export function displayUtc(t: string): string {
+  return t.replace("T", " ").replace(/\.000Z$|Z$/, " UTC");
+}
