@@ -177,7 +177,9 @@ export function demoRecords(now = new Date()): Rec[] {
   const tools = ["social.publish", "db.insert", "storage.upload", "email.send", "crm.update", "ledger.post", "tickets.create"];
   const agents = ["dvnc", "ops-bot", "billing-agent"];
   for (let i = 0; i < 240; i++) {
-    const base = new Date(day(14).getTime() + Math.floor(rnd() * 14 * 24 * 60) * 60_000);
+    // Anchored to `now`, never past it: each one's reads come a few minutes after its receipt,
+    // and the server refuses observations dated in the future (TRUST.md).
+    const base = new Date(now.getTime() - 15 * 60_000 - Math.floor(rnd() * 14 * 24 * 60) * 60_000);
     const r = rnd();
     const tool = tools[Math.floor(rnd() * tools.length)];
     const id = `op-gen-${String(i).padStart(4, "0")}`;
