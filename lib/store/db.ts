@@ -127,12 +127,22 @@ export function provider(): Provider {
 /**
  * Every write goes through here: one transaction, generous waits (SQLite serialises writers
  * through one connection; PostgreSQL through the chain lock).
+ *
+ * On SQLite the transaction's first statement is a write that changes nothing, so it holds the
+ * database's write lock before it reads (what BEGIN IMMEDIATE does; Prisma only opens deferred
+ * transactions). Otherwise a transaction that reads, then writes, fails at once with
+ * SQLITE_BUSY when another process (a second instance, the command line) wrote in between: a
+ * stale read snapshot cannot be upgraded, and the busy timeout does not apply to that.
  */
 export async function writeTransaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
   const c = clients();
   await c.ready;
-  const run = () => c.writer.$transaction(fn, { maxWait: 20_000, timeout: 60_000 });
-  return c.provider === "sqlite" ? c.lock.run(run) : run();
+  if (c.provider !== "sqlite") return c.writer.$transaction(fn, { maxWait: 20_000, timeout: 60_000 });
+  const immediate = async (tx: Tx) => {
+    await tx.$executeRawUnsafe("UPDATE chain_lock SET n = n WHERE 0");
+    return fn(tx);
+  };
+  return c.lock.run(() => c.writer.$transaction(immediate, { maxWait: 20_000, timeout: 60_000 }));
 }
 
 /**
