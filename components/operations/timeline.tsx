@@ -85,6 +85,23 @@ function evidenceView(e: unknown): ReactNode {
   );
 }
 
+/** For an operation that arrived as an OpenTelemetry span: which trace and span, and the span's attributes as sent. */
+function OtelSource({ otel }: { otel: Obj | null }) {
+  if (!otel) return null;
+  return (
+    <div className="mt-3 rounded-md bg-slate-50 p-3 text-sm dark:bg-slate-900">
+      <Facts
+        rows={[
+          ["OpenTelemetry", <span key="c">{str(otel.span_name) ?? "span"}{str(otel.convention) ? ` (${str(otel.convention)})` : ""}</span>],
+          ["trace id", <span key="t" className="font-mono text-xs break-all">{str(otel.trace_id) ?? "—"}</span>],
+          ["span id", <span key="s" className="font-mono text-xs break-all">{str(otel.span_id) ?? "—"}{str(otel.parent_span_id) ? ` (parent ${str(otel.parent_span_id)})` : ""}</span>],
+        ]}
+      />
+      <RawPayload value={otel.attributes ?? {}} label={`span attributes (raw${typeof otel.attributes_dropped === "number" ? `; ${otel.attributes_dropped} more not kept` : ""})`} />
+    </div>
+  );
+}
+
 const RETRY_WORDS = (retry: OperationDetail["retry"]) =>
   `${retry.decision.charAt(0).toUpperCase()}${retry.decision.slice(1)}. Automatic retry: never. ${
     retry.safe_replay_available
@@ -121,6 +138,7 @@ export function Timeline({ op }: { op: OperationDetail }) {
             ["fingerprint", <span key="f" className="font-mono text-xs break-all">{str(ip?.fingerprint) ?? "—"}</span>],
           ]}
         />
+        <OtelSource otel={obj(op.otel)} />
         {ip?.params !== undefined ? <RawPayload value={ip.params} label="parameters the agent built" /> : null}
         {intent ? <RawPayload value={intent.payload} download={{ operationId: op.operation_id, seq: intent.seq }} /> : null}
       </Step>

@@ -24,6 +24,12 @@ export async function readJsonBody(req: Request, maxBytes: number): Promise<unkn
 /** The parsed body and its size in bytes. */
 export async function readJsonBodySized(req: Request, maxBytes: number): Promise<{ value: unknown; bytes: number }> {
   checkContentType(req.headers.get("content-type"));
+  const body = await readBodyBytes(req, maxBytes);
+  return { value: await parseJsonBytes(body), bytes: body.length };
+}
+
+/** The body's bytes, with the same hard limit: a declared or streamed size over it is 413 (the rest is drained, nothing kept). */
+export async function readBodyBytes(req: Request, maxBytes: number): Promise<Buffer> {
   checkDeclaredLength(req.headers.get("content-length"), maxBytes);
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -41,7 +47,7 @@ export async function readJsonBodySized(req: Request, maxBytes: number): Promise
       chunks.push(value);
     }
   }
-  return { value: await parseJsonBytes(Buffer.concat(chunks)), bytes: size };
+  return Buffer.concat(chunks, size);
 }
 
 /** readJsonBodySized for a Node request (the ingest fast path, lib/cli/serve.ts); same answers. */
@@ -171,6 +177,6 @@ export function discardNode(req: IncomingMessage): Promise<void> {
   });
 }
 
-function tooLarge(maxBytes: number) {
+export function tooLarge(maxBytes: number) {
   return new ApiError("too_large", `the request body is larger than ${maxBytes / MiB} MiB`, { max_bytes: maxBytes });
 }

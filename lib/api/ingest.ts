@@ -56,6 +56,28 @@ const asItem = (r: IngestResult) =>
   "error" in r ? { index: r.index, status: r.status, ...r.error.toJSON() } : { index: r.index, status: r.status, ...r.body };
 
 /**
+ * Many records, each decided on its own (what a batch does with its items): the invalid ones
+ * get their error, the valid ones are stored together. Results in the records' order.
+ */
+export async function ingestList(records: unknown[], sender: Sender, mayBeLarge: boolean): Promise<IngestResult[]> {
+  const failed: IngestResult[] = [];
+  const valid: ValidRecord[] = [];
+  // Validating and canonicalising 4 MiB takes seconds on a slow core: in slices, outside the lock.
+  const pace = pacer();
+  for (const [index, raw] of records.entries()) {
+    await pace();
+    const error = validate(raw, mayBeLarge, sender);
+    if (error) failed.push({ index, status: error.status, error });
+    else {
+      await pace();
+      const record = raw as Record<string, unknown>;
+      valid.push({ index, operationId: record.operation_id as string, raw: record, sender, prepared: prepareRecord(record) });
+    }
+  }
+  return [...failed, ...(await submitIngest(valid))].sort((a, b) => a.index - b.index);
+}
+
+/**
  * POST /api/v1/receipts: one record, or `{"records": [...]}`. Returns status and body.
  * A batch stores its valid items together; an invalid or conflicting item stores nothing.
  */
@@ -67,21 +89,7 @@ export async function ingestBody(body: unknown, principal: Principal, bodyBytes 
     if (!Array.isArray(records)) throw new ApiError("invalid_request", "records must be an array of operation records");
     if (records.length > MAX_BATCH) throw new ApiError("too_large", `a batch may hold at most ${MAX_BATCH} records`, { max_records: MAX_BATCH, records: records.length });
     if (!records.length) throw new ApiError("invalid_request", "records is empty: send at least one record");
-    const failed: IngestResult[] = [];
-    const valid: ValidRecord[] = [];
-    // Validating and canonicalising 4 MiB takes seconds on a slow core: in slices, outside the lock.
-    const pace = pacer();
-    for (const [index, raw] of records.entries()) {
-      await pace();
-      const error = validate(raw, mayBeLarge, sender);
-      if (error) failed.push({ index, status: error.status, error });
-      else {
-        await pace();
-        const record = raw as Record<string, unknown>;
-        valid.push({ index, operationId: record.operation_id as string, raw: record, sender, prepared: prepareRecord(record) });
-      }
-    }
-    const results = [...failed, ...(await submitIngest(valid))].sort((a, b) => a.index - b.index);
+    const results = await ingestList(records, sender, mayBeLarge);
     const allOk = results.every((r) => !("error" in r));
     return { status: allOk ? 200 : 207, body: { results: results.map(asItem) } };
   }

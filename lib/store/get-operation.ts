@@ -40,6 +40,8 @@ export async function getOperation(operationId: string) {
     tool: env.tool ?? null,
     claimed_outcome: state.claimed_outcome,
     idempotency: env.idempotency ?? null,
+    /** Where the operation came from when it arrived as OpenTelemetry spans (lib/otlp): trace, span, the span's attributes. */
+    otel: env.otel ?? null,
     created_at: identity.createdAt,
     stages: stages.map((s) => ({
       seq: s.seq,

@@ -1,0 +1,81 @@
+import "server-only";
+import { promisify } from "node:util";
+import { gunzip } from "node:zlib";
+import type { Principal } from "@/lib/auth/permissions";
+import { decodeRequest, encodeResponse, encodingOf } from "@/lib/otlp/decode";
+import { OtlpShapeError, spansOf } from "@/lib/otlp/spans";
+import { recordsOfSpans } from "@/lib/otlp/tool-spans";
+import { MiB, readBodyBytes, tooLarge } from "./body";
+import { ApiError } from "./errors";
+import { ingestList, MAX_BATCH, senderOf } from "./ingest";
+
+/**
+ * POST /api/v1/otlp/v1/traces: OTLP/HTTP trace export (shared/INTEGRATIONS.md). Each tool span
+ * becomes an ordinary record through the ingest path (same checks, chain, idempotency, trust
+ * rules); other spans are ignored. The answer is OTLP's own: an ExportTraceServiceResponse in
+ * the request's encoding, with the spans that could not be stored counted in partialSuccess.
+ * Refusals of the whole request are the API's JSON errors with OTLP's status codes: 400 for a
+ * body that does not decode, 413 over 16 MiB, 415 for another encoding, 429 with Retry-After
+ * under backpressure (the only ones, with 503, that exporters retry).
+ */
+export const MAX_OTLP_BYTES = 16 * MiB;
+/** Error messages quoted in partialSuccess.errorMessage (the count covers them all). */
+const QUOTED_ERRORS = 5;
+
+const gunzipAsync = promisify(gunzip);
+
+async function inflate(body: Buffer): Promise<Buffer> {
+  try {
+    return await gunzipAsync(body, { maxOutputLength: MAX_OTLP_BYTES });
+  } catch (e) {
+    if ((e as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw tooLarge(MAX_OTLP_BYTES);
+    throw new ApiError("bad_request", `the body is not valid gzip: ${(e as Error).message}`);
+  }
+}
+
+export async function ingestOtlp(req: Request, principal: Principal): Promise<Response> {
+  const type = req.headers.get("content-type");
+  const encoding = encodingOf(type);
+  if (!encoding) {
+    throw new ApiError("unsupported_media_type", "send OTLP traces as application/x-protobuf or application/json", { content_type: type?.split(";")[0].trim() || null });
+  }
+  const contentEncoding = (req.headers.get("content-encoding") ?? "identity").trim().toLowerCase();
+  if (contentEncoding !== "identity" && contentEncoding !== "gzip") {
+    throw new ApiError("unsupported_media_type", `Content-Encoding ${contentEncoding} is not taken: send gzip, or no encoding`, { content_encoding: contentEncoding });
+  }
+  let body = await readBodyBytes(req, MAX_OTLP_BYTES);
+  if (contentEncoding === "gzip") body = await inflate(body);
+
+  let mapped;
+  try {
+    mapped = recordsOfSpans(spansOf(decodeRequest(body, encoding)));
+  } catch (e) {
+    if (e instanceof OtlpShapeError) throw new ApiError("bad_request", e.message);
+    throw e;
+  }
+
+  const sender = senderOf(principal);
+  let rejected = 0;
+  const quoted: string[] = [];
+  // In batches the size of the receipts endpoint's, one after another: no transaction grows
+  // with the request, and others' requests get their turn in between.
+  for (let i = 0; i < mapped.length; i += MAX_BATCH) {
+    const chunk = mapped.slice(i, i + MAX_BATCH);
+    const results = await ingestList(
+      chunk.map((m) => m.record),
+      sender,
+      true,
+    );
+    for (const r of results) {
+      if (!("error" in r)) continue;
+      rejected++;
+      if (quoted.length < QUOTED_ERRORS) {
+        const { span, record } = chunk[r.index];
+        quoted.push(`span ${span.spanId} (operation ${String(record.operation_id)}): ${r.error.code}: ${r.error.message}`);
+      }
+    }
+  }
+  const message = rejected ? `${rejected} tool span${rejected === 1 ? "" : "s"} not stored: ${quoted.join("; ")}${rejected > quoted.length ? "; …" : ""}` : "";
+  const answer = encodeResponse(encoding, rejected, message);
+  return new Response(answer.body as BodyInit, { status: 200, headers: { "content-type": answer.contentType } });
+}
