@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { demo, signIn } from "./helpers";
@@ -158,4 +160,25 @@ test("the overview's numbers, chart and rankings each lead to the filtered list"
   await page.goto("/?period=90d");
   await page.getByRole("region", { name: "Tools by divergence" }).or(page.locator("section", { has: page.getByRole("heading", { name: "Tools by divergence" }) })).getByRole("link").first().click();
   await expect(page).toHaveURL(/tool=.*outcome=divergent/);
+});
+
+test("an operation that arrived as an OpenTelemetry span shows its trace, span and attributes, on a desktop and a phone", async ({ page }) => {
+  const fixture = JSON.parse(readFileSync("lib/otlp/fixtures/gen-ai.json", "utf8"));
+  const traceId = randomUUID().replace(/-/g, "");
+  for (const span of fixture.resourceSpans[0].scopeSpans[0].spans) span.traceId = traceId;
+  const res = await page.request.post("/api/v1/otlp/v1/traces", { headers: { origin: new URL(page.url()).origin }, data: fixture });
+  expect(res.status()).toBe(200);
+  expect(await res.json()).toEqual({});
+
+  await page.goto(`/operations/${encodeURIComponent(`otel:${traceId}:call_refund_1`)}`);
+  const intent = page.getByRole("region", { name: "1. Intent" });
+  await expect(intent).toContainText("execute_tool refund_order (gen_ai)");
+  await expect(intent).toContainText(traceId);
+  await expect(intent).toContainText("eee19b7ec3c1b176");
+  await intent.getByText("span attributes (raw)").click();
+  await expect(intent.locator("pre").first()).toContainText('"gen_ai.tool.call.id": "call_refund_1"');
+  await shot(page, "operation-otel");
+  await noSeriousA11yViolations(page);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shot(page, "operation-otel-phone");
 });

@@ -95,6 +95,7 @@ function OtelSource({ otel }: { otel: Obj | null }) {
           ["OpenTelemetry", <span key="c">{str(otel.span_name) ?? "span"}{str(otel.convention) ? ` (${str(otel.convention)})` : ""}</span>],
           ["trace id", <span key="t" className="font-mono text-xs break-all">{str(otel.trace_id) ?? "—"}</span>],
           ["span id", <span key="s" className="font-mono text-xs break-all">{str(otel.span_id) ?? "—"}{str(otel.parent_span_id) ? ` (parent ${str(otel.parent_span_id)})` : ""}</span>],
+          ["span ran", <span key="r" className="text-xs">{time(str(otel.start))} → {time(str(otel.end))}{obj(otel.status) ? ` · status ${str(obj(otel.status)!.code)}${str(obj(otel.status)!.message) ? `: ${str(obj(otel.status)!.message)}` : ""}` : ""}</span>],
         ]}
       />
       <RawPayload value={otel.attributes ?? {}} label={`span attributes (raw${typeof otel.attributes_dropped === "number" ? `; ${otel.attributes_dropped} more not kept` : ""})`} />

@@ -166,6 +166,21 @@ describe("recorded spans of the four conventions", () => {
   });
 });
 
+describe("size", () => {
+  it("a request of 12 MiB (past the 10 MB a Next.js proxy would pass on) is read whole", async () => {
+    const f = fixture("openinference");
+    const spans = f.resourceSpans[0].scopeSpans[0].spans;
+    // The chain span (ignored) carries 12 MiB of input; the tool spans beside it are stored.
+    spans[0].attributes.push({ key: "input.value", value: { stringValue: "z".repeat(12 * 1024 * 1024) } });
+    const body = gzipSync(encodeJsonRequest(f));
+    const res = await fetch(baseUrl + TRACES, { method: "POST", headers: { authorization: `Bearer ${ingestToken}`, "content-type": "application/x-protobuf" }, body: encodeJsonRequest(f) as BodyInit });
+    expect(res.status).toBe(200);
+    expect(body.length).toBeLessThan(12 * 1024 * 1024); // and gzipped it is small: inflated within the limit too
+    expect((await post(body, { "content-type": "application/x-protobuf", "content-encoding": "gzip" })).status).toBe(200);
+    expect((await operation(`otel:${traceOf(f)}:00f067aa0ba902b8`)).outcome).toBe("rejected");
+  });
+});
+
 describe("refusals", () => {
   const json = { "content-type": "application/json" };
   it.each([

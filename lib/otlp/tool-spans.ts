@@ -151,13 +151,16 @@ export type SpanRecord = { span: Span; record: Record<string, unknown> };
  * span is ignored, not rejected.
  */
 export function recordsOfSpans(spans: Span[]): SpanRecord[] {
+  return [...eachRecord(spans)];
+}
+
+/** The records one at a time (see eachSpan). */
+export function* eachRecord(spans: Span[]): Generator<SpanRecord> {
   const byId = new Map(spans.map((s) => [`${s.traceId}:${s.spanId}`, s]));
-  const out: SpanRecord[] = [];
   for (const span of spans) {
     const record = recordOfSpan(span, () => ancestors(span, byId));
-    if (record) out.push({ span, record });
+    if (record) yield { span, record };
   }
-  return out;
 }
 
 function recordOfSpan(span: Span, lineage: () => Span[]): Record<string, unknown> | null {
