@@ -229,7 +229,7 @@ export class Reconcile {
       if (pending && this.sender.healthy) await race(Promise.race([pending.settled, pending.attemptFailed]), this.o.intentTimeoutMs, null);
       return;
     }
-    if (!pending) throw new ReconcileUnavailableError(`the intent for ${record.operation_id} was not queued: the queue stayed full`);
+    if (!pending) throw new ReconcileUnavailableError(`the intent for ${record.operation_id} was not queued: the queue stayed full, or the client is closed`);
     const outcome = await race(pending.settled, this.o.intentTimeoutMs, null);
     if (outcome === "delivered") return;
     if (outcome === "rejected" && pending.rejection) {
