@@ -5,6 +5,8 @@ export default defineConfig({
   resolve: {
     alias: {
       "@": path.resolve(import.meta.dirname),
+      // The client package's examples import it by its name, as its users do.
+      "@reconcile/client": path.resolve(import.meta.dirname, "lib/client/src/index.ts"),
       // server-only throws outside React Server Components; tests run in plain Node.
       "server-only": path.resolve(import.meta.dirname, "lib/testing/server-only-stub.ts"),
     },

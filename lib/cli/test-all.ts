@@ -1,5 +1,6 @@
 /**
- * `npm test`: the whole suite, in order: typecheck, lint, the PostgreSQL schema twin check,
+ * `npm test`: the whole suite, in order: typecheck (the app, and the client package on its own
+ * settings: no Node types, so its main entry cannot use Node-only APIs), lint, the PostgreSQL schema twin check,
  * unit tests, a production build, integration tests against the real server on SQLite (and on
  * PostgreSQL when TEST_DATABASE_URL names one), the short reliability harnesses (SIGKILL, load;
  * two instances on PostgreSQL), and the Playwright e2e suite in Chromium.
@@ -54,6 +55,7 @@ function playwright() {
 }
 
 check("typecheck", bin("tsc"), ["--noEmit"]);
+check("client package typecheck", bin("tsc"), ["-p", "lib/client/tsconfig.json", "--noEmit"]);
 check("lint", bin("eslint"), [".", "--max-warnings=0"]);
 check("schema twin", bin("tsx"), ["lib/cli/prisma-generate.ts", "--check"]);
 vitest("unit", "unit");

@@ -1,0 +1,17 @@
+export { Reconcile, type ReconcileOptions } from "./client.js";
+export type { GuardCall, GuardOptions } from "./guard.js";
+export { ReconcileRejectedError, ReconcileUnavailableError, RetryBlockedError, ToolRefusal } from "./errors.js";
+export type {
+  CanonicalReadFields,
+  ClientEvent,
+  ClientStats,
+  Evidence,
+  Idempotency,
+  IntentFields,
+  Named,
+  OperationRecord,
+  ReceiptExtras,
+  ReceiptFields,
+  RetryGate,
+  SideEffect,
+} from "./types.js";
