@@ -4,7 +4,8 @@ import { gunzip } from "node:zlib";
 import type { Principal } from "@/lib/auth/permissions";
 import { decodeRequest, encodeResponse, encodingOf } from "@/lib/otlp/decode";
 import { eachSpan, OtlpShapeError, type Span } from "@/lib/otlp/spans";
-import { eachRecord, type SpanRecord } from "@/lib/otlp/tool-spans";
+import { cut, eachRecord, type SpanRecord } from "@/lib/otlp/tool-spans";
+import { MAX_VALUES, precheck } from "@/lib/otlp/precheck";
 import { pacer } from "@/lib/store/pace";
 import { MiB, readBodyBytes, tooLarge } from "./body";
 import { ApiError } from "./errors";
@@ -20,6 +21,12 @@ import { ingestList, MAX_BATCH, senderOf } from "./ingest";
  * under backpressure (the only ones, with 503, that exporters retry).
  */
 export const MAX_OTLP_BYTES = 16 * MiB;
+/**
+ * Tool spans stored from one request, at most (SDK exporters send 512 spans a batch). The rest are
+ * counted in partialSuccess, not stored: a 16 MiB request can hold 400,000 minimal tool spans,
+ * minutes of writes for one request.
+ */
+export const MAX_TOOL_SPANS = 10_000;
 /** Error messages quoted in partialSuccess.errorMessage (the count covers them all). */
 const QUOTED_ERRORS = 5;
 
@@ -46,6 +53,8 @@ export async function ingestOtlp(req: Request, principal: Principal): Promise<Re
   }
   let body = await readBodyBytes(req, MAX_OTLP_BYTES);
   if (contentEncoding === "gzip") body = await inflate(body);
+  const check = await precheck(body, encoding);
+  if (!check.ok) throw new ApiError("too_large", `${check.reason}: send it in smaller requests`, { max_values: MAX_VALUES });
 
   // Decoding is one step (protobufjs decodes the message whole: ~0.6 s for 16 MiB here); reading
   // the spans and making records goes in slices, letting other requests in between.
@@ -61,8 +70,10 @@ export async function ingestOtlp(req: Request, principal: Principal): Promise<Re
     if (e instanceof OtlpShapeError) throw new ApiError("bad_request", e.message);
     throw e;
   }
+  let overCap = 0;
   for (const m of eachRecord(spans)) {
-    mapped.push(m);
+    if (mapped.length < MAX_TOOL_SPANS) mapped.push(m);
+    else overCap++;
     await pace();
   }
 
@@ -83,9 +94,13 @@ export async function ingestOtlp(req: Request, principal: Principal): Promise<Re
       rejected++;
       if (quoted.length < QUOTED_ERRORS) {
         const { span, record } = chunk[r.index];
-        quoted.push(`span ${span.spanId} (operation ${String(record.operation_id)}): ${r.error.code}: ${r.error.message}`);
+        quoted.push(`span ${span.spanId} (operation ${cut(String(record.operation_id), 200)}): ${r.error.code}: ${r.error.message}`);
       }
     }
+  }
+  if (overCap) {
+    rejected += overCap;
+    quoted.unshift(`${overCap} tool span${overCap === 1 ? "" : "s"} past the first ${MAX_TOOL_SPANS.toLocaleString("en")} of the request: send them in another request`);
   }
   const message = rejected ? `${rejected} tool span${rejected === 1 ? "" : "s"} not stored: ${quoted.join("; ")}${rejected > quoted.length ? "; …" : ""}` : "";
   const answer = encodeResponse(encoding, rejected, message);

@@ -145,8 +145,10 @@ async function largestRequest(base: string, auth: Record<string, string>) {
   const one = otlpRequest(1_000_000);
   const template = one.resourceSpans[0].scopeSpans[0].spans[1];
   const spans = one.resourceSpans[0].scopeSpans[0].spans;
-  const count = 36_000;
-  for (let i = spans.length; i < count; i++) spans.push({ ...template, spanId: hex(8), attributes: [...template.attributes.slice(0, 2), { key: "gen_ai.tool.call.id", value: { stringValue: `big-${i}` } }, ...template.attributes.slice(3)] });
+  // The most tool spans one request may store (MAX_TOOL_SPANS), with arguments that bring it near 16 MiB.
+  const count = 10_000;
+  const args = { key: "gen_ai.tool.call.arguments", value: { stringValue: JSON.stringify({ text: "x".repeat(1200) }) } };
+  for (let i = spans.length; i < count; i++) spans.push({ ...template, spanId: hex(8), attributes: [...template.attributes.slice(0, 2), { key: "gen_ai.tool.call.id", value: { stringValue: `big-${i}` } }, template.attributes[3], args, template.attributes[5]] });
   const body = encodeJsonRequest(one) as Uint8Array<ArrayBuffer>;
   let done = false;
   let worstHealth = 0;

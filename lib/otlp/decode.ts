@@ -41,14 +41,13 @@ export function decodeRequest(body: Uint8Array, encoding: Encoding): unknown {
       throw new OtlpShapeError(`the body is not OTLP JSON: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
-  let message: unknown;
   try {
-    message = Request.decode(body);
+    return Request.toObject(Request.decode(body), { longs: String, defaults: false });
   } catch (e) {
-    // Truncated or malformed protobuf, and also stack-deep nesting (a RangeError).
+    // Truncated or malformed protobuf, and also stack-deep nesting (a RangeError, in decoding or
+    // in toObject: thousands of levels decode, then overflow the stack when converted).
     throw new OtlpShapeError(`the body is not an OTLP ExportTraceServiceRequest in protobuf: ${e instanceof Error ? e.message : String(e)}`);
   }
-  return Request.toObject(message, { longs: String, defaults: false });
 }
 
 /** ExportTraceServiceResponse in the request's encoding: empty when every span was taken, else partialSuccess. */

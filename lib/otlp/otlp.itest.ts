@@ -166,6 +166,28 @@ describe("recorded spans of the four conventions", () => {
   });
 });
 
+describe("trust rules hold through spans", () => {
+  it("a verify-only token's tool span is refused (forbidden); another user's operation named by reconcile.operation_id is refused (not_operation_owner)", async () => {
+    const verifyOnly = (await principal("reviewer", ["verify"])).token;
+    const f = fixture("vercel-ai");
+    const first = await (await post(JSON.stringify(f), { "content-type": "application/json" }, verifyOnly)).json();
+    expect(first.partialSuccess.rejectedSpans).toBe("2");
+    expect(first.partialSuccess.errorMessage).toMatch(/forbidden/);
+
+    const mine = unique("op-otlp-owned");
+    expect((await call("/api/v1/receipts", { token: ingestToken, body: { operation_id: mine, intent: { effect: "mine" } } })).status).toBe(201);
+    const intruder = (await principal("reviewer", ["ingest"])).token;
+    const g = fixture("traceloop");
+    const spans = g.resourceSpans[0].scopeSpans[0].spans;
+    spans[1].attributes.find((a: any) => a.key === "reconcile.operation_id").value.stringValue = mine;
+    g.resourceSpans[0].scopeSpans[0].spans = [spans[0], spans[1]];
+    const second = await (await post(JSON.stringify(g), { "content-type": "application/json" }, intruder)).json();
+    expect(second.partialSuccess.rejectedSpans).toBe("1");
+    expect(second.partialSuccess.errorMessage).toMatch(/not_operation_owner/);
+    expect(stagesOf(await operation(mine))).toEqual(["intent"]);
+  });
+});
+
 describe("size", () => {
   it("a request of 12 MiB (past the 10 MB a Next.js proxy would pass on) is read whole", async () => {
     const f = fixture("openinference");
@@ -192,6 +214,11 @@ describe("refusals", () => {
     ["another content type", 415, () => post("x", { "content-type": "text/plain" })],
     ["over 16 MiB", 413, () => post(new Uint8Array(16 * 1024 * 1024 + 1), { "content-type": "application/x-protobuf" })],
     ["a gzip bomb (over 16 MiB inflated)", 413, () => post(gzipSync(Buffer.alloc(17 * 1024 * 1024, 32)), { ...json, "content-encoding": "gzip" })],
+    ["1.2 million attribute values (2.4 MiB of protobuf, gzipped to a few KB)", 413, () => {
+      const f = fixture("vercel-ai");
+      f.resourceSpans[0].scopeSpans[0].spans[1].attributes.push({ key: "many", value: { arrayValue: { values: Array.from({ length: 1_200_000 }, () => ({})) } } });
+      return post(gzipSync(encodeJsonRequest(f)), { "content-type": "application/x-protobuf", "content-encoding": "gzip" });
+    }],
     ["no token", 401, () => fetch(baseUrl + TRACES, { method: "POST", headers: json, body: "{}" })],
   ])("%s → %i, nothing stored", async (_name, status, send) => {
     const before = await chainCount();

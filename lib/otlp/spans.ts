@@ -53,7 +53,8 @@ function id(value: unknown, bytes: number, what: string, required: boolean): str
 
 function nanos(value: unknown, what: string): bigint {
   if (value === undefined || value === null || value === "") return 0n;
-  if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+  // OTLP JSON may send a time as a number; past 2^53 it is already rounded, which a time can bear.
+  if (typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= 2 ** 64) return BigInt(value);
   if (typeof value === "string" && /^\d{1,20}$/.test(value)) {
     const n = BigInt(value);
     if (n <= 0xffffffffffffffffn) return n;
@@ -68,10 +69,16 @@ function integer(value: unknown, what: string): number {
   throw new OtlpShapeError(`${what} must be an integer`);
 }
 
+/**
+ * Text as every database stores it (lib/domain/json.ts textProblem): a NUL or half a surrogate
+ * pair (an SDK that cut an attribute inside an emoji) becomes U+FFFD, as protobuf's UTF-8
+ * decoding already does, so that both encodings give the same record and the span is kept.
+ */
+const UNSTORABLE = /[\p{Cs}\u0000]/gu;
 function text(value: unknown, what: string): string {
   if (value === undefined || value === null) return "";
   if (typeof value !== "string") throw new OtlpShapeError(`${what} must be text`);
-  return value;
+  return value.replace(UNSTORABLE, "\uFFFD");
 }
 
 function list(value: unknown, what: string): unknown[] {
@@ -104,8 +111,8 @@ function anyValue(value: unknown, depth: number, what: string): AttrValue {
   }
   if (v.doubleValue !== undefined && v.doubleValue !== null) {
     const n = typeof v.doubleValue === "string" ? Number(v.doubleValue) : v.doubleValue;
-    if (typeof n !== "number" || Number.isNaN(n)) throw new OtlpShapeError(`${what}: doubleValue must be a number`);
-    // JSON cannot hold Infinity: kept as text.
+    if (typeof n !== "number") throw new OtlpShapeError(`${what}: doubleValue must be a number`);
+    // JSON cannot hold NaN or Infinity (SDKs can send both): kept as text.
     return Number.isFinite(n) ? n : String(n);
   }
   if (v.arrayValue !== undefined && v.arrayValue !== null) {
@@ -122,15 +129,16 @@ function anyValue(value: unknown, depth: number, what: string): AttrValue {
   return null;
 }
 
-/** Key-value pairs as an object; a repeated key keeps its last value (Object.fromEntries defines own keys, `__proto__` too). */
+/** Key-value pairs as an object; a repeated key keeps its last value; `__proto__` is dropped (no record may carry it). */
 function keyValues(pairs: unknown[], depth: number, what: string): Attributes {
-  return Object.fromEntries(
-    pairs.map((p) => {
-      const kv = object(p, what);
-      const key = text(kv.key, `${what}: an attribute key`);
-      return [key, anyValue(kv.value, depth, `${what} ${JSON.stringify(key.slice(0, 100))}`)];
-    }),
-  );
+  const entries: [string, AttrValue][] = [];
+  for (const p of pairs) {
+    const kv = object(p, what);
+    const key = text(kv.key, `${what}: an attribute key`);
+    const value = anyValue(kv.value, depth, `${what} ${JSON.stringify(key.slice(0, 100))}`);
+    if (key !== "__proto__") entries.push([key, value]);
+  }
+  return Object.fromEntries(entries);
 }
 
 export function attributes(pairs: unknown, what: string): Attributes {

@@ -215,3 +215,85 @@ describe("the receipt rule", () => {
     expect(resultSaysFailed("failed")).toBe(false);
   });
 });
+
+describe("what the attack review found", () => {
+  const tool = (i: number, parent: string | null) => ({
+    traceId: "c".repeat(32),
+    spanId: (i + 1).toString(16).padStart(16, "0"),
+    ...(parent ? { parentSpanId: parent } : {}),
+    name: "ai.toolCall",
+    startTimeUnixNano: "1788000000000000000",
+    endTimeUnixNano: "1788000001000000000",
+    attributes: [{ key: "ai.toolCall.name", value: { stringValue: "t" } }],
+  });
+
+  it("20,000 tool spans each the parent of the next: every one inherits the conversation and agent, in one pass (quadratic before)", () => {
+    const root = { ...tool(-1, null), spanId: "f".repeat(16), name: "invoke_agent", attributes: [
+      { key: "gen_ai.operation.name", value: { stringValue: "invoke_agent" } },
+      { key: "gen_ai.agent.name", value: { stringValue: "deep-agent" } },
+      { key: "gen_ai.conversation.id", value: { stringValue: "conv-deep" } },
+    ] };
+    const spans: any[] = [root];
+    for (let i = 0; i < 20_000; i++) spans.push(tool(i, spans[spans.length - 1].spanId));
+    const records = recordsOfSpans(spansOf({ resourceSpans: [{ scopeSpans: [{ spans }] }] })).map((r) => r.record as Record<string, any>);
+    expect(records).toHaveLength(20_000);
+    expect(new Set(records.map((r) => r.trajectory_id))).toEqual(new Set(["conv-deep"]));
+    expect(new Set(records.map((r) => r.agent.name))).toEqual(new Set(["deep-agent"]));
+  });
+
+  it("a result that says it failed is a rejection even on an error span", () => {
+    const span = spansOf({ resourceSpans: [{ scopeSpans: [{ spans: [{ ...tool(0, null), status: { code: 2 } }] }] }] })[0];
+    expect(receiptStatusOf(span, { isError: true })).toBe("rejected");
+    expect(receiptStatusOf(span, null)).toBeNull();
+  });
+
+  it.each([
+    ["ResponseValidationError", null],
+    ["OutputValidationError", null],
+    ["AI_NoSuchToolError", "rejected"],
+    ["InputValidationError", "rejected"],
+  ])("error.type %s → %s", (errorType, expected) => {
+    const span = spansOf({ resourceSpans: [{ scopeSpans: [{ spans: [{ ...tool(0, null), status: { code: 2 }, attributes: [{ key: "error.type", value: { stringValue: errorType } }] }] }] }] })[0];
+    expect(receiptStatusOf(span, null)).toBe(expected);
+  });
+
+  it("NaN and Infinity are kept as text; a time sent as a large number is taken; __proto__ is dropped", () => {
+    const [span] = spansOf({ resourceSpans: [{ scopeSpans: [{ spans: [{ ...tool(0, null), startTimeUnixNano: 1780000000000000000, attributes: [
+      { key: "cost", value: { doubleValue: NaN } },
+      { key: "ceiling", value: { doubleValue: "Infinity" } },
+      { key: "__proto__", value: { stringValue: "x" } },
+    ] }] }] }] });
+    expect(span.attributes.cost).toBe("NaN");
+    expect(span.attributes.ceiling).toBe("Infinity");
+    expect(Object.keys(span.attributes)).toEqual(["cost", "ceiling"]);
+    expect(span.startNs).toBe(1780000000000000000n);
+  });
+
+  it("half a surrogate pair or a NUL becomes U+FFFD, so the record is storable in either encoding", () => {
+    const f = fixture("vercel-ai");
+    const attrs = f.resourceSpans[0].scopeSpans[0].spans[1].attributes;
+    attrs.find((a: any) => a.key === "ai.toolCall.result").value.stringValue = '{"text":"ok \ud83d';
+    attrs.push({ key: "note", value: { stringValue: "a\u0000b" } });
+    const fromJson = recordsOfSpans(spansOf(f)).map((r) => r.record as Record<string, any>);
+    expect(fromJson[0].receipt.raw).toBe('{"text":"ok \ufffd');
+    expect(fromJson[0].otel.attributes.note).toBe("a\ufffdb");
+    for (const r of fromJson) expect(operationRecordSchema.safeParse(r).success).toBe(true);
+    // Through protobuf the half pair is whatever the encoder made of it (protobufjs: three bytes
+    // that decode as three U+FFFD): storable too, if not the same text.
+    const fromProto = recordsOfSpans(spansOf(decodeRequest(encodeJsonRequest(f), "protobuf"))).map((r) => r.record as Record<string, any>);
+    expect(fromProto[0].receipt.raw).toMatch(/^\{"text":"ok \ufffd+$/);
+    expect(fromProto[0].otel.attributes.note).toBe("a\ufffdb");
+    for (const r of fromProto) expect(operationRecordSchema.safeParse(r).success).toBe(true);
+  });
+
+  it("arguments nested just under the record's limit stay text; evidence that is a list is wrapped", () => {
+    const deep = `${"[".repeat(62)}1${"]".repeat(62)}`;
+    expect(jsonValue(deep)).toBe(deep);
+    const f = fixture("traceloop");
+    const read = f.resourceSpans[0].scopeSpans[0].spans[3];
+    read.attributes.find((a: any) => a.key === "reconcile.canonical_read.evidence").value.stringValue = '["a","b"]';
+    const r = recordsOfSpans(spansOf(f)).map((x) => x.record as Record<string, any>).find((x) => x.canonical_read)!;
+    expect(r.canonical_read.evidence).toEqual({ value: ["a", "b"] });
+    expect(operationRecordSchema.safeParse(r).success).toBe(true);
+  });
+});

@@ -1,4 +1,4 @@
-import { checkJsonShape, isPlainObject } from "@/lib/domain/json";
+import { checkJsonShape, isPlainObject, MAX_DEPTH } from "@/lib/domain/json";
 import { isPossibleOperationId } from "@/lib/domain/wire";
 import { instantOf, type AttrValue, type Attributes, type Span } from "./spans";
 
@@ -66,7 +66,8 @@ export function jsonValue(v: AttrValue | undefined): unknown {
   } catch {
     return v; // plain text, or a stack-deep document: kept as the text it is
   }
-  return checkJsonShape(parsed) ? v : parsed;
+  // Arguments land under intent.params, results under receipt.raw: a record's nesting limit minus those levels.
+  return checkJsonShape(parsed, MAX_DEPTH - 3) ? v : parsed;
 }
 
 /** Params must be an object: anything else is wrapped as `{input: …}`. */
@@ -82,8 +83,13 @@ export function resultSaysFailed(result: unknown): boolean {
   return result.isError === true || result.ok === false || result.success === false || isPlainObject(result.error);
 }
 
-/** Error types that mean the call was refused (it did not happen), rather than that its fate is unknown. */
-const REFUSED = /valid|refus|reject|forbidden|unauthori[sz]ed|permission|denied|not.?found|bad.?request|conflict|unprocessable|precondition|rate.?limit|too.?many.?requests/i;
+/**
+ * Error types that mean the call was refused (it did not happen), rather than that its fate is
+ * unknown. A validation error counts only on the way in: a response or output that failed
+ * validation came back from a call that may well have happened.
+ */
+const REFUSED = /valid|refus|reject|forbidden|unauthori[sz]ed|permission|denied|not.?found|no.?such.?tool|bad.?request|conflict|unprocessable|precondition|rate.?limit|too.?many.?requests/i;
+const AFTER_THE_CALL = /response|output|result/i;
 
 /**
  * The receipt a span supports: accepted, rejected, or none at all when the call's fate is
@@ -91,15 +97,17 @@ const REFUSED = /valid|refus|reject|forbidden|unauthori[sz]ed|permission|denied|
  */
 export function receiptStatusOf(span: Span, result: unknown): "accepted" | "rejected" | null {
   if (span.endNs <= 0n) return null;
+  // The result's own word first: a tool that answered "failed" was heard from, whatever the span's status.
+  if (resultSaysFailed(result)) return "rejected";
   const http = span.attributes["http.response.status_code"] ?? span.attributes["http.status_code"];
   const httpStatus = typeof http === "number" ? http : typeof http === "string" && /^\d{3}$/.test(http) ? Number(http) : null;
   const errorType = str(span.attributes["error.type"]);
   if (httpStatus !== null && httpStatus >= 500) return null;
   if (httpStatus === 408) return null;
   if (httpStatus !== null && httpStatus >= 400) return "rejected";
-  if (errorType && REFUSED.test(errorType)) return "rejected";
+  if (errorType && REFUSED.test(errorType) && !AFTER_THE_CALL.test(errorType)) return "rejected";
   if (span.status.code === 2 || errorType) return null; // an error of unknown type: fate unknown
-  return resultSaysFailed(result) ? "rejected" : "accepted";
+  return "accepted";
 }
 
 /** Tool call ids go into the operation id: only ones that could be part of an id at all. */
@@ -129,18 +137,41 @@ function copiedAttributes(attrs: Attributes): { attributes: Record<string, unkno
   return { attributes: Object.fromEntries(kept), dropped: keys.length - kept.length };
 }
 
-/** Ancestors of a span within the same request, nearest first (a cycle of bad parent ids ends the walk). */
-function ancestors(span: Span, byId: Map<string, Span>): Span[] {
-  const out: Span[] = [];
-  const seen = new Set<string>([span.spanId]);
-  for (let p = span.parentSpanId; p && !seen.has(p); ) {
-    const parent = byId.get(`${span.traceId}:${p}`);
-    if (!parent) break;
-    seen.add(p);
-    out.push(parent);
-    p = parent.parentSpanId;
-  }
-  return out;
+/** What a span inherits from its ancestors in the same request: the conversation, and the agent above it. */
+type Lineage = { conversation: string | null; agent: string | null };
+
+/**
+ * Each span's lineage, memoised so that the whole request costs one step per span however the
+ * spans nest (a chain of 16,000 spans each the parent of the next walked 128 million ancestors
+ * before). A parent that is missing, or a cycle of bad parent ids, ends the walk.
+ */
+function lineages(spans: Span[]): (span: Span) => Lineage {
+  const byId = new Map(spans.map((s) => [`${s.traceId}:${s.spanId}`, s]));
+  const done = new Map<Span, Lineage>();
+  const root: Lineage = { conversation: null, agent: null };
+  const parentOf = (s: Span) => (s.parentSpanId ? byId.get(`${s.traceId}:${s.parentSpanId}`) : undefined);
+  // What a child of `s` inherits: s's own conversation or what s inherited; s's agent if s is an invoke_agent span.
+  const passedOn = (s: Span, own: Lineage): Lineage => ({
+    conversation: str(s.attributes["gen_ai.conversation.id"]) ?? own.conversation,
+    agent: s.attributes["gen_ai.operation.name"] === "invoke_agent" && str(s.attributes["gen_ai.agent.name"]) ? str(s.attributes["gen_ai.agent.name"]) : own.agent,
+  });
+  return (span) => {
+    // Up to the first span already known (or the root), then back down, filling in.
+    const path: Span[] = [];
+    const onPath = new Set<Span>();
+    let at: Span | undefined = span;
+    while (at && !done.has(at) && !onPath.has(at)) {
+      path.push(at);
+      onPath.add(at);
+      at = parentOf(at);
+    }
+    let inherited = at && done.has(at) ? passedOn(at, done.get(at)!) : root;
+    for (let i = path.length - 1; i >= 0; i--) {
+      done.set(path[i], inherited);
+      inherited = passedOn(path[i], inherited);
+    }
+    return done.get(span)!;
+  };
 }
 
 export type SpanRecord = { span: Span; record: Record<string, unknown> };
@@ -156,14 +187,14 @@ export function recordsOfSpans(spans: Span[]): SpanRecord[] {
 
 /** The records one at a time (see eachSpan). */
 export function* eachRecord(spans: Span[]): Generator<SpanRecord> {
-  const byId = new Map(spans.map((s) => [`${s.traceId}:${s.spanId}`, s]));
+  const lineageOf = lineages(spans);
   for (const span of spans) {
-    const record = recordOfSpan(span, () => ancestors(span, byId));
+    const record = recordOfSpan(span, () => lineageOf(span));
     if (record) yield { span, record };
   }
 }
 
-function recordOfSpan(span: Span, lineage: () => Span[]): Record<string, unknown> | null {
+function recordOfSpan(span: Span, lineage: () => Lineage): Record<string, unknown> | null {
   const a = span.attributes;
   const rule = conventionOf(span);
   const readStatus = str(a["reconcile.canonical_read.status"]);
@@ -197,11 +228,9 @@ function recordOfSpan(span: Span, lineage: () => Span[]): Record<string, unknown
     },
   };
 
-  const up = lineage();
-  const conversation = [span, ...up].map((s) => str(s.attributes["gen_ai.conversation.id"])).find((c) => c);
-  record.trajectory_id = conversation ?? span.traceId;
-  const agentName = up.find((s) => s.attributes["gen_ai.operation.name"] === "invoke_agent" && str(s.attributes["gen_ai.agent.name"]));
-  const agent = agentName ? str(agentName.attributes["gen_ai.agent.name"]) : str(span.resource["service.name"]);
+  const inherited = lineage();
+  record.trajectory_id = str(a["gen_ai.conversation.id"]) ?? inherited.conversation ?? span.traceId;
+  const agent = inherited.agent ?? str(span.resource["service.name"]);
   if (agent) record.agent = { name: agent };
   const dependsOn = stringArray(a["reconcile.depends_on"]);
   if (dependsOn) record.depends_on = dependsOn;
@@ -212,7 +241,8 @@ function recordOfSpan(span: Span, lineage: () => Span[]): Record<string, unknown
   if (key || typeof enforced === "boolean") record.idempotency = { ...(key ? { key } : {}), ...(typeof enforced === "boolean" ? { enforced } : {}) };
 
   if (rule) {
-    const toolName = str(a[rule.keys.name]) ?? "unknown tool";
+    // Names and effects are short text (4,096 characters) on the wire.
+    const toolName = cut(str(a[rule.keys.name]) ?? "unknown tool", 4000);
     const toolType = str(a["gen_ai.tool.type"]);
     record.tool = { name: toolName, ...(toolType ? { type: toolType } : {}) };
     const params = paramsOf(a[rule.keys.args]);
@@ -234,8 +264,16 @@ function recordOfSpan(span: Span, lineage: () => Span[]): Record<string, unknown
   return record;
 }
 
+/** Evidence is text (at most 64 KiB) or an object on the wire: anything else is wrapped or cut to fit. */
+function evidenceOf(v: AttrValue | undefined): unknown {
+  const e = jsonValue(v);
+  if (e === undefined || e === null) return undefined;
+  if (typeof e === "string") return cut(e, 65536);
+  return isPlainObject(e) ? e : { value: e };
+}
+
 function readOf(span: Span, a: Attributes, status: string, otel?: Record<string, string>): Record<string, unknown> {
-  const evidence = jsonValue(a["reconcile.canonical_read.evidence"]);
+  const evidence = evidenceOf(a["reconcile.canonical_read.evidence"]);
   return {
     status,
     observed_at: str(a["reconcile.canonical_read.observed_at"]) ?? instantOf(span.endNs) ?? instantOf(span.startNs),

@@ -112,7 +112,7 @@ describe("OTLP fuzz families", () => {
 
   it("huge attributes: many keys, deep values, long strings", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom("keys", "deep", "long"), fc.constantFrom(10, 33, 100_000), fc.boolean(), async (kind, n, protobuf) => {
+      fc.asyncProperty(fc.constantFrom("keys", "deep", "long"), fc.constantFrom(10, 33, 5_000, 7_000, 100_000), fc.boolean(), async (kind, n, protobuf) => {
         const f = fresh(fixture("vercel-ai"));
         const attrs = f.resourceSpans[0].scopeSpans[0].spans[1].attributes;
         if (kind === "keys") for (let i = 0; i < n; i++) attrs.push({ key: `k${i}`, value: { stringValue: `v${i}` } });
