@@ -1,9 +1,9 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { ApiError } from "@/lib/api/errors";
 import { isRole, isScope, scopesAllowedFor, type Principal, type Scope } from "@/lib/auth/permissions";
 import { generateToken, hashToken, looksLikeToken } from "@/lib/auth/tokens";
 import { reader, writeTransaction } from "./db";
+import { StoreError } from "./errors";
 import { recordSecurityEvent } from "./security-events";
 import { normalizeEmail } from "./users";
 
@@ -16,21 +16,21 @@ export async function createApiToken(input: {
   source?: string | null;
 }): Promise<{ token: string; id: string; prefix: string; last4: string; scopes: Scope[] }> {
   const name = input.name.trim();
-  if (!name || name.length > 100) throw new ApiError("invalid_request", "a token needs a name of 1–100 characters");
+  if (!name || name.length > 100) throw new StoreError("invalid_input", "a token needs a name of 1–100 characters");
   const unknown = input.scopes.filter((s) => !isScope(s));
-  if (unknown.length) throw new ApiError("invalid_request", `unknown scope ${unknown.join(", ")}; scopes are ingest, read, export, review`);
+  if (unknown.length) throw new StoreError("invalid_input", `unknown scope ${unknown.join(", ")}; scopes are ingest, read, export, review`);
   const scopes = [...new Set(input.scopes)] as Scope[];
-  if (!scopes.length) throw new ApiError("invalid_request", "a token needs at least one scope");
+  if (!scopes.length) throw new StoreError("invalid_input", "a token needs at least one scope");
   const email = normalizeEmail(input.email);
   return writeTransaction(async (tx) => {
     const user = await tx.user.findUnique({ where: { email } });
-    if (!user) throw new ApiError("not_found", `no user with the email ${email}`);
-    if (user.disabled) throw new ApiError("forbidden", `${email} is disabled`);
-    if (!isRole(user.role)) throw new ApiError("internal", "user has an unknown role");
+    if (!user) throw new StoreError("not_found", `no user with the email ${email}`);
+    if (user.disabled) throw new StoreError("forbidden", `${email} is disabled`);
+    if (!isRole(user.role)) throw new StoreError("internal", "user has an unknown role");
     const allowed = scopesAllowedFor(user.role);
     const above = scopes.filter((s) => !allowed.includes(s));
     if (above.length) {
-      throw new ApiError("forbidden", `a ${user.role}'s token cannot carry the scope ${above.join(", ")} (allowed: ${allowed.join(", ")})`);
+      throw new StoreError("forbidden", `a ${user.role}'s token cannot carry the scope ${above.join(", ")} (allowed: ${allowed.join(", ")})`);
     }
     const t = generateToken();
     const id = randomUUID();
@@ -106,7 +106,7 @@ export async function listTokens(userId: string): Promise<TokenSummary[]> {
 export async function revokeToken(input: { id: string; ownerId: string; actor: string; source?: string | null }): Promise<void> {
   await writeTransaction(async (tx) => {
     const token = await tx.apiToken.findUnique({ where: { id: input.id }, include: { user: true } });
-    if (!token || token.userId !== input.ownerId || token.revokedAt) throw new ApiError("not_found", "no such token");
+    if (!token || token.userId !== input.ownerId || token.revokedAt) throw new StoreError("not_found", "no such token");
     await tx.apiToken.update({ where: { id: token.id }, data: { revokedAt: new Date() } });
     await recordSecurityEvent(tx, input.actor, { type: "token.revoked", token_id: token.id, owner: token.user.email, source: input.source ?? null });
   });
