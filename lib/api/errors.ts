@@ -79,12 +79,15 @@ const STORE_ERROR_CODE: Record<StoreErrorKind, ErrorCode> = {
  */
 export function knownError(e: unknown): ApiError | null {
   if (e instanceof ApiError) return e;
-  if (e instanceof StoreError) {
-    const error = new ApiError(STORE_ERROR_CODE[e.kind], e.message, e.details);
-    if (e.retryAfterSeconds !== undefined) error.retryAfter = e.retryAfterSeconds;
-    return error;
-  }
+  if (e instanceof StoreError) return storeErrorAnswer(e);
   return null;
+}
+
+/** A StoreError as the API answers it: its kind's code, its message and details, its wait as Retry-After. */
+export function storeErrorAnswer(e: StoreError): ApiError {
+  const error = new ApiError(STORE_ERROR_CODE[e.kind], e.message, e.details);
+  if (e.retryAfterSeconds !== undefined) error.retryAfter = e.retryAfterSeconds;
+  return error;
 }
 
 /** The answer to a request with no credentials, or with ones that are not valid. */

@@ -13,7 +13,7 @@ vi.mock("./ingest-records", () => ({
   ingestRecords: async (records: ValidRecord[]): Promise<IngestResult[]> => {
     store.transactions.push(records.map((r) => r.operationId));
     if (records.some((r) => r.operationId.startsWith("poison"))) throw new Error("the database refused the transaction");
-    return records.map((r) => ({ index: r.index, status: 201, body: { operation_id: r.operationId } as never }));
+    return records.map((r) => ({ index: r.index, created: true, body: { operation_id: r.operationId } as never }));
   },
 }));
 vi.mock("./checkpoints", () => ({ maybeCheckpoint: async () => void store.checkpoints++ }));
