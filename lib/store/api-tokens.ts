@@ -1,10 +1,11 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { isRole, isScope, scopesAllowedFor, type Principal, type Scope } from "@/lib/auth/permissions";
+import { isRole, isScope, scopesAllowedFor, type Scope } from "@/lib/auth/permissions";
 import { generateToken, hashToken, looksLikeToken } from "@/lib/auth/tokens";
 import { reader, writeTransaction } from "./db";
 import { StoreError } from "./errors";
 import { recordSecurityEvent } from "./security-events";
+import { forgetToken, forgetTokens, rememberedToken, rememberToken, type TokenPrincipal } from "./token-cache";
 import { normalizeEmail } from "./users";
 
 /** Creates a token for a user. Refuses scopes above the owner's role. Returns the token once. */
@@ -46,34 +47,18 @@ export async function createApiToken(input: {
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
- * Authenticated tokens are remembered for a few seconds so that a busy ingest client does not
- * pay a database round trip per request. Revoking a token or disabling a user in this process
- * forgets at once (forgetTokens); other instances see it within the TTL, well inside the 60 s
- * a disabled user's access may outlive the change.
- */
-const CACHE_TTL_MS = 5_000;
-const CACHE_MAX = 10_000;
-type TokenPrincipal = Extract<Principal, { kind: "token" }>;
-const cacheHolder = globalThis as unknown as { __reconcileTokenCache?: Map<string, { principal: TokenPrincipal; until: number }> };
-const cache = (cacheHolder.__reconcileTokenCache ??= new Map());
-
-export function forgetTokens(): void {
-  cache.clear();
-}
-
-/**
  * The principal behind a bearer token, or null when it is unknown, revoked, or its owner is
  * disabled.
  */
 export async function authenticateToken(token: string): Promise<TokenPrincipal | null> {
   if (!looksLikeToken(token)) return null;
   const hash = hashToken(token);
-  const hit = cache.get(hash);
-  if (hit && hit.until > Date.now()) return hit.principal;
+  const remembered = rememberedToken(hash);
+  if (remembered) return remembered;
   const db = await reader();
   const row = await db.apiToken.findUnique({ where: { tokenHash: hash }, include: { user: true } });
   if (!row || row.revokedAt || row.user.disabled || !isRole(row.user.role)) {
-    cache.delete(hash);
+    forgetToken(hash);
     return null;
   }
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
@@ -88,8 +73,7 @@ export async function authenticateToken(token: string): Promise<TokenPrincipal |
     role: row.user.role,
     scopes: row.scopes.split(",").filter(isScope),
   };
-  if (cache.size >= CACHE_MAX) cache.clear();
-  cache.set(hash, { principal, until: Date.now() + CACHE_TTL_MS });
+  rememberToken(hash, principal);
   return principal;
 }
 

@@ -2,12 +2,12 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { hashPassword, MIN_PASSWORD_LENGTH } from "@/lib/auth/passwords";
 import { isRole, type Role } from "@/lib/auth/permissions";
-import { forgetTokens } from "./api-tokens";
 import { lockChain } from "./chain";
 import { reader, writeTransaction, type Tx } from "./db";
 import { StoreError } from "./errors";
 import { recordSecurityEvent } from "./security-events";
 import { SETUP_CODE_ROW, setupCodeMatches } from "./setup-code";
+import { forgetTokens } from "./token-cache";
 
 export type UserSummary = { id: string; email: string; role: Role; disabled: boolean; createdAt: Date };
 
