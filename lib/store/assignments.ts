@@ -1,7 +1,8 @@
 import "server-only";
 import { isPossibleOperationId } from "@/lib/domain/wire";
 import { appendToChain, lockChain } from "./chain";
-import { reader, writeTransaction, type Db, type Tx } from "./db";
+import type { Db, Tx } from "./database";
+import { reader, writeTransaction } from "./db";
 import { StoreError } from "./errors";
 import { selectIn } from "./sql";
 
