@@ -1,7 +1,7 @@
 /**
  * `bench:ui` — how fast the operator pages' data answers with a million operations.
  *
- *   tsx --conditions=react-server lib/cli/bench-ui.ts [--operations N] [--db PATH | --database-url URL]
+ *   tsx --conditions=react-server lib/bench/ui.ts [--operations N] [--db PATH | --database-url URL]
  *        [--samples N] [--warmup N] [--batch N] [--skip-verify] [--rebuild] [--trajectory-samples N]
  *
  * 1. Makes an embedded SQLite database (a fresh temp folder, or `--db PATH`), or uses the
@@ -47,7 +47,7 @@ import { systemSender } from "@/lib/domain/trust";
 import { listOperations, listQuerySchema } from "@/lib/store/list-operations";
 import { knownTools, outcomeCounts, periodStart, reviewCounts, silentFailureRate, topDivergentTools } from "@/lib/store/overview";
 import { verifyStoredChain } from "@/lib/store/verify-chain";
-import { deployMigrations } from "./schema-engine";
+import { deployMigrations } from "@/lib/cli/schema-engine";
 
 const { values } = parseArgs({
   options: {
