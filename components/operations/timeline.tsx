@@ -3,7 +3,7 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { LongText } from "@/components/ui/text";
 import { cellText } from "@/lib/domain/preview";
-import type { OperationDetail } from "@/lib/store/get-operation";
+import type { OperationDetail } from "@/lib/views/operation-detail";
 import { categoryName, OutcomeBadge } from "./badges";
 import { ParamsDiff } from "./params-diff";
 import { SenderName } from "./verdict-history";

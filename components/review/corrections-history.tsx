@@ -1,5 +1,5 @@
 import { displayUtc } from "@/lib/domain/time";
-import type { OperationDetail } from "@/lib/store/get-operation";
+import type { OperationDetail } from "@/lib/views/operation-detail";
 import { OutcomeBadge } from "@/components/operations/badges";
 
 const when = displayUtc;

@@ -1,3 +1,5 @@
+import { StoreError, type StoreErrorKind } from "@/lib/store/errors";
+
 /** One error class, one code → status table, one JSON shape (shared/API.md "Errors"). */
 
 export const ERROR_STATUS = {
@@ -54,20 +56,53 @@ export function refusalError(r: { code: "forbidden" | "verify_scope_required" | 
   return new ApiError(r.code, r.message, r.details);
 }
 
+/** How the API answers each of the store's refusals (lib/store/errors.ts). */
+const STORE_ERROR_CODE: Record<StoreErrorKind, ErrorCode> = {
+  invalid_input: "invalid_request",
+  not_found: "not_found",
+  conflict: "conflict",
+  claimed_by_other: "claimed_by_other",
+  forbidden: "forbidden",
+  overloaded: "overloaded",
+  internal: "internal",
+  verify_scope_required: "verify_scope_required",
+  not_operation_owner: "not_operation_owner",
+  observed_in_future: "observed_in_future",
+  too_many_reads: "too_many_reads",
+};
+
+/**
+ * An error as the API answers it when it is one it knows: an ApiError as itself, a StoreError
+ * mapped to its code (message and details kept, Retry-After from the store's wait); null for
+ * anything else (a bug, a database failure). Route handlers, server actions and the CLI all
+ * go through this.
+ */
+export function knownError(e: unknown): ApiError | null {
+  if (e instanceof ApiError) return e;
+  if (e instanceof StoreError) return storeErrorAnswer(e);
+  return null;
+}
+
+/** A StoreError as the API answers it: its kind's code, its message and details, its wait as Retry-After. */
+export function storeErrorAnswer(e: StoreError): ApiError {
+  const error = new ApiError(STORE_ERROR_CODE[e.kind], e.message, e.details);
+  if (e.retryAfterSeconds !== undefined) error.retryAfter = e.retryAfterSeconds;
+  return error;
+}
+
 /** The answer to a request with no credentials, or with ones that are not valid. */
 export function unauthenticated(): ApiError {
   return new ApiError("unauthenticated", "sign in, or send Authorization: Bearer <token>");
 }
 
 /**
- * Any error as the API answers it: an ApiError as itself (a 401 with its Bearer challenge),
- * anything else as a logged 500 that leaks nothing. Route handlers and the ingest fast path
+ * Any error as the API answers it: a known one (knownError) as itself (a 401 with its Bearer
+ * challenge), anything else as a logged 500 that leaks nothing. Route handlers and the ingest fast path
  * (ingest-node.ts) both answer through this.
  */
 export function errorAnswer(e: unknown): { status: number; body: ReturnType<ApiError["toJSON"]>; headers: Record<string, string> } {
-  let error: ApiError;
-  if (e instanceof ApiError) error = e;
-  else {
+  let error = knownError(e);
+  if (!error) {
     console.error("unhandled error in an API route:", e);
     error = new ApiError("internal", "something went wrong on our side; it has been logged");
   }

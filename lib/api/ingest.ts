@@ -8,7 +8,7 @@ import { prepareRecord } from "@/lib/domain/stages";
 import { submitIngest } from "@/lib/store/ingest-queue";
 import { pacer } from "@/lib/store/pace";
 import { MiB } from "./body";
-import { ApiError, refusalError } from "./errors";
+import { ApiError, refusalError, storeErrorAnswer } from "./errors";
 
 export const MAX_REQUEST_BYTES = 4 * MiB;
 export const MAX_RECORD_BYTES = 1 * MiB;
@@ -52,29 +52,35 @@ function validate(raw: unknown, mayBeLarge: boolean, sender: Sender): ApiError |
   return refused ? refusalError(refused) : null;
 }
 
-const asItem = (r: IngestResult) =>
-  "error" in r ? { index: r.index, status: r.status, ...r.error.toJSON() } : { index: r.index, status: r.status, ...r.body };
+/** One record's answer: refused with its error, or stored (201 when it created its operation, else 200). */
+export type Answer = { index: number; error: ApiError } | { index: number; status: 200 | 201; body: Extract<IngestResult, { body: unknown }>["body"] };
+
+const answerOf = (r: IngestResult): Answer =>
+  "error" in r ? { index: r.index, error: storeErrorAnswer(r.error) } : { index: r.index, status: r.created ? 201 : 200, body: r.body };
+
+const asItem = (a: Answer) =>
+  "error" in a ? { index: a.index, status: a.error.status, ...a.error.toJSON() } : { index: a.index, status: a.status, ...a.body };
 
 /**
  * Many records, each decided on its own (what a batch does with its items): the invalid ones
  * get their error, the valid ones are stored together. Results in the records' order.
  */
-export async function ingestList(records: unknown[], sender: Sender, mayBeLarge: boolean): Promise<IngestResult[]> {
-  const failed: IngestResult[] = [];
+export async function ingestList(records: unknown[], sender: Sender, mayBeLarge: boolean): Promise<Answer[]> {
+  const failed: Answer[] = [];
   const valid: ValidRecord[] = [];
   // Validating and canonicalising 4 MiB takes seconds on a slow core: in slices, outside the lock.
   const pace = pacer();
   for (const [index, raw] of records.entries()) {
     await pace();
     const error = validate(raw, mayBeLarge, sender);
-    if (error) failed.push({ index, status: error.status, error });
+    if (error) failed.push({ index, error });
     else {
       await pace();
       const record = raw as Record<string, unknown>;
       valid.push({ index, operationId: record.operation_id as string, raw: record, sender, prepared: prepareRecord(record) });
     }
   }
-  return [...failed, ...(await submitIngest(valid))].sort((a, b) => a.index - b.index);
+  return [...failed, ...(await submitIngest(valid)).map(answerOf)].sort((a, b) => a.index - b.index);
 }
 
 /**
@@ -96,7 +102,7 @@ export async function ingestBody(body: unknown, principal: Principal, bodyBytes 
   const error = validate(body, mayBeLarge, sender);
   if (error) throw error;
   const raw = body as Record<string, unknown>;
-  const [result] = await submitIngest([{ index: 0, operationId: raw.operation_id as string, raw, sender, prepared: prepareRecord(raw) }]);
+  const [result] = (await submitIngest([{ index: 0, operationId: raw.operation_id as string, raw, sender, prepared: prepareRecord(raw) }])).map(answerOf);
   if ("error" in result) throw result.error;
   return { status: result.status, body: result.body };
 }

@@ -1,7 +1,7 @@
 "use server";
 
 import { redirect } from "next/navigation";
-import { ApiError } from "@/lib/api/errors";
+import { knownError } from "@/lib/api/errors";
 import { can } from "@/lib/auth/permissions";
 import { currentPrincipal } from "@/lib/auth/session";
 import { checkAgainstCheckpoints } from "@/lib/domain/audit-verify";
@@ -22,7 +22,8 @@ export async function verifyChainAction(): Promise<VerifyState> {
   try {
     release = startUserJob(me.userId, "A verification");
   } catch (e) {
-    if (e instanceof ApiError) return { ok: false, busy: true, message: `${e.message}.` };
+    const known = knownError(e);
+    if (known) return { ok: false, busy: true, message: `${known.message}.` };
     throw e;
   }
   try {

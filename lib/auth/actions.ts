@@ -4,7 +4,7 @@ import { revalidatePath } from "next/cache";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { AuthError } from "next-auth";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError, knownError } from "@/lib/api/errors";
 import { signIn, signOut } from "./auth";
 import { MAX_IDENTIFIER_LENGTH } from "./identifier";
 import { can, type Permission } from "./permissions";
@@ -72,7 +72,8 @@ export async function setupAction(_prev: FormState, form: FormData): Promise<For
   try {
     await createFirstAdmin({ email: field(form, "email"), password, setupCode: field(form, "code"), source: sourceAddress(await headers()) });
   } catch (e) {
-    if (e instanceof ApiError) return { error: sentence(e.message), values };
+    const known = knownError(e);
+    if (known) return { error: sentence(known.message), values };
     throw e;
   }
   await signIn("credentials", { email: field(form, "email"), password, redirectTo: "/" });
@@ -100,7 +101,8 @@ async function guarded(values: Record<string, string>, fn: () => Promise<FormSta
   try {
     return await fn();
   } catch (e) {
-    if (e instanceof ApiError) return { error: sentence(e.message), values };
+    const known = knownError(e);
+    if (known) return { error: sentence(known.message), values };
     throw e;
   }
 }

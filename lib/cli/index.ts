@@ -5,7 +5,7 @@
 import { parseArgs } from "node:util";
 import { createReadStream, createWriteStream, existsSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { ApiError } from "@/lib/api/errors";
+import { knownError } from "@/lib/api/errors";
 import { exportText } from "@/lib/api/audit-stream";
 import { checkAgainstCheckpoints } from "@/lib/domain/audit-verify";
 import { formatCheckpoint, keyFingerprint, parseCheckpoint, publicKeyFromText, type Checkpoint } from "@/lib/domain/checkpoint";
@@ -250,8 +250,9 @@ async function main(): Promise<number> {
       console.error(`${command}: ${e.message}\n\n${HELP}`);
       return 2;
     }
-    if (e instanceof ApiError) {
-      console.error(`${command}: ${e.message}`);
+    const known = knownError(e);
+    if (known) {
+      console.error(`${command}: ${known.message}`);
       return 1;
     }
     throw e;

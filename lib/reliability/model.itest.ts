@@ -3,7 +3,7 @@
  * batches), corrections (resolve with each resolution, verified with and without evidence,
  * retract, reopen; with a fresh, stale, bogus or missing expected_last_correction_id), role
  * changes, exports and chain verification, by several users with different roles and scopes,
- * against the in-memory model of DOMAIN.md in model-domain.ts.
+ * against the in-memory model of DOMAIN.md in model-domain.ts (what it sends: model-inputs.ts).
  *
  * Some commands run concurrently: fast-check's scheduler decides in which order the requests of
  * a group are sent (two or three reviewers correcting on the same expected_last_correction_id,
@@ -54,29 +54,31 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChainVerifier, GENESIS_HASH, type ChainRecord } from "@/lib/domain/hash";
 import { call, db, principal, unique } from "@/lib/testing/integration";
 import {
-  ACTOR_NAMES,
-  ACTORS,
-  READS,
   appendCorrection,
-  buildRecord,
   decideCorrection,
   derive,
-  describeSpec,
   emptyModel,
   envelopeOf,
   exists,
   ingestRecord,
-  mayAct,
   trustRefusal,
-  sameJson,
-  type ActorName,
   type CorrectionBody,
   type Model,
+} from "./model-domain";
+import {
+  ACTOR_NAMES,
+  ACTORS,
+  READS,
+  buildRecord,
+  describeSpec,
+  mayAct,
+  sameJson,
+  type ActorName,
   type ReadKey,
   type RecordSpec,
   type Role,
   type Scope,
-} from "./model-domain";
+} from "./model-inputs";
 
 const RUNS = Number(process.env.RELIABILITY_MODEL_RUNS ?? 20);
 const MAX_COMMANDS = Number(process.env.RELIABILITY_MODEL_COMMANDS ?? 25);

@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError, knownError } from "@/lib/api/errors";
 import { can, roleAtLeast } from "@/lib/auth/permissions";
 import { sourceAddress } from "@/lib/auth/request";
 import { currentPrincipal } from "@/lib/auth/session";
@@ -45,7 +45,8 @@ export async function claimAction(_prev: ClaimState, form: FormData): Promise<Cl
     const me = await reviewer();
     await claimOperation(id, me.email, { takeOver: form.get("take_over") === "true" });
   } catch (e) {
-    if (e instanceof ApiError) return failed(id, e);
+    const known = knownError(e);
+    if (known) return failed(id, known);
     throw e;
   }
   return refreshed(id);
@@ -58,7 +59,8 @@ export async function releaseAction(_prev: ClaimState, form: FormData): Promise<
     const me = await reviewer();
     await releaseOperation(id, me.email, { admin: roleAtLeast(me.role, "admin") });
   } catch (e) {
-    if (e instanceof ApiError) return failed(id, e);
+    const known = knownError(e);
+    if (known) return failed(id, known);
     throw e;
   }
   return refreshed(id);

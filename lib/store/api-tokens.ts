@@ -1,10 +1,11 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { ApiError } from "@/lib/api/errors";
-import { isRole, isScope, scopesAllowedFor, type Principal, type Scope } from "@/lib/auth/permissions";
+import { isRole, isScope, scopesAllowedFor, type Scope } from "@/lib/auth/permissions";
 import { generateToken, hashToken, looksLikeToken } from "@/lib/auth/tokens";
 import { reader, writeTransaction } from "./db";
+import { StoreError } from "./errors";
 import { recordSecurityEvent } from "./security-events";
+import { forgetToken, forgetTokens, rememberedToken, rememberToken, type TokenPrincipal } from "./token-cache";
 import { normalizeEmail } from "./users";
 
 /** Creates a token for a user. Refuses scopes above the owner's role. Returns the token once. */
@@ -16,21 +17,21 @@ export async function createApiToken(input: {
   source?: string | null;
 }): Promise<{ token: string; id: string; prefix: string; last4: string; scopes: Scope[] }> {
   const name = input.name.trim();
-  if (!name || name.length > 100) throw new ApiError("invalid_request", "a token needs a name of 1–100 characters");
+  if (!name || name.length > 100) throw new StoreError("invalid_input", "a token needs a name of 1–100 characters");
   const unknown = input.scopes.filter((s) => !isScope(s));
-  if (unknown.length) throw new ApiError("invalid_request", `unknown scope ${unknown.join(", ")}; scopes are ingest, read, export, review`);
+  if (unknown.length) throw new StoreError("invalid_input", `unknown scope ${unknown.join(", ")}; scopes are ingest, read, export, review`);
   const scopes = [...new Set(input.scopes)] as Scope[];
-  if (!scopes.length) throw new ApiError("invalid_request", "a token needs at least one scope");
+  if (!scopes.length) throw new StoreError("invalid_input", "a token needs at least one scope");
   const email = normalizeEmail(input.email);
   return writeTransaction(async (tx) => {
     const user = await tx.user.findUnique({ where: { email } });
-    if (!user) throw new ApiError("not_found", `no user with the email ${email}`);
-    if (user.disabled) throw new ApiError("forbidden", `${email} is disabled`);
-    if (!isRole(user.role)) throw new ApiError("internal", "user has an unknown role");
+    if (!user) throw new StoreError("not_found", `no user with the email ${email}`);
+    if (user.disabled) throw new StoreError("forbidden", `${email} is disabled`);
+    if (!isRole(user.role)) throw new StoreError("internal", "user has an unknown role");
     const allowed = scopesAllowedFor(user.role);
     const above = scopes.filter((s) => !allowed.includes(s));
     if (above.length) {
-      throw new ApiError("forbidden", `a ${user.role}'s token cannot carry the scope ${above.join(", ")} (allowed: ${allowed.join(", ")})`);
+      throw new StoreError("forbidden", `a ${user.role}'s token cannot carry the scope ${above.join(", ")} (allowed: ${allowed.join(", ")})`);
     }
     const t = generateToken();
     const id = randomUUID();
@@ -46,34 +47,18 @@ export async function createApiToken(input: {
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
- * Authenticated tokens are remembered for a few seconds so that a busy ingest client does not
- * pay a database round trip per request. Revoking a token or disabling a user in this process
- * forgets at once (forgetTokens); other instances see it within the TTL, well inside the 60 s
- * a disabled user's access may outlive the change.
- */
-const CACHE_TTL_MS = 5_000;
-const CACHE_MAX = 10_000;
-type TokenPrincipal = Extract<Principal, { kind: "token" }>;
-const cacheHolder = globalThis as unknown as { __reconcileTokenCache?: Map<string, { principal: TokenPrincipal; until: number }> };
-const cache = (cacheHolder.__reconcileTokenCache ??= new Map());
-
-export function forgetTokens(): void {
-  cache.clear();
-}
-
-/**
  * The principal behind a bearer token, or null when it is unknown, revoked, or its owner is
  * disabled.
  */
 export async function authenticateToken(token: string): Promise<TokenPrincipal | null> {
   if (!looksLikeToken(token)) return null;
   const hash = hashToken(token);
-  const hit = cache.get(hash);
-  if (hit && hit.until > Date.now()) return hit.principal;
+  const remembered = rememberedToken(hash);
+  if (remembered) return remembered;
   const db = await reader();
   const row = await db.apiToken.findUnique({ where: { tokenHash: hash }, include: { user: true } });
   if (!row || row.revokedAt || row.user.disabled || !isRole(row.user.role)) {
-    cache.delete(hash);
+    forgetToken(hash);
     return null;
   }
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
@@ -88,8 +73,7 @@ export async function authenticateToken(token: string): Promise<TokenPrincipal |
     role: row.user.role,
     scopes: row.scopes.split(",").filter(isScope),
   };
-  if (cache.size >= CACHE_MAX) cache.clear();
-  cache.set(hash, { principal, until: Date.now() + CACHE_TTL_MS });
+  rememberToken(hash, principal);
   return principal;
 }
 
@@ -106,7 +90,7 @@ export async function listTokens(userId: string): Promise<TokenSummary[]> {
 export async function revokeToken(input: { id: string; ownerId: string; actor: string; source?: string | null }): Promise<void> {
   await writeTransaction(async (tx) => {
     const token = await tx.apiToken.findUnique({ where: { id: input.id }, include: { user: true } });
-    if (!token || token.userId !== input.ownerId || token.revokedAt) throw new ApiError("not_found", "no such token");
+    if (!token || token.userId !== input.ownerId || token.revokedAt) throw new StoreError("not_found", "no such token");
     await tx.apiToken.update({ where: { id: token.id }, data: { revokedAt: new Date() } });
     await recordSecurityEvent(tx, input.actor, { type: "token.revoked", token_id: token.id, owner: token.user.email, source: input.source ?? null });
   });

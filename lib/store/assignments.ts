@@ -1,8 +1,9 @@
 import "server-only";
-import { ApiError } from "@/lib/api/errors";
 import { isPossibleOperationId } from "@/lib/domain/wire";
 import { appendToChain, lockChain } from "./chain";
-import { reader, writeTransaction, type Db, type Tx } from "./db";
+import type { Db, Tx } from "./database";
+import { reader, writeTransaction } from "./db";
+import { StoreError } from "./errors";
 import { selectIn } from "./sql";
 
 /**
@@ -45,13 +46,13 @@ export async function claimHolder(operationId: string): Promise<string | null | 
   return (await currentAssignees(db, [operationId])).get(operationId) ?? null;
 }
 
-/** The 409 for acting on an operation someone else holds; details name the holder. */
-export function claimedByOther(operationId: string, holder: string, message: string): ApiError {
-  return new ApiError("claimed_by_other", message, { operation_id: operationId, holder });
+/** The refusal for acting on an operation someone else holds; details name the holder. */
+export function claimedByOther(operationId: string, holder: string, message: string): StoreError {
+  return new StoreError("claimed_by_other", message, { operation_id: operationId, holder });
 }
 
 /**
- * Refuses (409 claimed_by_other) when someone other than `who` holds the operation. Call it
+ * Refuses (claimed_by_other) when someone other than `who` holds the operation. Call it
  * inside the writing transaction, after lockChain: the holder read is then the holder at commit.
  */
 export async function requireNotClaimedByOther(tx: Tx, operationId: string, who: string): Promise<void> {
@@ -61,7 +62,7 @@ export async function requireNotClaimedByOther(tx: Tx, operationId: string, who:
 
 async function requireOperation(tx: Tx, operationId: string): Promise<void> {
   if (!isPossibleOperationId(operationId) || !(await tx.operation.findUnique({ where: { operationId } }))) {
-    throw new ApiError("not_found", `no operation with the id ${JSON.stringify(operationId)}`);
+    throw new StoreError("not_found", `no operation with the id ${JSON.stringify(operationId)}`);
   }
 }
 
@@ -81,7 +82,7 @@ export async function claimOperation(operationId: string, who: string, opts: { t
 
 /**
  * Releases the claim. Only its holder may, or an admin (`admin: true`, decided by the caller
- * from the permission table); anyone else gets 409 claimed_by_other. Releasing an unclaimed
+ * from the permission table); anyone else gets claimed_by_other. Releasing an unclaimed
  * operation changes nothing.
  */
 export async function releaseOperation(operationId: string, who: string, opts: { admin?: boolean } = {}): Promise<{ previous: string | null }> {

@@ -5,7 +5,8 @@ import type { ChainRecord } from "@/lib/domain/hash";
 import { normalizeInstant } from "@/lib/domain/time";
 import { operationIdSchema } from "@/lib/domain/wire";
 import { toChainRecord } from "./chain";
-import { provider, reader, writeTransaction, type Db } from "./db";
+import { provider, type Db } from "./database";
+import { reader, writeTransaction } from "./db";
 import { recordSecurityEvent } from "./security-events";
 
 const instant = z.string().transform((v, ctx) => normalizeInstant(v) ?? (ctx.addIssue({ code: "custom", message: "must be an RFC 3339 date-time" }), z.NEVER));

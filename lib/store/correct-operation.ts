@@ -1,7 +1,6 @@
 import "server-only";
 import { isPossibleOperationId } from "@/lib/domain/wire";
 import { randomUUID } from "node:crypto";
-import { ApiError } from "@/lib/api/errors";
 import { decideCorrection, type CorrectionRequest } from "@/lib/domain/corrections";
 import { deriveOperation } from "@/lib/domain/operation";
 import type { Idempotency } from "@/lib/domain/outcomes";
@@ -9,23 +8,24 @@ import { requireNotClaimedByOther } from "./assignments";
 import { appendToChain, lockChain } from "./chain";
 import { maybeCheckpoint } from "./checkpoints";
 import { writeTransaction } from "./db";
+import { StoreError } from "./errors";
 import { writeProjection } from "./projection";
 import { correctionFacts, loadOperationRecords, type CorrectionPayload } from "./stage-records";
 
 /**
  * A reviewer's correction: a new immutable record in the chain, never an edit. Taken under
  * the chain lock, so of two reviewers acting on the same state exactly one wins; the other
- * named a latest correction that is no longer the latest and gets 409 with the current state.
- * An operation someone else has claimed is 409 claimed_by_other for everyone, admins included,
+ * named a latest correction that is no longer the latest and gets a conflict with the current state.
+ * An operation someone else has claimed is claimed_by_other for everyone, admins included,
  * until they take it over (a recorded act).
  */
 export async function correctOperation(input: { operationId: string; request: CorrectionRequest; reviewer: string }) {
   const { operationId, request, reviewer } = input;
-  if (!isPossibleOperationId(operationId)) throw new ApiError("not_found", `no operation with the id ${JSON.stringify(operationId)}`);
+  if (!isPossibleOperationId(operationId)) throw new StoreError("not_found", `no operation with the id ${JSON.stringify(operationId)}`);
   const result = await writeTransaction(async (tx) => {
     await lockChain(tx);
     const identity = await tx.operation.findUnique({ where: { operationId } });
-    if (!identity) throw new ApiError("not_found", `no operation with the id ${operationId}`);
+    if (!identity) throw new StoreError("not_found", `no operation with the id ${operationId}`);
     // Under the chain lock, so no claim can land between this check and the correction.
     await requireNotClaimedByOther(tx, operationId, reviewer);
     const records = (await loadOperationRecords(tx, [operationId])).get(operationId) ?? { stages: [], corrections: [] };
@@ -34,14 +34,14 @@ export async function correctOperation(input: { operationId: string; request: Co
     const last = records.corrections.at(-1) ?? null;
     const expected = request.expected_last_correction_id ?? null;
     if (expected !== (last?.id ?? null)) {
-      throw new ApiError("conflict", "someone corrected this operation since you loaded it: look at the current state and act on it", {
+      throw new StoreError("conflict", "someone corrected this operation since you loaded it: look at the current state and act on it", {
         effective_outcome: state.effective_outcome,
         last_correction_id: last?.id ?? null,
         last_correction: last ? { action: last.action, outcome: last.outcome, reviewer: last.reviewer, reason: last.reason, recorded_at: last.recorded_at } : null,
       });
     }
     const decision = decideCorrection(request, state.effective, state.claimed_outcome, state.envelope.idempotency as Idempotency);
-    if (!decision.ok) throw new ApiError("invalid_request", decision.message, { effective_outcome: state.effective_outcome });
+    if (!decision.ok) throw new StoreError("invalid_input", decision.message, { effective_outcome: state.effective_outcome });
     const payload: CorrectionPayload = {
       id: randomUUID(),
       action: request.action,

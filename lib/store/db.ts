@@ -3,29 +3,14 @@ import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient as PgClient } from "./generated/pg/client";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
+import { databaseUrl, providerOf, type Db, type Provider, type Tx } from "./database";
 import { asSql, type Sql } from "./sql";
 import { DirectSqlite } from "./sqlite-direct";
 
 /**
- * The only place a Prisma client is made. The database is chosen at runtime from DATABASE_URL:
- * `file:` → the embedded SQLite, `postgres(ql)://` → PostgreSQL. Both generated clients share
- * one model API, so the rest of lib/store is written once against the SQLite client's types.
+ * The only place a Prisma client is made, for the database DATABASE_URL names (database.ts:
+ * which one, and the client types).
  */
-export type Db = SqliteClient;
-export type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
-export type Provider = "sqlite" | "postgresql";
-
-export const DEFAULT_DATABASE_URL = "file:./data/reconcile.db";
-
-export function databaseUrl(): string {
-  return process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
-}
-
-export function providerOf(url: string): Provider {
-  if (url.startsWith("file:")) return "sqlite";
-  if (/^postgres(ql)?:\/\//.test(url)) return "postgresql";
-  throw new Error(`DATABASE_URL must start with file: or postgresql:// (got ${url.split(":")[0]}:)`);
-}
 
 type Clients = {
   provider: Provider;
@@ -118,10 +103,6 @@ export async function reader(): Promise<Db> {
   const c = clients();
   await c.ready;
   return c.reader;
-}
-
-export function provider(): Provider {
-  return providerOf(databaseUrl());
 }
 
 /**

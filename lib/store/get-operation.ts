@@ -2,12 +2,13 @@ import "server-only";
 import { isPossibleOperationId } from "@/lib/domain/wire";
 import { deriveOperation } from "@/lib/domain/operation";
 import { verdictHistory } from "@/lib/domain/verdict-history";
+import type { OperationDetail } from "@/lib/views/operation-detail";
 import { reader } from "./db";
 import { derivedState } from "./ingest-records";
 import { correctionFacts, loadOperationRecords } from "./stage-records";
 
 /** One operation with every stage record and its derived state (shared/API.md "Read"). */
-export async function getOperation(operationId: string) {
+export async function getOperation(operationId: string): Promise<OperationDetail | null> {
   // No stored operation has an id the wire schema refuses (and PostgreSQL refuses a NUL in a query).
   if (!isPossibleOperationId(operationId)) return null;
   const db = await reader();
@@ -40,7 +41,6 @@ export async function getOperation(operationId: string) {
     tool: env.tool ?? null,
     claimed_outcome: state.claimed_outcome,
     idempotency: env.idempotency ?? null,
-    /** Where the operation came from when it arrived as OpenTelemetry spans (lib/otlp): trace, span, the span's attributes. */
     otel: env.otel ?? null,
     created_at: identity.createdAt,
     stages: stages.map((s) => ({
@@ -67,7 +67,6 @@ export async function getOperation(operationId: string) {
       recorded_at: c.recorded_at,
       hash: c.hash,
     })),
-    /** The derived outcome after each stage record and correction, in chain order (TRUST.md). */
     verdict_history: history.map((h) => ({
       ...h,
       sent_by: h.kind === "stage" ? sentBy.get(h.seq)! : null,
@@ -81,9 +80,6 @@ export async function getOperation(operationId: string) {
     overclaimed: state.overclaimed,
     upstream,
     downstream: downstreamIds.map(link),
-    /** Proposition 1: an upstream step this one relied on is not verified (or not recorded). */
     built_on_unverified_premise: upstream.some((u) => u.effective_outcome !== "verified"),
   };
 }
-
-export type OperationDetail = NonNullable<Awaited<ReturnType<typeof getOperation>>>;

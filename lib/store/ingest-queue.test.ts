@@ -13,13 +13,14 @@ vi.mock("./ingest-records", () => ({
   ingestRecords: async (records: ValidRecord[]): Promise<IngestResult[]> => {
     store.transactions.push(records.map((r) => r.operationId));
     if (records.some((r) => r.operationId.startsWith("poison"))) throw new Error("the database refused the transaction");
-    return records.map((r) => ({ index: r.index, status: 201, body: { operation_id: r.operationId } as never }));
+    return records.map((r) => ({ index: r.index, created: true, body: { operation_id: r.operationId } as never }));
   },
 }));
 vi.mock("./checkpoints", () => ({ maybeCheckpoint: async () => void store.checkpoints++ }));
 
 const { submitIngest } = await import("./ingest-queue");
-const { ApiError, errorAnswer } = await import("@/lib/api/errors");
+const { StoreError } = await import("./errors");
+const { errorAnswer } = await import("@/lib/api/errors");
 
 /** A request's records, indexed as the request numbered them (0..n-1). */
 const request = (prefix: string, n: number): ValidRecord[] =>
@@ -90,9 +91,11 @@ describe("backpressure", () => {
         () => null,
         (e: unknown) => e,
       );
-      expect(refused).toBeInstanceOf(ApiError);
-      expect(refused).toMatchObject({ code: "overloaded", status: 429, retryAfter: 1, details: { waiting: 10, limit: 10 } });
-      expect(errorAnswer(refused).headers["retry-after"]).toBe("1");
+      expect(refused).toBeInstanceOf(StoreError);
+      expect(refused).toMatchObject({ kind: "overloaded", retryAfterSeconds: 1, details: { waiting: 10, limit: 10 } });
+      const answer = errorAnswer(refused);
+      expect(answer).toMatchObject({ status: 429, body: { error: { code: "overloaded", details: { waiting: 10, limit: 10 } } } });
+      expect(answer.headers["retry-after"]).toBe("1");
       const done = await Promise.all([first, ...waiting]);
       expect(done.map((r) => r.length)).toEqual([8, 6, 4]);
       expect(store.transactions.flat()).not.toContain("over-0");
@@ -107,7 +110,7 @@ describe("backpressure", () => {
     const first = submitIngest(request("running", 1));
     await new Promise((r) => setImmediate(r));
     const many = Array.from({ length: 40 }, (_, i) => submitIngest(request(`m${i}`, 500)));
-    await expect(submitIngest(request("over", 1))).rejects.toMatchObject({ code: "overloaded" });
+    await expect(submitIngest(request("over", 1))).rejects.toMatchObject({ kind: "overloaded" });
     await Promise.all([first, ...many]);
   });
 });

@@ -1,6 +1,6 @@
 import "server-only";
-import { ApiError } from "@/lib/api/errors";
 import { maybeCheckpoint } from "./checkpoints";
+import { StoreError } from "./errors";
 import { ingestRecords, type IngestResult, type ValidRecord } from "./ingest-records";
 
 /**
@@ -21,8 +21,8 @@ const queue = (state.__reconcileIngestQueue ??= { jobs: [], running: false, wait
 /**
  * Backpressure (TRUST.md): at most this many records wait for a transaction
  * (`RECONCILE_INGEST_QUEUE_MAX`, default 20,000). Past it a request is refused whole with
- * 429 `overloaded` and `Retry-After`, instead of the queue, and the memory, growing without
- * bound. A request is always taken when nothing waits, whatever its size.
+ * `overloaded` and a time to wait, instead of the queue, and the memory, growing without
+ * bound (the API answers it 429 with `Retry-After`). A request is always taken when nothing waits, whatever its size.
  */
 export function queueLimit(): number {
   const n = Number(process.env.RECONCILE_INGEST_QUEUE_MAX);
@@ -36,11 +36,10 @@ export function submitIngest(records: ValidRecord[]): Promise<IngestResult[]> {
   if (!records.length) return Promise.resolve([]);
   const limit = queueLimit();
   if (queue.waiting > 0 && queue.waiting + records.length > limit) {
-    const error = new ApiError("overloaded", `the server has ${queue.waiting.toLocaleString("en")} records waiting to be written (at most ${limit.toLocaleString("en")}): nothing of this request was stored; send it again after Retry-After seconds`, {
+    const error = new StoreError("overloaded", `the server has ${queue.waiting.toLocaleString("en")} records waiting to be written (at most ${limit.toLocaleString("en")}): nothing of this request was stored; send it again after Retry-After seconds`, {
       waiting: queue.waiting,
       limit,
-    });
-    error.retryAfter = retryAfterFor(queue.waiting);
+    }, { retryAfterSeconds: retryAfterFor(queue.waiting) });
     return Promise.reject(error);
   }
   queue.waiting += records.length;

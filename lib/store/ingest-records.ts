@@ -1,5 +1,4 @@
 import "server-only";
-import { ApiError, refusalError } from "@/lib/api/errors";
 import { deriveOperation, type OperationState, type StoredStage } from "@/lib/domain/operation";
 import { HeldStages, reconcileRecord, stageChainPayloadCanonical, type PreparedRecord, type StageRecordDraft } from "@/lib/domain/stages";
 import { canonicalJson } from "@/lib/domain/hash";
@@ -7,6 +6,7 @@ import { ownershipRefusal, readCapRefusal, type Sender } from "@/lib/domain/trus
 import { pacer } from "./pace";
 import { appendToChain, lockChain } from "./chain";
 import { sqlWriteTransaction } from "./db";
+import { refused, StoreError } from "./errors";
 import { writeProjection, type Identity } from "./projection";
 import { insertMany, selectIn } from "./sql";
 import { correctionFacts, loadOperationRecords, type StagePayload } from "./stage-records";
@@ -52,9 +52,10 @@ export type ValidRecord = {
   prepared?: PreparedRecord;
 };
 
+/** Each record's outcome: stored (`created`: its first stage records made the operation), or refused. */
 export type IngestResult =
-  | { index: number; status: 200 | 201; body: ReturnType<typeof derivedState> & { duplicate: boolean } }
-  | { index: number; status: number; error: ApiError };
+  | { index: number; created: boolean; body: ReturnType<typeof derivedState> & { duplicate: boolean } }
+  | { index: number; error: StoreError };
 
 /**
  * Ingests validated records in one transaction: every accepted record's new stage records are
@@ -102,19 +103,19 @@ export async function ingestRecords(records: ValidRecord[]): Promise<IngestResul
       const held = working.get(record.operationId)!;
       const owned = owners.has(record.operationId) ? ownershipRefusal(record.raw, owners.get(record.operationId)!, record.sender.rights) : null;
       if (owned) {
-        results.push({ index: record.index, status: owned.status, error: refusalError(owned) });
+        results.push({ index: record.index, error: refused(owned) });
         continue;
       }
       const decision = reconcileRecord(record.raw, held, record.prepared);
       if (decision.kind === "conflict") {
-        results.push({ index: record.index, status: 409, error: new ApiError("conflict", decision.message, decision.details) });
+        results.push({ index: record.index, error: new StoreError("conflict", decision.message, decision.details) });
         continue;
       }
       let freshReads = 0;
       for (const d of decision.fresh) if (d.stage === "canonical_read") freshReads++;
       const capped = readCapRefusal(held.readCount, freshReads);
       if (capped) {
-        results.push({ index: record.index, status: capped.status, error: refusalError(capped) });
+        results.push({ index: record.index, error: refused(capped) });
         continue;
       }
       if (!owners.has(record.operationId) && decision.fresh.length) owners.set(record.operationId, record.sender.rights.userId);
@@ -189,7 +190,7 @@ export async function ingestRecords(records: ValidRecord[]): Promise<IngestResul
       const createdHere = isNew.has(record.operationId) && firstAcceptedIndex.get(record.operationId) === record.index;
       results.push({
         index: record.index,
-        status: createdHere ? 201 : 200,
+        created: createdHere,
         body: { ...derivedState(record.operationId, state, { maxSideEffects: ANSWER_SIDE_EFFECTS }), duplicate },
       });
     }

@@ -1,5 +1,5 @@
 import "server-only";
-import { provider, type Db, type Tx } from "./db";
+import { provider, type Db, type Tx } from "./database";
 
 /**
  * Raw SQL for the hot paths (ingest, chain append, projection writes). Prisma's model API

@@ -1,7 +1,8 @@
 import "server-only";
 import { RateLimiterPrisma } from "rate-limiter-flexible";
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
-import { databaseUrl, provider, writer, type Db } from "./db";
+import { databaseUrl, provider, type Db } from "./database";
+import { writer } from "./db";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
 
 /**

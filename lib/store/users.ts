@@ -1,13 +1,14 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { ApiError } from "@/lib/api/errors";
 import { hashPassword, MIN_PASSWORD_LENGTH } from "@/lib/auth/passwords";
 import { isRole, type Role } from "@/lib/auth/permissions";
-import { forgetTokens } from "./api-tokens";
 import { lockChain } from "./chain";
-import { reader, writeTransaction, type Tx } from "./db";
+import type { Tx } from "./database";
+import { reader, writeTransaction } from "./db";
+import { StoreError } from "./errors";
 import { recordSecurityEvent } from "./security-events";
 import { SETUP_CODE_ROW, setupCodeMatches } from "./setup-code";
+import { forgetTokens } from "./token-cache";
 
 export type UserSummary = { id: string; email: string; role: Role; disabled: boolean; createdAt: Date };
 
@@ -30,11 +31,11 @@ type NewUser = {
 async function prepareUser(input: NewUser): Promise<{ email: string; role: Role; passwordHash: string }> {
   const email = normalizeEmail(input.email);
   if (!EMAIL_RE.test(email) || email.length > 254 || email.indexOf("@") > 64) {
-    throw new ApiError("invalid_request", "email must be an address like name@example.com (at most 64 characters before the @, 254 in all)");
+    throw new StoreError("invalid_input", "email must be an address like name@example.com (at most 64 characters before the @, 254 in all)");
   }
-  if (!isRole(input.role)) throw new ApiError("invalid_request", "role must be viewer, reviewer or admin");
+  if (!isRole(input.role)) throw new StoreError("invalid_input", "role must be viewer, reviewer or admin");
   if (input.password.length < MIN_PASSWORD_LENGTH) {
-    throw new ApiError("invalid_request", `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+    throw new StoreError("invalid_input", `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   }
   return { email, role: input.role, passwordHash: await hashPassword(input.password) };
 }
@@ -42,7 +43,7 @@ async function prepareUser(input: NewUser): Promise<{ email: string; role: Role;
 async function insertUser(tx: Tx, input: NewUser, prepared: { email: string; role: Role; passwordHash: string }): Promise<UserSummary> {
   const { email, role, passwordHash } = prepared;
   if (await tx.user.findUnique({ where: { email }, select: { id: true } })) {
-    throw new ApiError("conflict", `a user with the email ${email} already exists`);
+    throw new StoreError("conflict", `a user with the email ${email} already exists`);
   }
   const now = new Date();
   const user = await tx.user.create({
@@ -70,10 +71,10 @@ export async function createFirstAdmin(input: { email: string; password: string;
   const prepared = await prepareUser(user);
   return writeTransaction(async (tx) => {
     await lockChain(tx);
-    if ((await tx.user.count()) > 0) throw new ApiError("conflict", "Reconcile already has an admin: sign in instead");
+    if ((await tx.user.count()) > 0) throw new StoreError("conflict", "Reconcile already has an admin: sign in instead");
     const code = await tx.setupCode.findUnique({ where: { id: SETUP_CODE_ROW } });
     if (code && !setupCodeMatches(code.code, input.setupCode)) {
-      throw new ApiError("forbidden", "the setup code is not right: it is printed in the server's log when it starts");
+      throw new StoreError("forbidden", "the setup code is not right: it is printed in the server's log when it starts");
     }
     const created = await insertUser(tx, user, prepared);
     await tx.setupCode.deleteMany({});
@@ -121,15 +122,15 @@ export async function updateUser(input: {
   actor: string;
   source?: string | null;
 }): Promise<UserSummary> {
-  if (input.role !== undefined && !isRole(input.role)) throw new ApiError("invalid_request", "role must be viewer, reviewer or admin");
+  if (input.role !== undefined && !isRole(input.role)) throw new StoreError("invalid_input", "role must be viewer, reviewer or admin");
   const result = await writeTransaction(async (tx) => {
     await lockChain(tx);
     const user = await tx.user.findUnique({ where: { id: input.id } });
-    if (!user) throw new ApiError("not_found", "no such user");
+    if (!user) throw new StoreError("not_found", "no such user");
     const losesAdmin = user.role === "admin" && !user.disabled && ((input.role && input.role !== "admin") || input.disabled === true);
     if (losesAdmin) {
       const admins = await tx.user.count({ where: { role: "admin", disabled: false } });
-      if (admins <= 1) throw new ApiError("conflict", "this is the last admin: make another admin first");
+      if (admins <= 1) throw new StoreError("conflict", "this is the last admin: make another admin first");
     }
     const updated = await tx.user.update({
       where: { id: user.id },
@@ -156,7 +157,7 @@ export async function updateUser(input: {
 export async function endAllSessions(input: { id: string; actor: string; source?: string | null }): Promise<{ email: string }> {
   return writeTransaction(async (tx) => {
     const user = await tx.user.findUnique({ where: { id: input.id }, select: { email: true } });
-    if (!user) throw new ApiError("not_found", "no such user");
+    if (!user) throw new StoreError("not_found", "no such user");
     await tx.user.update({ where: { id: input.id }, data: { sessionVersion: { increment: 1 }, updatedAt: new Date() } });
     await recordSecurityEvent(tx, input.actor, { type: "sessions.ended", email: user.email, source: input.source ?? null });
     return { email: user.email };

@@ -18,7 +18,7 @@ import { parseArgs } from "node:util";
 import { encodeJsonRequest } from "../otlp/decode";
 import { spansOf } from "../otlp/spans";
 import { recordsOfSpans } from "../otlp/tool-spans";
-import { serverArgs } from "./start";
+import { serverArgs } from "../cli/start";
 
 const { values } = parseArgs({
   options: { spans: { type: "string", default: "20480" }, clients: { type: "string", default: "2" }, "database-url": { type: "string" } },

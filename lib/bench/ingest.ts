@@ -13,7 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
-import { serverArgs } from "./start";
+import { serverArgs } from "../cli/start";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { chainHash, GENESIS_HASH } from "../domain/hash";

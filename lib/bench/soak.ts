@@ -109,7 +109,7 @@ async function main() {
       ok = vitestFile("lib/reliability/model.itest.ts", { RELIABILITY_MODEL_RUNS: values.runs ?? "300" });
       break;
     default:
-      console.error("usage: npm run soak:crash | soak:load | soak:fuzz | soak:model  (see lib/cli/soak.ts)");
+      console.error("usage: npm run soak:crash | soak:load | soak:fuzz | soak:model  (see lib/bench/soak.ts)");
       process.exit(2);
   }
   rmSync(tmp, { recursive: true, force: true });

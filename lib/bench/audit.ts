@@ -77,7 +77,7 @@ async function main() {
   if (seeded !== null) console.log(`seeded ${N.toLocaleString()} chain records in ${seeded.toFixed(0)} s (${dbFile})`);
   const out = `${dbFile}.export.ndjson`;
   const run = (p: string, nodeOptions = "") => {
-    const r = spawnSync(process.execPath, [...tsx, "lib/cli/bench-audit.ts", "--phase", p, "--db", dbFile, "--out", out], {
+    const r = spawnSync(process.execPath, [...tsx, "lib/bench/audit.ts", "--phase", p, "--db", dbFile, "--out", out], {
       encoding: "utf8",
       env: { ...process.env, CHECKPOINT_KEY_FILE: `${dbFile}.key.pem`, NODE_OPTIONS: nodeOptions },
     });

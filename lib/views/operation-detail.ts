@@ -1,0 +1,76 @@
+import type { CorrectionAction, Resolution } from "@/lib/domain/corrections";
+import type { EffectiveOutcome, FailureCategory, Outcome, RetryDecision } from "@/lib/domain/outcomes";
+import type { SentBy } from "@/lib/domain/trust";
+import type { VerdictEntry } from "@/lib/domain/verdict-history";
+import type { Stage } from "@/lib/domain/wire";
+
+/**
+ * One operation as it is read (shared/API.md "Read"): what GET /api/v1/operations/{id} answers
+ * and what the operation page and its components show. A shape only: lib/store/get-operation.ts
+ * makes it, and nothing here depends on the database.
+ */
+export type OperationDetail = {
+  operation_id: string;
+  outcome: Outcome;
+  reason: string;
+  failure_category: FailureCategory | null;
+  observed_side_effects: string[];
+  /** Only when the list of side effects was cut short (never on a read). */
+  observed_side_effects_total?: number;
+  retry: RetryDecision;
+  trajectory_id: string | null;
+  depends_on: string[];
+  /** From the operation's merged envelope, as sent. */
+  agent: unknown;
+  tool: unknown;
+  claimed_outcome: string | null;
+  idempotency: unknown;
+  /** Where the operation came from when it arrived as OpenTelemetry spans (lib/otlp): trace, span, the span's attributes. */
+  otel: unknown;
+  created_at: string;
+  stages: OperationStageView[];
+  corrections: OperationCorrectionView[];
+  /** The derived outcome after each stage record and correction, in chain order (TRUST.md). */
+  verdict_history: (VerdictEntry & { sent_by: SentBy | null; reviewer: string | null })[];
+  claim_withdrawn: boolean;
+  resolved_from: EffectiveOutcome | null;
+  effective_outcome: EffectiveOutcome;
+  needs_review: boolean;
+  overclaimed: boolean;
+  upstream: LinkedOperation[];
+  downstream: LinkedOperation[];
+  /** Proposition 1: an upstream step this one relied on is not verified (or not recorded). */
+  built_on_unverified_premise: boolean;
+};
+
+/** A stage record on the timeline; a canonical read says whether it is stale and whether it decided. */
+export type OperationStageView = {
+  seq: number;
+  stage: Stage;
+  observed_at: string | null;
+  recorded_at: string;
+  /** The stage exactly as received. */
+  payload: unknown;
+  envelope?: Record<string, unknown>;
+  hash: string;
+  sent_by: SentBy;
+  stale?: boolean;
+  deciding?: boolean;
+};
+
+export type OperationCorrectionView = {
+  id: string;
+  action: CorrectionAction;
+  outcome_seen: string;
+  outcome: Resolution | null;
+  reason: string;
+  evidence: Record<string, string> | null;
+  reviewer: string | null;
+  follows: string | null;
+  seq: number;
+  recorded_at: string;
+  hash: string;
+};
+
+/** An operation this one depends on, or one that depends on it (null: not recorded). */
+export type LinkedOperation = { operation_id: string; effective_outcome: string | null; tool: string | null };
