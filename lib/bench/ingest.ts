@@ -50,7 +50,9 @@ async function main() {
   const env = { ...process.env, DATABASE_URL: url, AUTH_SECRET: "bench-secret-0123456789abcdef0123456789" };
   execFileSync(process.execPath, [...tsx, "db:deploy"], { env, stdio: "pipe" });
   execFileSync(process.execPath, [...tsx, "users:add", "--email", "bench@bench.test", "--password", "bench-password-123", "--role", "admin"], { env, stdio: "pipe" });
-  const token = execFileSync(process.execPath, [...tsx, "tokens:add", "--email", "bench@bench.test", "--scopes", "ingest,read", "--name", "bench"], { env, encoding: "utf8" })
+  // Its records carry canonical reads, which need the verify scope (TRUST.md): without it every
+  // request was refused, and the figures measured refusals.
+  const token = execFileSync(process.execPath, [...tsx, "tokens:add", "--email", "bench@bench.test", "--scopes", "ingest,verify,read", "--name", "bench"], { env, encoding: "utf8" })
     .trim()
     .split("\n")
     .pop()!;
