@@ -18,7 +18,7 @@ const read = (observed_at = "2026-08-28T10:05:00Z") => ({ status: "match", obser
 describe("verify scope", () => {
   it("refuses a canonical read from a sender without verify, and nothing else", () => {
     expect(scopeRefusal({ operation_id: "a", canonical_read: read() }, agent)?.code).toBe("verify_scope_required");
-    expect(scopeRefusal({ operation_id: "a", canonical_read: [read(), read()] }, agent)?.status).toBe(403);
+    expect(scopeRefusal({ operation_id: "a", canonical_read: [read(), read()] }, agent)?.code).toBe("verify_scope_required");
     expect(scopeRefusal({ operation_id: "a", receipt: { status: "accepted" }, side_effects: [] }, agent)).toBeNull();
     expect(scopeRefusal({ operation_id: "a", canonical_read: read() }, verifier)).toBeNull();
   });
@@ -66,7 +66,6 @@ describe("observations dated in the future", () => {
     expect(futureRefusal({ canonical_read: read("2026-11-30T12:05:00Z") }, now, 300)).toBeNull();
     const r = futureRefusal({ canonical_read: read("2026-11-30T12:05:00.000000001Z") }, now, 300);
     expect(r?.code).toBe("observed_in_future");
-    expect(r?.status).toBe(422);
     expect(r?.details).toMatchObject({ fields: ["canonical_read.observed_at"] });
   });
   it("checks the receipt and every listed read, and honours offsets", () => {
@@ -90,6 +89,6 @@ describe("reads per operation", () => {
   it("allows exactly the cap in total", () => {
     expect(readCapRefusal(MAX_READS_PER_OPERATION - 2, 2)).toBeNull();
     expect(readCapRefusal(MAX_READS_PER_OPERATION - 2, 3)?.code).toBe("too_many_reads");
-    expect(readCapRefusal(0, MAX_READS_PER_OPERATION + 1)?.status).toBe(422);
+    expect(readCapRefusal(0, MAX_READS_PER_OPERATION + 1)?.code).toBe("too_many_reads");
   });
 });

@@ -54,8 +54,8 @@ export function legacySentBy(actor: string | null): SentBy {
   return { via: "unrecorded", user_id: null, email, token_id: null, token_name: null, ...(email ? {} : { name: actor ?? "unknown" }) };
 }
 
+/** A refusal in the domain's terms: lib/api alone decides the HTTP answer (403 or 422) from the code. */
 export type Refusal = {
-  status: 403 | 422;
   code: "forbidden" | "verify_scope_required" | "not_operation_owner" | "observed_in_future" | "too_many_reads";
   message: string;
   details?: unknown;
@@ -85,14 +85,12 @@ function onlyObservations(raw: Record<string, unknown>): boolean {
 export function scopeRefusal(raw: Record<string, unknown>, rights: WriteRights): Refusal | null {
   if (readsIn(raw) > 0 && !rights.mayVerify) {
     return {
-      status: 403,
       code: "verify_scope_required",
       message: "canonical reads decide the outcome: sending one needs a token with the verify scope (owner reviewer or admin); nothing of this record was stored",
     };
   }
   if (!rights.mayIngest && !onlyObservations(raw)) {
     return {
-      status: 403,
       code: "forbidden",
       message: "this token may send canonical reads and side effects only: an intent, a receipt or envelope fields need the ingest scope; nothing of this record was stored",
     };
@@ -110,7 +108,6 @@ export function ownershipRefusal(raw: Record<string, unknown>, owner: string | n
   if (owner !== null && owner === rights.userId) return null;
   if (rights.mayVerify && onlyObservations(raw)) return null;
   return {
-    status: 403,
     code: "not_operation_owner",
     message: rights.mayVerify
       ? "this operation was created by another user: a verifier may add canonical reads and side effects only; nothing of this record was stored"
@@ -143,7 +140,6 @@ export function futureRefusal(raw: Record<string, unknown>, nowMs: number, skewS
   });
   if (!late.length) return null;
   return {
-    status: 422,
     code: "observed_in_future",
     message: `${late[0].path} is ${late[0].value}, more than ${skewSeconds} s after the server's clock (${new Date(nowMs).toISOString()}); nothing of this record was stored`,
     details: { fields: late.map((t) => t.path), server_time: new Date(nowMs).toISOString(), max_clock_skew_seconds: skewSeconds },
@@ -154,7 +150,6 @@ export function futureRefusal(raw: Record<string, unknown>, nowMs: number, skewS
 export function readCapRefusal(held: number, adding: number): Refusal | null {
   if (held + adding <= MAX_READS_PER_OPERATION) return null;
   return {
-    status: 422,
     code: "too_many_reads",
     message: `an operation may hold at most ${MAX_READS_PER_OPERATION} canonical reads; it has ${held} and this record adds ${adding}; nothing of this record was stored`,
     details: { max_reads: MAX_READS_PER_OPERATION, held, adding },
