@@ -31,6 +31,31 @@ export function isFastIngest(req: IncomingMessage): boolean {
 }
 
 /**
+ * A path that is not valid percent-encoded UTF-8 (`%FF`, `%zz`) is the client's mistake. The
+ * proxy answers it with 400 for the paths it sees, but the ingest endpoints skip the proxy, and
+ * Next.js's route matching then failed with a bare 500. The production server asks this first,
+ * for every request: true when it has answered (400, in the API's error shape).
+ */
+export function answeredUndecodablePath(req: IncomingMessage, res: ServerResponse): boolean {
+  const url = req.url ?? "/";
+  const q = url.indexOf("?");
+  try {
+    decodeURIComponent(q === -1 ? url : url.slice(0, q));
+    return false;
+  } catch {
+    // As the proxy answers it: JSON under /api/, plain text for a page.
+    const message = "the request path is not valid percent-encoded UTF-8";
+    void discardNode(req).then(() => {
+      if (url.startsWith("/api/")) return send(res, 400, { error: { code: "invalid_request", message } });
+      if (res.headersSent || res.destroyed) return;
+      res.writeHead(400, { ...SECURITY_HEADERS, "content-type": "text/plain; charset=utf-8", "content-length": Buffer.byteLength(message) });
+      res.end(message);
+    });
+    return true;
+  }
+}
+
+/**
  * POST /api/v1/receipts on Node's own request and response, with exactly the checks and answers
  * of the route handler (app/api/v1/receipts/route.ts): bearer authentication, the ingest
  * permission (a refusal is recorded), the body limits, then ingestBody. It exists because

@@ -58,11 +58,12 @@ async function main() {
   const handle = app.getRequestHandler();
   await app.prepare();
   trustClientAddressHeader();
-  const { handleIngestNode, isFastIngest } = await import("@/lib/api/ingest-node");
+  const { answeredUndecodablePath, handleIngestNode, isFastIngest } = await import("@/lib/api/ingest-node");
   const { setupCodeAtStart } = await import("@/lib/store/setup-code");
   const setupCode = await setupCodeAtStart(!isLoopbackHost(hostname));
   const server = createServer((req, res) => {
     setClientAddress(req, proxies);
+    if (answeredUndecodablePath(req, res)) return;
     if (isFastIngest(req)) void handleIngestNode(req, res);
     else void handle(req, res);
   });

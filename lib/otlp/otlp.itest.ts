@@ -227,6 +227,14 @@ describe("refusals", () => {
     expect(await chainCount()).toBe(before);
   });
 
+  it.each(["/api/v1/otlp/%FF/traces", "/api/v1/otlp/v1/traces%FF", "/api/v1/receipts/%zz", "/operations/%FF"])("a path that is not valid percent-encoding, %s → 400 (these skip the proxy: it was a bare 500)", async (p) => {
+    const res = await fetch(baseUrl + p, { method: "POST", headers: { authorization: `Bearer ${ingestToken}`, "content-type": "application/json" }, body: "{}" });
+    expect(res.status).toBe(400);
+    const text = await res.text();
+    if (p.startsWith("/api/")) expect(JSON.parse(text).error.code).toBe("invalid_request");
+    else expect(text).toMatch(/not valid percent-encoded/);
+  });
+
   it("a token without the ingest scope → 403", async () => {
     const reader = (await principal("viewer", ["read"])).token;
     expect((await post("{}", json, reader)).status).toBe(403);
