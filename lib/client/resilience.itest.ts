@@ -43,13 +43,13 @@ describe("Reconcile down while the agent runs", () => {
     proxy = await TestProxy.start(baseUrl);
     await proxy.stop(); // its port now refuses connections
     const events: ClientEvent[] = [];
-    const rc = new Reconcile({ url: proxy.url, token, trajectoryId: unique("down"), backoff: { initialMs: 50, maxMs: 400 }, onEvent: (e) => events.push(e) });
+    // An intent bound of two minutes: a call that waited it out while Reconcile is down would run
+    // into the test's own time limit (60 s), without a clock in the test that a busy machine could trip.
+    const rc = new Reconcile({ url: proxy.url, token, trajectoryId: unique("down"), intentTimeoutMs: 120_000, backoff: { initialMs: 50, maxMs: 400 }, onEvent: (e) => events.push(e) });
     const { send, performed } = mailer(rc);
 
-    const started = Date.now();
     for (let i = 0; i < 10; i++) expect(await send({ to: `user${i}@example.com` })).toEqual({ message_id: `m-user${i}@example.com` });
     expect(performed).toHaveLength(10);
-    expect(Date.now() - started).toBeLessThan(2_000); // no call waited out the 2 s intent bound
     expect(rc.stats()).toMatchObject({ queued: 20, delivered: 0, rejected: 0, dropped: 0 });
     expect(events.some((e) => e.kind === "retrying" && e.status === null)).toBe(true);
     for (const id of performed) expect(await stagesOf(id)).toBe(404);
