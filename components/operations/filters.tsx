@@ -11,6 +11,9 @@ export const PRIMARY_FILTERS = ["q", "outcome", "tool", "needs_review"] as const
 /** The rest, behind "More filters" (open by itself when one of them is set). */
 export const MORE_FILTERS = ["classified_as", "silent_failure", "overclaimed", "failure_category", "target", "agent", "trajectory_id", "since", "until"] as const;
 
+/** List parameters the form has no field for. */
+const HIDDEN_PARAMS = ["receipt_status", "called_since", "called_until", "order", "newer_than", "limit"] as const;
+
 /** What a chip calls each filter (list parameters the form has no field for are named too). */
 const CHIP_NAMES: Record<string, string> = {
   q: "Search",
@@ -26,6 +29,9 @@ const CHIP_NAMES: Record<string, string> = {
   trajectory_id: "Trajectory",
   since: "Recorded since",
   until: "Recorded before",
+  receipt_status: "Receipt",
+  called_since: "Called since",
+  called_until: "Called before",
   order: "Order",
   newer_than: "Newer than",
 };
@@ -97,8 +103,8 @@ export function OperationFilters({ values, tools }: { values: Values; tools: str
           {text("until", "Recorded before", "2026-09-01T00:00:00Z")}
         </div>
       </details>
-      {/* Parameters without a field (order, newer_than, limit) ride along, so Apply keeps them. */}
-      {["order", "newer_than", "limit"].map((k) => (values[k] ? <input key={k} type="hidden" name={k} value={values[k]} /> : null))}
+      {/* Parameters without a field (the overview's links use some) ride along, so Apply keeps them. */}
+      {HIDDEN_PARAMS.map((k) => (values[k] ? <input key={k} type="hidden" name={k} value={values[k]} /> : null))}
     </form>
   );
 }
