@@ -18,7 +18,7 @@ test.beforeEach(async ({ page }) => {
 
 test("the essay's X post reads as divergent, says why, and blocks the retry", async ({ page }) => {
   await page.goto("/operations?q=op-2026-08-28-x-post-001");
-  await page.getByRole("link", { name: "op-2026-08-28-x-post-001" }).click();
+  await page.getByRole("link", { name: "op-2026-08-28-x-post-001", exact: true }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("op-2026-08-28-x-post-001");
   const outcome = page.getByRole("region", { name: "5. Outcome" });
   await expect(outcome).toContainText("divergent");
@@ -68,7 +68,7 @@ test("filters live in the URL and survive a reload; pages go older and back", as
   await page.goto("/operations?limit=20");
   await page.getByRole("link", { name: "Older →" }).click();
   await expect(page).toHaveURL(/cursor=\d+/);
-  await expect(page.getByRole("link", { name: "← Newest" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Newest", exact: true })).toBeVisible();
 
   await page.goto("/operations?q=no-such-operation-anywhere");
   await expect(page.getByText("No operation matches these filters.")).toBeVisible();

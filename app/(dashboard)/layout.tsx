@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { Providers } from "@/app/providers";
+import { CollapsibleMenu } from "@/components/shell/menu";
 import { NavLink } from "@/components/shell/nav-link";
 import { logoutAction } from "@/lib/auth/actions";
 import { can } from "@/lib/auth/permissions";
@@ -17,25 +18,27 @@ export default async function DashboardLayout({ children }: { children: React.Re
           <Link href="/" className="font-semibold tracking-tight">
             Reconcile
           </Link>
-          <nav aria-label="Main" className="flex flex-1 flex-wrap gap-1">
-            <NavLink href="/">Overview</NavLink>
-            <NavLink href="/operations">Operations</NavLink>
-            <NavLink href="/review">Review</NavLink>
-            <NavLink href="/trajectories">Trajectories</NavLink>
-            <NavLink href="/audit">Audit</NavLink>
-            {can(me, "users:manage") ? <NavLink href="/settings/users">Users</NavLink> : null}
-            <NavLink href="/settings/tokens">API tokens</NavLink>
-          </nav>
-          <div className="flex items-center gap-3 text-sm">
-            <span className="text-slate-700 dark:text-slate-300">
-              {me.email} · <span className="font-medium">{me.role}</span>
-            </span>
-            <form action={logoutAction}>
-              <button type="submit" className="rounded-md px-2 py-1 text-slate-700 underline-offset-4 hover:underline dark:text-slate-300">
-                Sign out
-              </button>
-            </form>
-          </div>
+          <CollapsibleMenu>
+            <nav aria-label="Main" className="flex flex-col gap-1 sm:flex-1 sm:flex-row sm:flex-wrap">
+              <NavLink href="/">Overview</NavLink>
+              <NavLink href="/operations">Operations</NavLink>
+              <NavLink href="/review">Review</NavLink>
+              <NavLink href="/trajectories">Trajectories</NavLink>
+              <NavLink href="/audit">Audit</NavLink>
+              {can(me, "users:manage") ? <NavLink href="/settings/users">Users</NavLink> : null}
+              <NavLink href="/settings/tokens">API tokens</NavLink>
+            </nav>
+            <div className="flex flex-wrap items-center gap-3 text-sm">
+              <span className="text-slate-700 dark:text-slate-300">
+                {me.email} · <span className="font-medium">{me.role}</span>
+              </span>
+              <form action={logoutAction}>
+                <button type="submit" className="rounded-md px-2 py-1 text-slate-700 underline-offset-4 hover:underline dark:text-slate-300">
+                  Sign out
+                </button>
+              </form>
+            </div>
+          </CollapsibleMenu>
         </div>
       </header>
       <main id="main" className="mx-auto max-w-6xl px-4 py-8">

@@ -30,7 +30,11 @@ export default async function Overview({ searchParams }: { searchParams: Promise
   const period: Period = requested && requested in PERIODS ? (requested as Period) : "30d";
   const since = periodStart(PERIODS[period]);
   const [counts, review, silent, tools] = await Promise.all([outcomeCounts(since), reviewCounts(), silentFailureRate(since), topDivergentTools(since)]);
+  // Two clocks, each with its own list filter: the cards and the tool ranking count operations by
+  // when they were first recorded (since=), the silent-failure rate counts receipts by when the
+  // receipt says the call happened (called_since=). Each number links to exactly its operations.
   const sinceQ = `since=${encodeURIComponent(since.slice(0, 10) + "T00:00:00Z")}`;
+  const calledQ = `called_since=${encodeURIComponent(since.slice(0, 10) + "T00:00:00Z")}`;
   const accepted = silent.reduce((a, d) => a + d.accepted, 0);
   const silentTotal = silent.reduce((a, d) => a + d.silent, 0);
 
@@ -42,7 +46,7 @@ export default async function Overview({ searchParams }: { searchParams: Promise
           <p className="mt-1 text-slate-700 dark:text-slate-300">
             {counts.total === 0
               ? "No operations in this period. Agents send receipts to POST /api/v1/receipts with a token that has the ingest scope (API tokens, above)."
-              : `${counts.total.toLocaleString()} operations recorded in the last ${PERIODS[period]} days.`}
+              : `${counts.total.toLocaleString()} operations recorded in the last ${PERIODS[period]} days. The counts by outcome and the tool ranking go by when each operation was first recorded here; the silent-failure rate goes by the day of the call.`}
           </p>
         </div>
         <nav aria-label="Period" className="flex gap-1 text-sm">
@@ -79,9 +83,14 @@ export default async function Overview({ searchParams }: { searchParams: Promise
         <section aria-labelledby="silent" className="rounded-xl border border-slate-200 p-4 lg:col-span-2 dark:border-slate-800">
           <h2 id="silent" className="font-semibold">Silent-failure rate</h2>
           <p className="mt-1 text-sm text-slate-700 dark:text-slate-300">
-            Accepted receipts whose canonical read found the effect absent or different, by the day of the call:{" "}
-            <Link className={`${link} underline`} href={`/operations?silent_failure=true`}>
-              {silentTotal.toLocaleString()} of {accepted.toLocaleString()}
+            Accepted receipts whose canonical read found the effect absent or different, counted by the day of the call (the receipt&apos;s own
+            time, not when it was recorded here):{" "}
+            <Link className={`${link} underline`} href={`/operations?silent_failure=true&${calledQ}`}>
+              {silentTotal.toLocaleString()} silent failures
+            </Link>{" "}
+            of{" "}
+            <Link className={`${link} underline`} href={`/operations?receipt_status=accepted&${calledQ}`}>
+              {accepted.toLocaleString()} accepted receipts
             </Link>{" "}
             ({accepted ? ((silentTotal / accepted) * 100).toFixed(1) : "0"}%) in the period.
           </p>

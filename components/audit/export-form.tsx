@@ -2,10 +2,15 @@
 
 import { useRef, useState } from "react";
 import { Button, Field, Input, Notice, Select } from "@/components/ui/form";
+import { exportRecordCounter } from "@/lib/domain/audit-count";
+import { AUDIT_FORMATS, type AuditFormat } from "@/lib/domain/audit-format";
 
 /**
  * Downloads an export through fetch so that progress can be shown (records so far of the
- * chain's size) while the server streams it; the file is saved when complete.
+ * chain's size) while the server streams it; the file is saved when complete. Records are
+ * counted as they arrive, checkpoints left out: an export that matches no record (an unknown
+ * operation, say) would hold only the signed checkpoints, so none is saved and the page says
+ * "0 records match" instead.
  */
 export function AuditExportForm({ total }: { total: number }) {
   const [progress, setProgress] = useState<{ records: number; bytes: number } | null>(null);
@@ -30,17 +35,22 @@ export function AuditExportForm({ total }: { total: number }) {
         // 429: this user already has an export or a verification running (one at a time).
         throw new Error(res.status === 429 ? `Not started: ${message}.` : message);
       }
+      const format = (AUDIT_FORMATS as readonly string[]).includes(q.get("format") ?? "") ? (q.get("format") as AuditFormat) : "ndjson";
+      const counter = exportRecordCounter(format);
       const reader = res.body.getReader();
       const parts: Uint8Array[] = [];
-      let records = 0;
       let bytes = 0;
       for (;;) {
         const { value, done: finished } = await reader.read();
         if (finished) break;
         parts.push(value);
         bytes += value.byteLength;
-        for (const b of value) if (b === 10) records++;
-        setProgress({ records, bytes });
+        setProgress({ records: counter.push(value), bytes });
+      }
+      const records = counter.finish();
+      if (records === 0) {
+        setDone("0 records match: nothing to download.");
+        return;
       }
       const name = /filename="([^"]+)"/.exec(res.headers.get("content-disposition") ?? "")?.[1] ?? `reconcile-audit.${q.get("format") ?? "ndjson"}`;
       const url = URL.createObjectURL(new Blob(parts as BlobPart[], { type: res.headers.get("content-type") ?? "application/octet-stream" }));
@@ -51,7 +61,7 @@ export function AuditExportForm({ total }: { total: number }) {
       a.click();
       a.remove();
       setTimeout(() => URL.revokeObjectURL(url), 60_000);
-      setDone(`Saved ${name} (${(bytes / 1024).toFixed(0)} KiB).`);
+      setDone(`Saved ${name}: ${records.toLocaleString()} record${records === 1 ? "" : "s"} (${(bytes / 1024).toFixed(0)} KiB).`);
     } catch (err) {
       if ((err as Error).name !== "AbortError") setError((err as Error).message);
     } finally {

@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { EFFECTIVE_OUTCOMES, OUTCOMES, SILENT_FAILURE_REASONS } from "@/lib/domain/outcomes";
+import { receiptStatuses } from "@/lib/domain/wire";
 import { textProblem } from "@/lib/domain/json";
 import { normalizeInstant } from "@/lib/domain/time";
 import { reader } from "./db";
@@ -21,6 +22,8 @@ const cursorSchema = z
   .regex(/^[0-9]{1,10}$/, "is not a cursor this API returned")
   .transform(Number)
   .refine((n) => n <= MAX_SEQ, "is not a cursor this API returned");
+
+const instant = z.string().transform((v, ctx) => normalizeInstant(v) ?? (ctx.addIssue({ code: "custom", message: "must be an RFC 3339 date-time" }), z.NEVER));
 
 /** Query parameters of GET /api/v1/operations, shared by the route and the pages. */
 export const listQuerySchema = z
@@ -43,8 +46,13 @@ export const listQuerySchema = z
       .max(200)
       .refine((v) => !textProblem(v), { error: (issue) => textProblem(issue.input as string) ?? "is not valid text" })
       .optional(),
-    since: z.string().transform((v, ctx) => normalizeInstant(v) ?? (ctx.addIssue({ code: "custom", message: "must be an RFC 3339 date-time" }), z.NEVER)).optional(),
-    until: z.string().transform((v, ctx) => normalizeInstant(v) ?? (ctx.addIssue({ code: "custom", message: "must be an RFC 3339 date-time" }), z.NEVER)).optional(),
+    since: instant.optional(),
+    until: instant.optional(),
+    /** The receipt's status (operations without a receipt match neither). */
+    receipt_status: z.enum(receiptStatuses).optional(),
+    /** On the receipt's clock: when the receipt says the call happened (its observed_at), as the overview's silent-failure rate counts. */
+    called_since: instant.optional(),
+    called_until: instant.optional(),
     limit: z.coerce.number().int("must be a whole number").min(1, "must be at least 1").default(50).transform((n) => Math.min(n, 200)),
     cursor: cursorSchema.optional(),
     /** newest (default) or oldest first; cursors page in the same direction. */
@@ -109,6 +117,9 @@ export async function listOperations(query: ListQuery): Promise<{ items: Operati
       ...(query.overclaimed !== undefined ? { overclaimed: query.overclaimed } : {}),
       ...(query.silent_failure ? { receiptStatus: "accepted", reason: { in: [...SILENT_FAILURE_REASONS] } } : {}),
       ...(query.trajectory_id ? { trajectoryId: query.trajectory_id } : {}),
+      // Under AND: silent_failure sets receiptStatus too, and both must hold.
+      ...(query.receipt_status ? { AND: [{ receiptStatus: query.receipt_status }] } : {}),
+      ...(query.called_since || query.called_until ? { receiptAt: { ...(query.called_since ? { gte: query.called_since } : {}), ...(query.called_until ? { lt: query.called_until } : {}) } } : {}),
       ...(query.needs_review !== undefined ? { needsReview: query.needs_review } : {}),
       ...(idFilter ? { operationId: { in: idFilter } } : {}),
       ...(query.since || query.until ? { createdAt: { ...(query.since ? { gte: query.since } : {}), ...(query.until ? { lt: query.until } : {}) } } : {}),

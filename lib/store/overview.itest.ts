@@ -21,6 +21,18 @@ beforeAll(async () => {
 
 const overview = () => import("@/lib/store/overview");
 
+/** How many operations the list shows for these parameters, over every page. */
+async function countListed(params: Record<string, string>): Promise<number> {
+  const { listOperations, listQuerySchema } = await import("@/lib/store/list-operations");
+  let n = 0;
+  for (let cursor: string | null | undefined; ; ) {
+    const page = await listOperations(listQuerySchema.parse({ ...params, limit: "200", ...(cursor ? { cursor } : {}) }));
+    n += page.items.length;
+    if (!page.next_cursor) return n;
+    cursor = page.next_cursor;
+  }
+}
+
 function cli(args: string[]) {
   return spawnSync(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", ...args], {
     env: { ...process.env },
@@ -94,6 +106,10 @@ async function expectOverviewAgrees(all: View[], since: string | undefined) {
     );
     const series = [...receipts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, [accepted, silent]]) => ({ day, accepted, silent, rate: accepted ? silent / accepted : 0 }));
     expect(await o.silentFailureRate(since), `silentFailureRate since ${since}`).toEqual(series);
+    // The page links both numbers to the list on the same clock: it must list exactly them.
+    const sum = (k: "accepted" | "silent") => series.reduce((a, d) => a + d[k], 0);
+    expect(await countListed({ silent_failure: "true", called_since: since }), `silent since ${since}`).toBe(sum("silent"));
+    expect(await countListed({ receipt_status: "accepted", called_since: since }), `accepted since ${since}`).toBe(sum("accepted"));
   }
 }
 

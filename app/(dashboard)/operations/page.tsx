@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { redirect } from "next/navigation";
 import { OutcomeBadge } from "@/components/operations/badges";
-import { OperationFilters } from "@/components/operations/filters";
+import { ActiveFilterChips, OperationFilters } from "@/components/operations/filters";
 import { NewOperationsNotice } from "@/components/operations/new-notice";
 import { requirePage } from "@/lib/auth/session";
 import { describeIssues } from "@/lib/domain/wire";
@@ -14,7 +15,14 @@ type Search = Record<string, string | string[] | undefined>;
 
 export default async function OperationsPage({ searchParams }: { searchParams: Promise<Search> }) {
   await requirePage("operations:read", "/operations");
-  const raw = Object.fromEntries(Object.entries(await searchParams).flatMap(([k, v]) => (typeof v === "string" && v !== "" ? [[k, v]] : [])));
+  const params = await searchParams;
+  const raw = Object.fromEntries(Object.entries(params).flatMap(([k, v]) => (typeof v === "string" && v !== "" ? [[k, v]] : [])));
+  // The filter form is a plain GET form, so Apply sends its empty fields too (`?tool=&agent=`):
+  // answer with the same list at the URL without them, which is the one worth sharing.
+  if (Object.values(params).some((v) => v === "")) {
+    const clean = new URLSearchParams(raw);
+    redirect(clean.size ? `/operations?${clean}` : "/operations");
+  }
   const parsed = listQuerySchema.safeParse(raw);
   const tools = await knownTools();
   const filters = new URLSearchParams(Object.entries(raw).filter(([k]) => k !== "cursor"));
@@ -25,6 +33,7 @@ export default async function OperationsPage({ searchParams }: { searchParams: P
       <h1 className="text-2xl font-semibold">Operations</h1>
       {/* Keyed by the filters: the form's fields start from the URL again after Clear, Back or a link. */}
       <OperationFilters key={filters.toString()} values={raw} tools={tools} />
+      <ActiveFilterChips values={raw} />
       {!parsed.success ? (
         <p role="alert" className="rounded-md border border-rose-300 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-800 dark:bg-rose-950 dark:text-rose-200">
           These filters are not valid: {describeIssues(parsed.error, { root: "filters", key: "filter" }).map((i) => `${i.path} ${i.message}`).join("; ")}.
@@ -56,6 +65,7 @@ async function Results({ query, filters, filtered, firstPage }: { query: Paramet
   }
   const next = new URLSearchParams(filters);
   if (next_cursor) next.set("cursor", next_cursor);
+  const newer = firstPage || query.order !== "newest" ? null : await newerPage(query, items[0].cursor, filters);
   return (
     <div className="space-y-3">
       {search_capped ? (
@@ -102,7 +112,12 @@ async function Results({ query, filters, filtered, firstPage }: { query: Paramet
       <nav aria-label="Pages" className="flex gap-4 text-sm">
         {!firstPage ? (
           <Link href={`/operations${filters ? `?${filters}` : ""}`} className="text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
-            ← Newest
+            Newest
+          </Link>
+        ) : null}
+        {newer ? (
+          <Link href={newer} className="text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+            ← Newer
           </Link>
         ) : null}
         {next_cursor ? (
@@ -115,4 +130,19 @@ async function Results({ query, filters, filtered, firstPage }: { query: Paramet
       </nav>
     </div>
   );
+}
+
+/**
+ * The page just newer than one that starts at `top` (the list runs newest first, and a cursor
+ * means "older than this seq"). It asks for the same filters in the other order from `top`: the
+ * `limit` operations just above it, oldest first. If more lie beyond them, the newer page is the
+ * one whose cursor sits one seq above the highest of them (so it starts with that operation);
+ * if not, the newer page is the first page. Null when nothing is newer.
+ */
+async function newerPage(query: Parameters<typeof listOperations>[0], top: string, filters: string): Promise<string | null> {
+  const above = await listOperations({ ...query, order: "oldest", cursor: Number(top) });
+  if (!above.items.length) return null;
+  const params = new URLSearchParams(filters);
+  if (above.next_cursor) params.set("cursor", String(Number(above.items[above.items.length - 1].cursor) + 1));
+  return params.size ? `/operations?${params}` : "/operations";
 }

@@ -1,0 +1,43 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+import { demo, signIn } from "./helpers";
+
+async function noSeriousA11yViolations(page: Page) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`)).toEqual([]);
+}
+
+test.beforeEach(async ({ page }) => {
+  await signIn(page, demo.viewer.email, demo.viewer.password);
+});
+
+for (const size of ["desktop", "phone"] as const) {
+  for (const format of ["ndjson", "csv", "json"] as const) {
+    test(`a ${format.toUpperCase()} export for an unknown operation says 0 records and saves nothing; a known one says how many (${size})`, async ({ page }) => {
+      if (size === "phone") await page.setViewportSize({ width: 390, height: 844 });
+      await page.goto("/audit");
+      const downloads: string[] = [];
+      page.on("download", (d) => downloads.push(d.suggestedFilename()));
+      await page.getByLabel("Format").selectOption(format);
+      await page.getByLabel("Operation").fill("op-no-such-operation-anywhere");
+      await page.getByRole("button", { name: "Export" }).click();
+      await expect(page.getByRole("status").filter({ hasText: "0 records match: nothing to download." })).toBeVisible();
+      if (format === "ndjson") {
+        await page.screenshot({ path: `test-results/screenshots/audit-export-empty-${size}.png`, fullPage: true });
+        await noSeriousA11yViolations(page);
+      }
+
+      // The essay's X post has its receipt, its reads and its classification in the chain.
+      await page.getByLabel("Operation").fill("op-2026-08-28-x-post-001");
+      const download = page.waitForEvent("download");
+      await page.getByRole("button", { name: "Export" }).click();
+      await download;
+      const saved = page.getByRole("status").filter({ hasText: /^Saved reconcile-audit-/ });
+      await expect(saved).toBeVisible();
+      const n = Number(/: (\d+) records? \(/.exec((await saved.textContent()) ?? "")?.[1]);
+      expect(n).toBeGreaterThan(1);
+      expect(downloads).toHaveLength(1);
+    });
+  }
+}

@@ -1,0 +1,51 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+import { demo, signIn } from "./helpers";
+
+const shot = (page: Page, name: string) => page.screenshot({ path: `test-results/screenshots/${name}.png`, fullPage: true });
+const phone = { width: 390, height: 844 };
+
+async function noSeriousA11yViolations(page: Page) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`)).toEqual([]);
+}
+
+test.beforeEach(async ({ page }) => {
+  await signIn(page, demo.viewer.email, demo.viewer.password);
+});
+
+test("the top menu folds into a Menu button on a phone, and Escape closes it", async ({ page }) => {
+  const nav = page.getByRole("navigation", { name: "Main" });
+  const menu = page.getByRole("button", { name: "Menu" });
+  await page.goto("/operations");
+  // On a wide screen the links are simply there.
+  await expect(menu).toBeHidden();
+  await expect(nav.getByRole("link", { name: "Audit" })).toBeVisible();
+
+  await page.setViewportSize(phone);
+  await expect(menu).toBeVisible();
+  await expect(menu).toHaveAttribute("aria-expanded", "false");
+  await expect(nav).toBeHidden();
+  const header = await page.locator("header").boundingBox();
+  expect(header!.height).toBeLessThan(80);
+  await shot(page, "menu-closed-phone");
+
+  await menu.focus();
+  await page.keyboard.press("Enter");
+  await expect(menu).toHaveAttribute("aria-expanded", "true");
+  await expect(nav.getByRole("link", { name: "Audit" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Sign out" })).toBeVisible();
+  await shot(page, "menu-open-phone");
+  await noSeriousA11yViolations(page);
+  await page.keyboard.press("Escape");
+  await expect(nav).toBeHidden();
+  await expect(menu).toHaveAttribute("aria-expanded", "false");
+  await expect(menu).toBeFocused();
+
+  await menu.click();
+  await nav.getByRole("link", { name: "Audit" }).click();
+  await expect(page).toHaveURL(/\/audit$/);
+  await expect(nav).toBeHidden();
+  await expect(menu).toHaveAttribute("aria-expanded", "false");
+});
