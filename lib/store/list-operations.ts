@@ -149,3 +149,13 @@ export async function listOperations(query: ListQuery): Promise<{ items: Operati
     ...(capped ? { search_capped: true as const } : {}),
   };
 }
+
+/**
+ * Each operation's latest correction id (null: none), for a page that offers corrections on
+ * many operations at once: each one names the correction it follows, as the single form does.
+ */
+export async function lastCorrectionsOf(ids: string[]): Promise<Map<string, string | null>> {
+  if (!ids.length) return new Map();
+  const rows = await (await reader()).operationView.findMany({ where: { operationId: { in: ids } }, select: { operationId: true, lastCorrectionId: true } });
+  return new Map(rows.map((r) => [r.operationId, r.lastCorrectionId]));
+}
