@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { decideCorrection, MAX_REASON_LENGTH as MAX_REASON, RESOLUTIONS, type CorrectionAction, type EffectiveState, type Resolution } from "@/lib/domain/corrections";
@@ -17,6 +18,8 @@ type Props = {
   holder: string | null;
   me: string;
   admin: boolean;
+  /** The next operation in the review queue, offered after a correction (null: none left). */
+  nextInQueue?: string | null;
 };
 
 const LABEL: Record<CorrectionAction, string> = { resolve: "Resolve", retract: "Retract", reopen: "Reopen" };
@@ -31,7 +34,7 @@ const HELP: Record<CorrectionAction, string> = {
  * decision before it is confirmed, and names the correction it follows so that a reviewer
  * acting on a state someone else has changed is told, not overruled.
  */
-export function CorrectionPanel({ operationId, state, claimed, idempotency, lastCorrectionId, holder, me, admin }: Props) {
+export function CorrectionPanel({ operationId, state, claimed, idempotency, lastCorrectionId, holder, me, admin, nextInQueue = null }: Props) {
   const router = useRouter();
   const [open, setOpen] = useState<CorrectionAction | null>(null);
   // No resolution is chosen for the reviewer: a correction is permanent, so the choice is theirs.
@@ -41,6 +44,7 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
   const [error, setError] = useState<string | null>(null);
   const [conflict, setConflict] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
+  const [done, setDone] = useState<string | null>(null);
 
   const allowed = (["resolve", "retract", "reopen"] as const).filter((a) =>
     a === "resolve" ? RESOLUTIONS.some((o) => decideCorrection({ action: a, outcome: o, evidence: { object_id: "x" } }, state, claimed, idempotency).ok) : decideCorrection({ action: a }, state, claimed, idempotency).ok,
@@ -65,6 +69,7 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
       }),
     });
     if (res.status === 201) {
+      setDone(LABEL[open]);
       setOpen(null);
       setReason("");
       startTransition(() => router.refresh());
@@ -101,6 +106,20 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
           <Notice kind="error">{conflict}</Notice>
         </div>
       ) : null}
+      {done ? (
+        <div role="status" className="mt-2 flex flex-wrap items-center gap-3 rounded-md border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-900 dark:border-emerald-800 dark:bg-emerald-950 dark:text-emerald-200">
+          <span>{done} recorded.</span>
+          {nextInQueue ? (
+            <Link href={`/operations/${encodeURIComponent(nextInQueue)}`} aria-keyshortcuts="j" className="rounded-sm font-medium underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600">
+              Next in the review queue: {nextInQueue} (j) →
+            </Link>
+          ) : (
+            <Link href="/review" className="rounded-sm font-medium underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600">
+              The queue has nothing after this one: back to Review
+            </Link>
+          )}
+        </div>
+      ) : null}
       <div className="mt-2 flex flex-wrap items-center gap-3">
         <p role="note" className="text-sm text-slate-800 dark:text-slate-200">
           {holder && holder !== me ? (
@@ -120,7 +139,7 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
       ) : (
         <div className="mt-2 flex flex-wrap gap-2">
           {allowed.map((a) => (
-            <Button key={a} type="button" variant={open === a ? "primary" : "secondary"} aria-expanded={open === a} disabled={Boolean(holder && holder !== me)} onClick={() => { setOpen(open === a ? null : a); setOutcome(null); setError(null); setConflict(null); }}>
+            <Button key={a} type="button" variant={open === a ? "primary" : "secondary"} aria-expanded={open === a} disabled={Boolean(holder && holder !== me)} onClick={() => { setOpen(open === a ? null : a); setOutcome(null); setError(null); setConflict(null); setDone(null); }}>
               {LABEL[a]}
             </Button>
           ))}

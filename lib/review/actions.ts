@@ -1,30 +1,12 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
-import { headers } from "next/headers";
-import { redirect } from "next/navigation";
 import { ApiError, knownError } from "@/lib/api/errors";
-import { can, roleAtLeast } from "@/lib/auth/permissions";
-import { sourceAddress } from "@/lib/auth/request";
-import { currentPrincipal } from "@/lib/auth/session";
+import { roleAtLeast } from "@/lib/auth/permissions";
 import { claimOperation, releaseOperation } from "@/lib/store/assignments";
-import { writeTransaction } from "@/lib/store/db";
-import { recordSecurityEvent } from "@/lib/store/security-events";
+import { requireReviewer } from "./reviewer";
 
 export type ClaimState = { error?: string } | null;
-
-async function reviewer() {
-  const me = await currentPrincipal();
-  if (!me) redirect("/login");
-  if (!can(me, "operations:correct")) {
-    const h = await headers();
-    await writeTransaction((tx) =>
-      recordSecurityEvent(tx, me.email, { type: "authorization.refused", permission: "operations:correct", method: "ACTION", path: h.get("referer") ?? "", source: sourceAddress(h) }),
-    );
-    throw new ApiError("forbidden", "only reviewers and admins work the review queue");
-  }
-  return me;
-}
 
 function refreshed(id: string): null {
   revalidatePath("/review");
@@ -42,7 +24,7 @@ function failed(id: string, e: ApiError): ClaimState {
 export async function claimAction(_prev: ClaimState, form: FormData): Promise<ClaimState> {
   const id = String(form.get("id") ?? "");
   try {
-    const me = await reviewer();
+    const me = await requireReviewer();
     await claimOperation(id, me.email, { takeOver: form.get("take_over") === "true" });
   } catch (e) {
     const known = knownError(e);
@@ -56,7 +38,7 @@ export async function claimAction(_prev: ClaimState, form: FormData): Promise<Cl
 export async function releaseAction(_prev: ClaimState, form: FormData): Promise<ClaimState> {
   const id = String(form.get("id") ?? "");
   try {
-    const me = await reviewer();
+    const me = await requireReviewer();
     await releaseOperation(id, me.email, { admin: roleAtLeast(me.role, "admin") });
   } catch (e) {
     const known = knownError(e);

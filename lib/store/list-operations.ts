@@ -160,3 +160,28 @@ export async function listOperations(query: ListQuery): Promise<{ items: Operati
     ...(capped ? { search_capped: true as const } : {}),
   };
 }
+
+/**
+ * Each operation's latest correction id (null: none), for a page that offers corrections on
+ * many operations at once: each one names the correction it follows, as the single form does.
+ */
+export async function lastCorrectionsOf(ids: string[]): Promise<Map<string, string | null>> {
+  if (!ids.length) return new Map();
+  const rows = await (await reader()).operationView.findMany({ where: { operationId: { in: ids } }, select: { operationId: true, lastCorrectionId: true } });
+  return new Map(rows.map((r) => [r.operationId, r.lastCorrectionId]));
+}
+
+/**
+ * The operations before and after this one in the review queue (oldest first), for moving
+ * through the queue from an operation's page; null at either end.
+ */
+export async function queueNeighbours(operationId: string): Promise<{ previous: string | null; next: string | null }> {
+  const db = await reader();
+  const me = await db.operationView.findUnique({ where: { operationId }, select: { createdSeq: true } });
+  if (!me) return { previous: null, next: null };
+  const [previous, next] = await Promise.all([
+    db.operationView.findFirst({ where: { needsReview: true, createdSeq: { lt: me.createdSeq } }, orderBy: { createdSeq: "desc" }, select: { operationId: true } }),
+    db.operationView.findFirst({ where: { needsReview: true, createdSeq: { gt: me.createdSeq } }, orderBy: { createdSeq: "asc" }, select: { operationId: true } }),
+  ]);
+  return { previous: previous?.operationId ?? null, next: next?.operationId ?? null };
+}

@@ -1,11 +1,10 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { OutcomeBadge } from "@/components/operations/badges";
-import { ClaimControls } from "@/components/review/claim-button";
+import { ReviewQueue } from "@/components/review/review-queue";
 import { can, roleAtLeast } from "@/lib/auth/permissions";
 import { requirePage } from "@/lib/auth/session";
 import { assigneesOf } from "@/lib/store/assignments";
-import { listOperations, listQuerySchema } from "@/lib/store/list-operations";
+import { lastCorrectionsOf, listOperations, listQuerySchema } from "@/lib/store/list-operations";
 import { reviewCounts } from "@/lib/store/overview";
 
 export const metadata: Metadata = { title: "Review" };
@@ -28,6 +27,7 @@ export default async function ReviewPage({ searchParams }: { searchParams: Promi
   const current = FILTERS.find(([q]) => q && q.split("=")[1] === (pick("outcome") ?? pick("overclaimed")))?.[0] ?? "";
   const { items, next_cursor } = query.success ? await listOperations(query.data) : { items: [], next_cursor: null };
   const holders = await assigneesOf(items.map((i) => i.operation_id));
+  const lastCorrections = reviewer ? await lastCorrectionsOf(items.map((i) => i.operation_id)) : new Map<string, string | null>();
 
   return (
     <div className="space-y-6">
@@ -58,45 +58,21 @@ export default async function ReviewPage({ searchParams }: { searchParams: Promi
       ) : items.length === 0 ? (
         <p className="rounded-xl border border-dashed border-slate-300 p-8 text-center dark:border-slate-700">The queue is empty{current ? " for this filter" : ""}.</p>
       ) : (
-        <div className="overflow-x-auto">
-          <table className="w-full text-left text-sm">
-            <caption className="sr-only">Operations that need review, oldest first</caption>
-            <thead>
-              <tr className="text-slate-600 dark:text-slate-400">
-                <th className="py-2 pr-3 font-medium">Operation</th>
-                <th className="py-2 pr-3 font-medium">Outcome</th>
-                <th className="py-2 pr-3 font-medium">Why</th>
-                <th className="py-2 pr-3 font-medium">Recorded</th>
-                <th className="py-2 font-medium">Who holds it</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((op) => {
-                const holder = holders.get(op.operation_id) ?? null;
-                return (
-                  <tr key={op.operation_id} className="border-t border-slate-200 align-top dark:border-slate-800">
-                    <td className="py-2 pr-3">
-                      <Link href={`/operations/${encodeURIComponent(op.operation_id)}`} className="font-mono text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
-                        {op.operation_id}
-                      </Link>
-                      <div className="font-mono text-xs text-slate-600 dark:text-slate-400">{op.tool}</div>
-                    </td>
-                    <td className="py-2 pr-3">
-                      <OutcomeBadge outcome={op.effective_outcome} />
-                      {op.overclaimed ? <div className="mt-1 text-xs font-medium text-rose-800 dark:text-rose-300">claimed success</div> : null}
-                    </td>
-                    <td className="py-2 pr-3">{op.reason}</td>
-                    <td className="py-2 pr-3 whitespace-nowrap tabular-nums">{op.created_at.slice(0, 16).replace("T", " ")}</td>
-                    <td className="py-2">
-                      <div className="mb-1 text-xs">{holder ? (holder === me.email ? "you" : holder) : "nobody"}</div>
-                      {reviewer ? <ClaimControls id={op.operation_id} holder={holder} me={me.email} admin={roleAtLeast(me.role, "admin")} /> : null}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+        <ReviewQueue
+          rows={items.map((op) => ({
+            operation_id: op.operation_id,
+            tool: op.tool,
+            effective_outcome: op.effective_outcome,
+            overclaimed: op.overclaimed,
+            reason: op.reason,
+            created_at: op.created_at,
+            holder: holders.get(op.operation_id) ?? null,
+            last_correction_id: lastCorrections.get(op.operation_id) ?? null,
+          }))}
+          me={me.email}
+          reviewer={reviewer}
+          admin={roleAtLeast(me.role, "admin")}
+        />
       )}
       {next_cursor ? (
         <Link href={`/review?${new URLSearchParams({ ...(current ? Object.fromEntries([current.split("=")]) : {}), cursor: next_cursor })}`} className="text-sm text-indigo-700 underline dark:text-indigo-300">

@@ -6,11 +6,13 @@ import { Links, Timeline } from "@/components/operations/timeline";
 import { VerdictHistory } from "@/components/operations/verdict-history";
 import { CorrectionPanel } from "@/components/review/correction-panel";
 import { CorrectionsHistory } from "@/components/review/corrections-history";
+import { OperationKeys } from "@/components/review/operation-keys";
 import { can, roleAtLeast } from "@/lib/auth/permissions";
 import type { Idempotency } from "@/lib/domain/outcomes";
 import { requirePage } from "@/lib/auth/session";
 import { claimHolder } from "@/lib/store/assignments";
 import { getOperation } from "@/lib/store/get-operation";
+import { queueNeighbours } from "@/lib/store/list-operations";
 
 type Params = { params: Promise<{ operationId: string }> };
 
@@ -25,21 +27,25 @@ export default async function OperationPage({ params }: Params) {
   if (!op) notFound();
   const reviewer = can(me, "operations:correct");
   const holder = reviewer ? ((await claimHolder(id)) ?? null) : null;
+  const queue = await queueNeighbours(id);
   return (
     <div className="space-y-6">
-      <nav aria-label="Breadcrumb" className="text-sm">
-        <Link href="/operations" className="text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
-          Operations
-        </Link>
-        {op.trajectory_id ? (
-          <>
-            {" / "}
-            <Link href={`/trajectories/${encodeURIComponent(op.trajectory_id)}`} className="text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
-              {op.trajectory_id}
-            </Link>
-          </>
-        ) : null}
-      </nav>
+      <div className="flex flex-wrap items-start justify-between gap-2">
+        <nav aria-label="Breadcrumb" className="text-sm">
+          <Link href="/operations" className="text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+            Operations
+          </Link>
+          {op.trajectory_id ? (
+            <>
+              {" / "}
+              <Link href={`/trajectories/${encodeURIComponent(op.trajectory_id)}`} className="text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+                {op.trajectory_id}
+              </Link>
+            </>
+          ) : null}
+        </nav>
+        <OperationKeys previous={queue.previous} next={queue.next} reviewer={reviewer} />
+      </div>
       <header className="space-y-2">
         <h1 className="break-all font-mono text-xl font-semibold sm:text-2xl">{op.operation_id}</h1>
         <p className="flex flex-wrap items-center gap-2 text-slate-800 dark:text-slate-200">
@@ -70,6 +76,7 @@ export default async function OperationPage({ params }: Params) {
           holder={holder}
           me={me.email}
           admin={roleAtLeast(me.role, "admin")}
+          nextInQueue={queue.next}
         />
       ) : null}
       <Links op={op} />

@@ -1,0 +1,55 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { knownError } from "@/lib/api/errors";
+import { correctionRequestSchema } from "@/lib/domain/corrections";
+import { describeIssues } from "@/lib/domain/wire";
+import { correctOperation } from "@/lib/store/correct-operation";
+import { requireReviewer } from "./reviewer";
+import { BULK_LIMIT, type BulkResult, type BulkState } from "./bulk-types";
+
+/**
+ * Bulk triage from the review queue: one action (resolve as not applied, or retract) and one
+ * reason for many operations. Each is still its own correction through the one correction use
+ * case, naming the correction it follows and subject to the claim rules; a refusal on one
+ * (a 409 because someone corrected it meanwhile, or another reviewer's claim) is reported for
+ * that one and the others stand. At most BULK_LIMIT per request, one after another.
+ */
+export async function bulkCorrectAction(_prev: BulkState, form: FormData): Promise<BulkState> {
+  let me;
+  try {
+    me = await requireReviewer();
+  } catch (e) {
+    const known = knownError(e);
+    if (known) return { error: known.message.charAt(0).toUpperCase() + known.message.slice(1) + "." };
+    throw e;
+  }
+  const action = String(form.get("action") ?? "");
+  const ids = form.getAll("id").map(String);
+  const follows = form.getAll("follows").map(String);
+  if (action !== "resolve_not_applied" && action !== "retract") return { error: "Choose what to do: resolve as not applied, or retract." };
+  if (!ids.length) return { error: "Select at least one operation." };
+  if (ids.length > BULK_LIMIT) return { error: `At most ${BULK_LIMIT} operations at a time: select fewer.` };
+  if (follows.length !== ids.length) return { error: "Each selected operation must name the correction it follows: reload the page and try again." };
+  const base = correctionRequestSchema.safeParse({
+    action: action === "retract" ? "retract" : "resolve",
+    ...(action === "resolve_not_applied" ? { outcome: "not_applied" } : {}),
+    reason: String(form.get("reason") ?? ""),
+  });
+  if (!base.success) return { error: `Reason: ${describeIssues(base.error, { root: "request" }).map((i) => i.message).join("; ")}.` };
+
+  const results: BulkResult[] = [];
+  for (const [i, id] of ids.entries()) {
+    try {
+      const done = await correctOperation({ operationId: id, request: { ...base.data, expected_last_correction_id: follows[i] || null }, reviewer: me.email });
+      results.push({ id, ok: true, effective_outcome: done.effective_outcome });
+    } catch (e) {
+      const known = knownError(e);
+      if (!known) throw e;
+      results.push({ id, ok: false, code: known.code, message: known.message.charAt(0).toUpperCase() + known.message.slice(1) + "." });
+    }
+    revalidatePath(`/operations/${encodeURIComponent(id)}`);
+  }
+  revalidatePath("/review");
+  return { results };
+}

@@ -1,0 +1,26 @@
+import "server-only";
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { ApiError } from "@/lib/api/errors";
+import { can } from "@/lib/auth/permissions";
+import { sourceAddress } from "@/lib/auth/request";
+import { currentPrincipal } from "@/lib/auth/session";
+import { writeTransaction } from "@/lib/store/db";
+import { recordSecurityEvent } from "@/lib/store/security-events";
+
+/**
+ * The review actions' own check: signed in (else to /login), with the review permission (else
+ * the refusal is recorded as a security event and a forbidden ApiError is thrown).
+ */
+export async function requireReviewer() {
+  const me = await currentPrincipal();
+  if (!me) redirect("/login");
+  if (!can(me, "operations:correct")) {
+    const h = await headers();
+    await writeTransaction((tx) =>
+      recordSecurityEvent(tx, me.email, { type: "authorization.refused", permission: "operations:correct", method: "ACTION", path: h.get("referer") ?? "", source: sourceAddress(h) }),
+    );
+    throw new ApiError("forbidden", "only reviewers and admins work the review queue");
+  }
+  return me;
+}
