@@ -360,7 +360,12 @@ function applyExec(m: Model, e: Exec): string | { deferred: Deferred[] } {
       const refused = trustRefusal(m, id, raw, e.actor!.email, may);
       const code = a.body?.error?.code;
       const ownershipUnsure = actorName === "flex" && at < m.flexAmbiguousUntil && refused !== "verify_scope_required" && refused !== "forbidden";
-      const refusedNow = refused ? !(ownershipUnsure && a.status < 300) : ownershipUnsure && a.status === 403 && code === "not_operation_owner";
+      // When unsure, an answer other than the refusal means the server still allowed flex: it is
+      // then judged as an allowed write, whatever it was (stored, or a conflict the write met; a
+      // run once failed here: two concurrent re-sends answered 409, which only success was
+      // accepted in place of).
+      const refusalAnswer = a.status === 403 && code === (refused ?? "not_operation_owner");
+      const refusedNow = refused ? !(ownershipUnsure && !refusalAnswer) : ownershipUnsure && refusalAnswer;
       if (refusedNow) {
         const want = refused ?? "not_operation_owner";
         if (a.status !== 403 || code !== want) return `${label}: expected 403 ${want}, got ${a.status} ${JSON.stringify(a.body).slice(0, 300)}`;
