@@ -28,6 +28,8 @@ async function divergent(page: Page, prefix: string) {
   return id;
 }
 
+/** Keys work once the page has hydrated: pressing one before that does nothing (a slow CI machine showed it). */
+const keysReady = (page: Page) => page.locator('body[data-keys="on"]').waitFor({ state: "attached" });
 const queue = (page: Page) => page.getByRole("table", { name: "Operations that need review, oldest first" });
 const rows = (page: Page) => queue(page).locator("tbody tr");
 const currentRow = (page: Page) => queue(page).locator('tbody tr[aria-current="true"]');
@@ -37,6 +39,7 @@ for (const size of SIZES) {
     await page.setViewportSize({ width: size.width, height: size.height });
     await signIn(page, demo.reviewer.email, demo.reviewer.password);
     await page.goto("/review");
+    await keysReady(page);
 
     // ? opens the list of keys; Escape closes it.
     await page.keyboard.press("?");
@@ -81,6 +84,7 @@ for (const size of SIZES) {
     const id = await divergent(page, "keys");
     const after = await divergent(page, "keys-next");
     await page.goto(`/operations/${id}`);
+    await keysReady(page);
     await page.keyboard.press("c");
     await expect(page.getByText("You are working on this operation.")).toBeVisible();
     await page.keyboard.press("r");
@@ -100,6 +104,7 @@ for (const size of SIZES) {
 test("a viewer's keys do only what a viewer may: no claim, no corrections", async ({ page }) => {
   await signIn(page, demo.viewer.email, demo.viewer.password);
   await page.goto("/review");
+  await keysReady(page);
   await expect(page.getByRole("checkbox")).toHaveCount(0);
   await page.keyboard.press("j");
   await page.keyboard.press("c");
@@ -110,6 +115,7 @@ test("a viewer's keys do only what a viewer may: no claim, no corrections", asyn
   await expect(page.getByRole("dialog", { name: "Review queue keys" })).toBeVisible();
   await page.keyboard.press("Escape");
   await page.goto("/operations/op-2026-08-28-x-post-001");
+  await keysReady(page);
   await page.keyboard.press("r");
   await page.keyboard.press("x");
   await expect(page.getByRole("heading", { name: "Review", exact: true })).toHaveCount(0);

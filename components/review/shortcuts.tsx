@@ -47,7 +47,12 @@ export function Shortcuts({ keys, title }: { keys: Shortcut[]; title: string }) 
       hit.run();
     }
     window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
+    // Says that the keys work now (after hydration): tests wait for it before pressing any.
+    document.body.dataset.keys = "on";
+    return () => {
+      window.removeEventListener("keydown", onKey);
+      delete document.body.dataset.keys;
+    };
   }, []);
   return (
     <>
