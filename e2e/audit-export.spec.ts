@@ -1,12 +1,6 @@
-import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Page } from "@playwright/test";
-import { demo, signIn } from "./helpers";
+import { expect, test } from "@playwright/test";
+import { demo, noSeriousA11yViolations, shot, signIn } from "./helpers";
 
-async function noSeriousA11yViolations(page: Page) {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`)).toEqual([]);
-}
 
 test.beforeEach(async ({ page }) => {
   await signIn(page, demo.viewer.email, demo.viewer.password);
@@ -24,7 +18,7 @@ for (const size of ["desktop", "phone"] as const) {
       await page.getByRole("button", { name: "Export" }).click();
       await expect(page.getByRole("status").filter({ hasText: "0 records match: nothing to download." })).toBeVisible();
       if (format === "ndjson") {
-        await page.screenshot({ path: `test-results/screenshots/audit-export-empty-${size}.png`, fullPage: true });
+        await shot(page, `audit-export-empty-${size}`);
         await noSeriousA11yViolations(page);
       }
 

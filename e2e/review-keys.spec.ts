@@ -1,6 +1,5 @@
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { demo, signIn } from "./helpers";
+import { demo, noSeriousA11yViolations, shot, signIn } from "./helpers";
 
 /** Keyboard use and bulk triage on the review queue and the operation page (issue 18). */
 
@@ -9,13 +8,7 @@ const SIZES = [
   { name: "phone", width: 390, height: 844 },
 ] as const;
 
-const shot = (page: Page, name: string) => page.screenshot({ path: `test-results/screenshots/${name}.png`, fullPage: true });
 
-async function noSeriousA11yViolations(page: Page) {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`)).toEqual([]);
-}
 
 /** A divergent operation of its own (accepted, canonically absent), recorded now: last in the queue. */
 async function divergent(page: Page, prefix: string) {
