@@ -7,13 +7,13 @@
  * --batches N (default 60), --database-url postgresql://… (an empty database made for the
  * purpose; the ceiling is then raw pg inserts into temporary copies of the tables).
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
-import { serverArgs } from "../cli/start";
+import { startBenchServer } from "./bench-server";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { chainHash, GENESIS_HASH } from "../domain/hash";
@@ -47,26 +47,9 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 async function main() {
   const tmp = mkdtempSync(path.join(os.tmpdir(), "reconcile-bench-"));
   const url = values["database-url"] || process.env.BENCH_DATABASE_URL || `file:${path.join(tmp, "bench.db")}`;
-  const env = { ...process.env, DATABASE_URL: url, AUTH_SECRET: "bench-secret-0123456789abcdef0123456789" };
-  execFileSync(process.execPath, [...tsx, "db:deploy"], { env, stdio: "pipe" });
-  execFileSync(process.execPath, [...tsx, "users:add", "--email", "bench@bench.test", "--password", "bench-password-123", "--role", "admin"], { env, stdio: "pipe" });
   // Its records carry canonical reads, which need the verify scope (TRUST.md): without it every
   // request was refused, and the figures measured refusals.
-  const token = execFileSync(process.execPath, [...tsx, "tokens:add", "--email", "bench@bench.test", "--scopes", "ingest,verify,read", "--name", "bench"], { env, encoding: "utf8" })
-    .trim()
-    .split("\n")
-    .pop()!;
-  const port = 3400 + (process.pid % 500);
-  const server = spawn(process.execPath, serverArgs(), { env: { ...env, PORT: String(port), HOSTNAME: "127.0.0.1", NODE_ENV: "production" }, stdio: "ignore" });
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(`${base}/api/health`)).ok) break;
-    } catch {
-      /* starting */
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const { base, token, server, env } = await startBenchServer(url, "ingest,verify,read");
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
   console.log(`Reconcile ingest benchmark · ${os.cpus().length} cores · ${url.startsWith("file:") ? "SQLite (embedded)" : "PostgreSQL"} · node ${process.version}\n`);
 

@@ -9,7 +9,6 @@
  * Needs a build (`npm run build`). Options: --spans N (per side, default 20,480), --clients N
  * (requests in flight per side, default 2), --database-url postgresql://… (an empty database).
  */
-import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -18,7 +17,7 @@ import { parseArgs } from "node:util";
 import { encodeJsonRequest } from "../otlp/decode";
 import { spansOf } from "../otlp/spans";
 import { recordsOfSpans } from "../otlp/tool-spans";
-import { serverArgs } from "../cli/start";
+import { startBenchServer } from "./bench-server";
 
 const { values } = parseArgs({
   options: { spans: { type: "string", default: "20480" }, clients: { type: "string", default: "2" }, "database-url": { type: "string" } },
@@ -26,7 +25,6 @@ const { values } = parseArgs({
 const PER_REQUEST = 512;
 const REQUESTS = Math.max(1, Math.round(Number(values.spans) / PER_REQUEST));
 const CLIENTS = Number(values.clients);
-const tsx = [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts"];
 
 const hex = (bytes: number) => randomBytes(bytes).toString("hex");
 const T0 = BigInt(Date.now() - 3_600_000) * 1_000_000n;
@@ -63,21 +61,7 @@ function otlpRequest(n: number) {
 async function main() {
   const tmp = mkdtempSync(path.join(os.tmpdir(), "reconcile-bench-otlp-"));
   const url = values["database-url"] || process.env.BENCH_DATABASE_URL || `file:${path.join(tmp, "bench.db")}`;
-  const env = { ...process.env, DATABASE_URL: url, AUTH_SECRET: "bench-secret-0123456789abcdef0123456789" };
-  execFileSync(process.execPath, [...tsx, "db:deploy"], { env, stdio: "pipe" });
-  execFileSync(process.execPath, [...tsx, "users:add", "--email", "bench@bench.test", "--password", "bench-password-123", "--role", "admin"], { env, stdio: "pipe" });
-  const token = execFileSync(process.execPath, [...tsx, "tokens:add", "--email", "bench@bench.test", "--scopes", "ingest,read", "--name", "bench"], { env, encoding: "utf8" }).trim().split("\n").pop()!;
-  const port = 3400 + (process.pid % 500);
-  const server = spawn(process.execPath, serverArgs(), { env: { ...env, PORT: String(port), HOSTNAME: "127.0.0.1", NODE_ENV: "production" }, stdio: "ignore" });
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(`${base}/api/health`)).ok) break;
-    } catch {
-      /* starting */
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const { base, token, server } = await startBenchServer(url, "ingest,read");
   console.log(`Reconcile OTLP benchmark · ${os.cpus().length} cores · ${url.startsWith("file:") ? "SQLite (embedded)" : "PostgreSQL"} · node ${process.version}`);
   console.log(`${REQUESTS} OTLP requests of ${PER_REQUEST} tool spans (protobuf) against the same records as receipts batches, ${CLIENTS} in flight each, alternating\n`);
 

@@ -1,0 +1,28 @@
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { serverArgs } from "../cli/start";
+
+const tsx = [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts"];
+
+/**
+ * The production server on a database made for a benchmark: migrated, one admin with a token of
+ * these scopes, listening on 127.0.0.1 and healthy when this returns.
+ */
+export async function startBenchServer(url: string, scopes: string): Promise<{ base: string; token: string; server: ChildProcess; env: NodeJS.ProcessEnv }> {
+  const env = { ...process.env, DATABASE_URL: url, AUTH_SECRET: "bench-secret-0123456789abcdef0123456789" };
+  execFileSync(process.execPath, [...tsx, "db:deploy"], { env, stdio: "pipe" });
+  execFileSync(process.execPath, [...tsx, "users:add", "--email", "bench@bench.test", "--password", "bench-password-123", "--role", "admin"], { env, stdio: "pipe" });
+  const token = execFileSync(process.execPath, [...tsx, "tokens:add", "--email", "bench@bench.test", "--scopes", scopes, "--name", "bench"], { env, encoding: "utf8" }).trim().split("\n").pop()!;
+  const port = 3400 + (process.pid % 500);
+  const server = spawn(process.execPath, serverArgs(), { env: { ...env, PORT: String(port), HOSTNAME: "127.0.0.1", NODE_ENV: "production" }, stdio: "ignore" });
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i++) {
+    try {
+      if ((await fetch(`${base}/api/health`)).ok) break;
+    } catch {
+      /* starting */
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { base, token, server, env };
+}
