@@ -8,6 +8,7 @@ import { checkAgainstCheckpoints } from "@/lib/domain/audit-verify";
 import { allCheckpoints } from "@/lib/store/checkpoints";
 import { startUserJob } from "@/lib/api/user-jobs";
 import { verifyStoredChain } from "@/lib/store/verify-chain";
+import { announceChainFailure, chainFailure } from "@/lib/store/webhook-outbox";
 
 /** `busy`: refused because another verification or export of this user is running. */
 export type VerifyState = { ok: boolean; message: string; busy?: boolean } | null;
@@ -29,8 +30,9 @@ export async function verifyChainAction(): Promise<VerifyState> {
   try {
     const checkpoints = await allCheckpoints();
     const { verdict, hashes } = await verifyStoredChain(undefined, { watch: checkpoints.map((c) => c.size) });
+    const bad = verdict.ok ? checkAgainstCheckpoints(verdict, hashes, checkpoints).find((c) => !c.ok) : undefined;
+    if (!verdict.ok || (bad && !bad.ok)) await announceChainFailure(chainFailure(verdict, bad), me.email);
     if (!verdict.ok) return { ok: false, message: `Broken at seq ${verdict.badSeq}: ${verdict.problem}.` };
-    const bad = checkAgainstCheckpoints(verdict, hashes, checkpoints).find((c) => !c.ok);
     if (bad && !bad.ok) return { ok: false, message: `The chain links, but ${bad.problem}.` };
     return { ok: true, message: `Intact: all ${verdict.count.toLocaleString()} records link, up to seq ${verdict.lastSeq}; ${checkpoints.length} checkpoint${checkpoints.length === 1 ? "" : "s"} match.` };
   } finally {

@@ -28,6 +28,8 @@ export const PERMISSIONS = {
   "operations:correct": { scope: "review", minRole: "reviewer" },
   "users:manage": { scope: null, minRole: "admin" },
   "tokens:own": { scope: null, minRole: "viewer" },
+  /** Admins, signed in: tokens never manage webhooks (an endpoint receives every operation's summary). */
+  "webhooks:manage": { scope: null, minRole: "admin" },
 } as const satisfies Record<string, { scope: Scope | null; minRole: Role }>;
 export type Permission = keyof typeof PERMISSIONS;
 
@@ -61,6 +63,7 @@ const DOING: Record<Permission, string> = {
   "operations:correct": "correct operations",
   "users:manage": "manage users",
   "tokens:own": "own API tokens",
+  "webhooks:manage": "manage webhooks",
 };
 
 /** Why `can` said no, in words: what is missing, a role or a token scope. */

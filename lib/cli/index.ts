@@ -19,6 +19,7 @@ import { loadDemoData } from "@/lib/store/demo";
 import { rebuildProjections } from "@/lib/store/rebuild-projections";
 import { createUser } from "@/lib/store/users";
 import { verifyStoredChain } from "@/lib/store/verify-chain";
+import { announceChainFailure, chainFailure } from "@/lib/store/webhook-outbox";
 import { runDbCommand } from "./schema-engine";
 
 const HELP = `Reconcile command line: npm run cli -- <command> [options]
@@ -87,6 +88,10 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
         ok = false;
         console.error(`checkpoint ${external ? values.checkpoint : `#${i + 1}`}: ${c.problem}`);
       }
+    }
+    if (!ok && !values.file) {
+      const bad = verdict.ok ? checkAgainstCheckpoints(verdict, hashes, checks, pinned?.key).find((c) => !c.ok) : undefined;
+      await announceChainFailure(chainFailure(verdict, bad), CLI_ACTOR);
     }
     if (!checks.length) console.log("no checkpoint was checked: nothing here proves that the tail of the chain was not cut off or rewritten");
     else if (pinned) console.log(`signatures checked against the pinned key ${keyFingerprint(pinned.key)} (from ${pinned.from})`);

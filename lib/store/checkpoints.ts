@@ -5,6 +5,7 @@ import type { KeyObject } from "node:crypto";
 import { createCheckpoint, loadSigningKey, newSigningKey, parseCheckpointEvery, publicKeyText, type Checkpoint } from "@/lib/domain/checkpoint";
 import { lockChain } from "./chain";
 import { reader, writeTransaction } from "./db";
+import { announceCheckpoint } from "./webhook-outbox";
 
 /** How often a checkpoint is due: RECONCILE_CHECKPOINT_EVERY (see parseCheckpointEvery), read once. */
 let every: { records: number; ms: number } | null = null;
@@ -64,6 +65,7 @@ export async function writeCheckpoint(): Promise<Checkpoint | null> {
     if (last && last.size >= head.seq) return null;
     const c = createCheckpoint(signer, head.seq, head.hash);
     await tx.checkpoint.create({ data: c });
+    await announceCheckpoint(tx, c);
     return c;
   });
 }

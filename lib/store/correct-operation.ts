@@ -11,6 +11,7 @@ import { writeTransaction } from "./db";
 import { StoreError } from "./errors";
 import { writeProjection } from "./projection";
 import { correctionFacts, loadOperationRecords, type CorrectionPayload } from "./stage-records";
+import { announceCorrection } from "./webhook-outbox";
 
 /**
  * A reviewer's correction: a new immutable record in the chain, never an edit. Taken under
@@ -54,8 +55,10 @@ export async function correctOperation(input: { operationId: string; request: Co
     const [record] = await appendToChain(tx, [{ kind: "correction", operation_id: operationId, actor: reviewer, payload }], undefined, { locked: true });
     const states = await writeProjection(tx, [{ identity, stages: records.stages, corrections: [...facts, { id: payload.id, action: payload.action, outcome: payload.outcome }] }]);
     const after = states.get(operationId)!;
+    const correction = { ...payload, reviewer, seq: record.seq, recorded_at: record.recorded_at };
+    await announceCorrection(tx, operationId, state.effective_outcome, after, correction);
     return {
-      correction: { ...payload, reviewer, seq: record.seq, recorded_at: record.recorded_at, hash: record.hash },
+      correction: { ...correction, hash: record.hash },
       effective_outcome: after.effective_outcome,
       retry: after.retry,
     };

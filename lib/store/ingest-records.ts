@@ -3,12 +3,14 @@ import { deriveOperation, type OperationState, type StoredStage } from "@/lib/do
 import { HeldStages, reconcileRecord, stageChainPayloadCanonical, type PreparedRecord, type StageRecordDraft } from "@/lib/domain/stages";
 import { canonicalJson } from "@/lib/domain/hash";
 import { ownershipRefusal, readCapRefusal, type Sender } from "@/lib/domain/trust";
+import type { EffectiveOutcome } from "@/lib/domain/outcomes";
 import { pacer } from "./pace";
 import { appendToChain, lockChain } from "./chain";
 import { sqlWriteTransaction } from "./db";
 import { refused, StoreError } from "./errors";
 import { writeProjection, type Identity } from "./projection";
 import { insertMany, selectIn } from "./sql";
+import { announceStages } from "./webhook-outbox";
 import { correctionFacts, loadOperationRecords, type StagePayload } from "./stage-records";
 
 /**
@@ -171,11 +173,14 @@ export async function ingestRecords(records: ValidRecord[]): Promise<IngestResul
       );
       for (const r of rows) identities.set(r.operationId, r);
     }
+    const before = new Map<string, EffectiveOutcome>();
     const states = await writeProjection(
       tx,
       touched.map((id) => ({ identity: identities.get(id)!, stages: stagesById.get(id)!, corrections: correctionsOf(id) })),
-      { existing: touched.filter((id) => !isNew.has(id)) },
+      { existing: touched.filter((id) => !isNew.has(id)), before },
     );
+    // Webhooks: the outbox rows commit with these records or not at all.
+    await announceStages(tx, appended, states, before);
 
     // Duplicates of known operations still answer with the current derived state.
     const untouched = ids.filter((id) => !states.has(id) && identities.has(id));

@@ -1,7 +1,7 @@
 import "server-only";
 import type { CorrectionFact } from "@/lib/domain/corrections";
 import { deriveOperation, type OperationState, type StoredStage } from "@/lib/domain/operation";
-import { isSilentFailure } from "@/lib/domain/outcomes";
+import { isSilentFailure, type EffectiveOutcome } from "@/lib/domain/outcomes";
 import { addToCounters, asSql, deleteIn, insertMany, selectIn, type Sql, type SqlLike } from "./sql";
 
 export type Identity = { operationId: string; createdSeq: number; createdAt: string };
@@ -67,8 +67,8 @@ const VIEW_COLUMNS: Record<keyof ReturnType<typeof viewRow>, string> = {
 export async function writeProjection(
   db: SqlLike,
   ops: { identity: Identity; stages: StoredStage[]; corrections?: CorrectionFact[] }[],
-  /** Operations that may already have derived rows (default: all of them). */
-  opts: { existing?: string[] } = {},
+  /** Operations that may already have derived rows (default: all of them). `before` receives their effective outcome before this write (webhooks). */
+  opts: { existing?: string[]; before?: Map<string, EffectiveOutcome> } = {},
 ): Promise<Map<string, OperationState>> {
   const states = new Map<string, OperationState>();
   if (!ops.length) return states;
@@ -87,11 +87,13 @@ export async function writeProjection(
   const stale = opts.existing ?? ids;
   let replaced: RollupFacts[] = [];
   if (stale.length) {
-    replaced = await selectIn<RollupRow>(
+    const rows = await selectIn<RollupRow & { operation_id: string }>(
       tx,
-      `DELETE FROM operation_views WHERE operation_id IN %IN% RETURNING created_at, tool, effective_outcome, needs_review, overclaimed, receipt_at, receipt_status, reason`,
+      `DELETE FROM operation_views WHERE operation_id IN %IN% RETURNING operation_id, created_at, tool, effective_outcome, needs_review, overclaimed, receipt_at, receipt_status, reason`,
       stale,
-    ).then((rows) => rows.map(rollupFacts));
+    );
+    for (const r of rows) opts.before?.set(r.operation_id, r.effective_outcome as EffectiveOutcome);
+    replaced = rows.map(rollupFacts);
     await deleteIn(tx, "operation_keys", "operation_id", stale);
     await deleteIn(tx, "operation_edges", "operation_id", stale);
   }

@@ -158,7 +158,7 @@ export function checkpointEvent(c: { size: number; head: string; time: string; k
   };
 }
 
-export function chainFailedEvent(v: { badSeq: number; problem: string; checked: number }, at: string, by: string | null, links: Links): WebhookEvent {
+export function chainFailedEvent(v: { badSeq: number | null; problem: string; checked: number }, at: string, by: string | null, links: Links): WebhookEvent {
   const link = auditLink(links);
   return {
     type: "chain.verification_failed",

@@ -1,0 +1,56 @@
+import "server-only";
+import type { z } from "zod";
+import { checkJsonShape } from "@/lib/domain/json";
+import { describeIssues } from "@/lib/domain/wire";
+import { endpointCreateSchema, endpointUpdateSchema, type EndpointCreate, type EndpointUpdate } from "@/lib/domain/webhooks/endpoint";
+import { newSecret, sealSecret, secretHint } from "@/lib/domain/webhooks/signing";
+import { checkUrl, outboundPolicy, OutboundRefused } from "@/lib/outbound/guarded-request";
+import { createEndpoint, updateEndpoint, type Endpoint } from "@/lib/store/webhooks";
+import { serverSecret } from "@/lib/webhooks/deliver";
+import { readJsonBody } from "./body";
+import { ApiError } from "./errors";
+
+/** Endpoint settings are small: anything bigger is not a setting. */
+export const WEBHOOK_BODY_LIMIT = 64 * 1024;
+
+/** The issues of a refused body, at most five and each message bounded (a body of 5,000 unknown keys is one short answer). */
+function refusal(error: z.ZodError): ApiError {
+  const issues = describeIssues(error, { root: "request" })
+    .slice(0, 5)
+    .map((i) => ({ path: i.path.slice(0, 200), message: i.message.length > 300 ? `${i.message.slice(0, 300)}…` : i.message }));
+  return new ApiError("invalid_request", issues.map((i) => `${i.path}: ${i.message}`).join("; "), issues);
+}
+
+async function body<T>(req: Request, schema: z.ZodType<T>): Promise<T> {
+  const value = await readJsonBody(req, WEBHOOK_BODY_LIMIT);
+  const shape = checkJsonShape(value, 6, 1000);
+  if (shape) throw new ApiError("invalid_request", `${shape.path}: ${shape.message}`, [shape]);
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw refusal(parsed.error);
+  return parsed.data;
+}
+
+/** The URL must be one the sender may call (https unless RECONCILE_WEBHOOK_ALLOW_HTTP=1). */
+function checkEndpointUrl(url: string): void {
+  try {
+    checkUrl(url, outboundPolicy("webhook", [new URL(url).hostname]));
+  } catch (e) {
+    if (e instanceof OutboundRefused) throw new ApiError("invalid_request", `url: ${e.message}`, [{ path: "url", message: e.message }]);
+    throw e;
+  }
+}
+
+/** Creates an endpoint; the answer carries its secret, the only time it is shown. */
+export async function createEndpointFrom(req: Request, by: string): Promise<Endpoint & { secret: string }> {
+  const input: EndpointCreate = await body(req, endpointCreateSchema);
+  checkEndpointUrl(input.url);
+  const secret = newSecret();
+  const endpoint = await createEndpoint(input, { sealed: sealSecret(secret, serverSecret()), hint: secretHint(secret) }, by);
+  return { ...endpoint, secret };
+}
+
+export async function updateEndpointFrom(req: Request, id: string): Promise<Endpoint> {
+  const patch: EndpointUpdate = await body(req, endpointUpdateSchema);
+  if (patch.url) checkEndpointUrl(patch.url);
+  return updateEndpoint(id, patch);
+}

@@ -1,0 +1,253 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { endpointFiltersSchema, type EndpointCreate, type EndpointFilters, type EndpointFormat, type EndpointUpdate } from "@/lib/domain/webhooks/endpoint";
+import { eventBody } from "@/lib/domain/webhooks/body";
+import type { WebhookEvent } from "@/lib/domain/webhooks/events";
+import { reader, writeTransaction } from "./db";
+import type { Tx } from "./database";
+import { StoreError } from "./errors";
+import { enqueueJobs } from "./jobs";
+import { deliveryJobKey, WEBHOOK_JOB_KIND } from "./webhook-outbox";
+
+/** Webhook endpoints and their delivery log (storage only: sending is lib/webhooks). */
+
+export type Endpoint = {
+  id: string;
+  url: string;
+  description: string;
+  format: EndpointFormat;
+  filters: EndpointFilters;
+  secret_hint: string;
+  enabled: boolean;
+  disabled_reason: string | null;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+};
+
+type EndpointRecord = {
+  id: string;
+  url: string;
+  description: string;
+  format: string;
+  filters: string;
+  secretHint: string;
+  enabled: boolean;
+  disabledReason: string | null;
+  createdBy: string;
+  createdAt: string;
+  updatedAt: string;
+};
+
+const toEndpoint = (r: EndpointRecord): Endpoint => ({
+  id: r.id,
+  url: r.url,
+  description: r.description,
+  format: r.format as EndpointFormat,
+  filters: endpointFiltersSchema.parse(JSON.parse(r.filters)),
+  secret_hint: r.secretHint,
+  enabled: r.enabled,
+  disabled_reason: r.disabledReason,
+  created_by: r.createdBy,
+  created_at: r.createdAt,
+  updated_at: r.updatedAt,
+});
+
+/** At most this many endpoints: each one is a delivery per event. */
+export const MAX_ENDPOINTS = 100;
+
+export async function listEndpoints(): Promise<Endpoint[]> {
+  const db = await reader();
+  return (await db.webhookEndpoint.findMany({ orderBy: { createdAt: "asc" } })).map(toEndpoint);
+}
+
+export async function getEndpoint(id: string): Promise<Endpoint> {
+  const db = await reader();
+  const row = await db.webhookEndpoint.findUnique({ where: { id } });
+  if (!row) throw new StoreError("not_found", `no webhook endpoint with the id ${JSON.stringify(id)}`);
+  return toEndpoint(row);
+}
+
+/** The sealed secret and where to send: for the sender only. */
+export async function endpointForSending(id: string) {
+  const db = await reader();
+  return db.webhookEndpoint.findUnique({ where: { id }, select: { id: true, url: true, format: true, enabled: true, secretSealed: true } });
+}
+
+export async function createEndpoint(input: EndpointCreate, secret: { sealed: string; hint: string }, by: string): Promise<Endpoint> {
+  return writeTransaction(async (tx) => {
+    if ((await tx.webhookEndpoint.count()) >= MAX_ENDPOINTS) throw new StoreError("conflict", `at most ${MAX_ENDPOINTS} webhook endpoints; delete one first`);
+    const now = new Date().toISOString();
+    const row = await tx.webhookEndpoint.create({
+      data: {
+        id: `ep_${randomUUID()}`,
+        url: input.url,
+        description: input.description,
+        format: input.format,
+        filters: JSON.stringify(input.filters),
+        secretSealed: secret.sealed,
+        secretHint: secret.hint,
+        enabled: input.enabled,
+        createdBy: by,
+        createdAt: now,
+        updatedAt: now,
+      },
+    });
+    return toEndpoint(row);
+  });
+}
+
+export async function updateEndpoint(id: string, patch: EndpointUpdate & { disabledReason?: string | null }): Promise<Endpoint> {
+  return writeTransaction(async (tx) => {
+    const row = await tx.webhookEndpoint.findUnique({ where: { id } });
+    if (!row) throw new StoreError("not_found", `no webhook endpoint with the id ${JSON.stringify(id)}`);
+    const enabled = patch.enabled ?? row.enabled;
+    const updated = await tx.webhookEndpoint.update({
+      where: { id },
+      data: {
+        url: patch.url ?? row.url,
+        description: patch.description ?? row.description,
+        format: patch.format ?? row.format,
+        filters: patch.filters ? JSON.stringify(patch.filters) : row.filters,
+        enabled,
+        // Enabling again clears why it was disabled.
+        disabledReason: enabled ? null : (patch.disabledReason ?? row.disabledReason ?? "disabled by an admin"),
+        updatedAt: new Date().toISOString(),
+      },
+    });
+    return toEndpoint(updated);
+  });
+}
+
+/** Deletes the endpoint with its delivery log; its pending jobs find nothing and end. */
+export async function deleteEndpoint(id: string): Promise<void> {
+  await writeTransaction(async (tx) => {
+    const row = await tx.webhookEndpoint.findUnique({ where: { id }, select: { id: true } });
+    if (!row) throw new StoreError("not_found", `no webhook endpoint with the id ${JSON.stringify(id)}`);
+    const deliveries = await tx.webhookDelivery.findMany({ where: { endpointId: id }, select: { id: true } });
+    for (let i = 0; i < deliveries.length; i += 500) {
+      await tx.webhookAttempt.deleteMany({ where: { deliveryId: { in: deliveries.slice(i, i + 500).map((d) => d.id) } } });
+    }
+    await tx.webhookDelivery.deleteMany({ where: { endpointId: id } });
+    await tx.webhookEndpoint.delete({ where: { id } });
+  });
+}
+
+async function addDelivery(tx: Tx, messageId: string, endpointId: string): Promise<string> {
+  const now = new Date().toISOString();
+  const id = randomUUID();
+  await tx.webhookDelivery.create({ data: { id, messageId, endpointId, status: "pending", attempts: 0, nextAt: now, createdAt: now, updatedAt: now } });
+  await enqueueJobs(tx, [{ kind: WEBHOOK_JOB_KIND, key: deliveryJobKey(id), payload: { delivery_id: id }, dueAt: Date.now() }]);
+  return id;
+}
+
+/** "Send a test event": one message to this endpoint only, whatever its filters (even when disabled: it is a check). */
+export async function sendTestEvent(endpointId: string, event: WebhookEvent): Promise<{ message_id: string; delivery_id: string }> {
+  return writeTransaction(async (tx) => {
+    const row = await tx.webhookEndpoint.findUnique({ where: { id: endpointId }, select: { id: true } });
+    if (!row) throw new StoreError("not_found", `no webhook endpoint with the id ${JSON.stringify(endpointId)}`);
+    const id = `msg_${randomUUID()}`;
+    await tx.webhookMessage.create({ data: { id, type: event.type, body: eventBody(event), link: event.link, operationId: null, createdAt: new Date().toISOString() } });
+    return { message_id: id, delivery_id: await addDelivery(tx, id, endpointId) };
+  });
+}
+
+/** Redeliver: the same message (the same webhook-id) to the same endpoint, as a new delivery from the first attempt. */
+export async function redeliver(endpointId: string, deliveryId: string): Promise<{ delivery_id: string }> {
+  return writeTransaction(async (tx) => {
+    const d = await tx.webhookDelivery.findUnique({ where: { id: deliveryId } });
+    if (!d || d.endpointId !== endpointId) throw new StoreError("not_found", `no delivery ${JSON.stringify(deliveryId)} for this endpoint`);
+    return { delivery_id: await addDelivery(tx, d.messageId, endpointId) };
+  });
+}
+
+export type Attempt = { n: number; at: string; status_code: number | null; ms: number; excerpt: string; error: string | null };
+export type Delivery = {
+  id: string;
+  webhook_id: string;
+  type: string;
+  status: "pending" | "delivered" | "failed" | "cancelled";
+  attempts: number;
+  next_at: string | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  attempt_log: Attempt[];
+};
+
+/** The endpoint's deliveries, newest first, each with every attempt. `before`: a created_at to page from. */
+export async function listDeliveries(endpointId: string, opts: { limit?: number; before?: string } = {}): Promise<Delivery[]> {
+  const db = await reader();
+  const limit = Math.min(Math.max(opts.limit ?? 50, 1), 200);
+  const rows = await db.webhookDelivery.findMany({
+    where: { endpointId, ...(opts.before ? { createdAt: { lt: opts.before } } : {}) },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: limit,
+  });
+  if (!rows.length) return [];
+  const [messages, attempts] = await Promise.all([
+    db.webhookMessage.findMany({ where: { id: { in: [...new Set(rows.map((r) => r.messageId))] } }, select: { id: true, type: true } }),
+    db.webhookAttempt.findMany({ where: { deliveryId: { in: rows.map((r) => r.id) } }, orderBy: { n: "asc" } }),
+  ]);
+  const typeOf = new Map(messages.map((m) => [m.id, m.type]));
+  const byDelivery = new Map<string, Attempt[]>();
+  for (const a of attempts) {
+    const list = byDelivery.get(a.deliveryId) ?? [];
+    list.push({ n: a.n, at: a.at, status_code: a.statusCode, ms: a.ms, excerpt: a.excerpt, error: a.error });
+    byDelivery.set(a.deliveryId, list);
+  }
+  return rows.map((r) => ({
+    id: r.id,
+    webhook_id: r.messageId,
+    type: typeOf.get(r.messageId) ?? "",
+    status: r.status as Delivery["status"],
+    attempts: r.attempts,
+    next_at: r.status === "pending" ? r.nextAt : null,
+    last_status: r.lastStatus,
+    last_error: r.lastError,
+    created_at: r.createdAt,
+    updated_at: r.updatedAt,
+    attempt_log: byDelivery.get(r.id) ?? [],
+  }));
+}
+
+/** What the sender needs of one delivery. */
+export async function deliveryForSending(deliveryId: string) {
+  const db = await reader();
+  const d = await db.webhookDelivery.findUnique({ where: { id: deliveryId } });
+  if (!d) return null;
+  const message = await db.webhookMessage.findUnique({ where: { id: d.messageId } });
+  return message ? { delivery: d, message } : null;
+}
+
+export type AttemptRecord = { n: number; at: string; statusCode: number | null; ms: number; excerpt: string; error: string | null };
+
+/**
+ * Records one attempt and what follows from it, inside the caller's transaction (the sender
+ * ends the job in the same one): delivered, failed, pending again, or gone (410: the endpoint is
+ * disabled too).
+ */
+export async function recordAttempt(
+  tx: Tx,
+  deliveryId: string,
+  attempt: AttemptRecord,
+  next: { status: "delivered" | "failed" | "pending" | "cancelled"; nextAt?: string | null; disableEndpoint?: { id: string; reason: string } },
+): Promise<void> {
+  const now = new Date().toISOString();
+  await tx.webhookAttempt.create({
+    data: { id: randomUUID(), deliveryId, n: attempt.n, at: attempt.at, statusCode: attempt.statusCode, ms: attempt.ms, excerpt: attempt.excerpt, error: attempt.error },
+  });
+  await tx.webhookDelivery.update({
+    where: { id: deliveryId },
+    data: { status: next.status, attempts: attempt.n, nextAt: next.nextAt ?? null, lastStatus: attempt.statusCode, lastError: attempt.error, updatedAt: now },
+  });
+  if (next.disableEndpoint) {
+    await tx.webhookEndpoint.update({ where: { id: next.disableEndpoint.id }, data: { enabled: false, disabledReason: next.disableEndpoint.reason, updatedAt: now } });
+  }
+}
+
+/** A delivery that will not be attempted (its endpoint was disabled), in the caller's transaction. */
+export async function cancelDelivery(tx: Tx, deliveryId: string, reason: string): Promise<void> {
+  await tx.webhookDelivery.update({ where: { id: deliveryId }, data: { status: "cancelled", nextAt: null, lastError: reason, updatedAt: new Date().toISOString() } });
+}

@@ -1,0 +1,105 @@
+import "server-only";
+import { existsSync, readFileSync } from "node:fs";
+import { afterAttempt, ATTEMPT_TIMEOUT_MS, scheduleScale } from "@/lib/domain/webhooks/schedule";
+import { openSecret, signedHeaders } from "@/lib/domain/webhooks/signing";
+import { slackMessage } from "@/lib/domain/webhooks/slack";
+import type { AnyEventType } from "@/lib/domain/webhooks/events";
+import { guardedRequest, outboundPolicy, OutboundRefused, type OutboundResponse } from "@/lib/outbound/guarded-request";
+import { writeTransaction } from "@/lib/store/db";
+import { finishJob, LeaseLost, retryJob, type Job } from "@/lib/store/jobs";
+import { cancelDelivery, deliveryForSending, endpointForSending, recordAttempt } from "@/lib/store/webhooks";
+
+/**
+ * Sends one delivery (one message to one endpoint): the job handler of kind "webhook". Each
+ * attempt goes through the guarded client (SSRF rules as for verifiers) and is recorded with its
+ * status, latency and an excerpt of the answer, in the transaction that also ends the job (or
+ * before the job is given back for the next attempt).
+ */
+
+/** The server's secret that endpoint secrets are sealed under (the same one Auth.js uses). */
+export function serverSecret(): string {
+  if (process.env.AUTH_SECRET) return process.env.AUTH_SECRET;
+  if (existsSync("data/auth-secret")) return readFileSync("data/auth-secret", "utf8").trim();
+  throw new Error("webhook secrets need AUTH_SECRET (npm start creates one under ./data)");
+}
+
+const EXCERPT = 500;
+/** How much of a receiver's answer is read at all. */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+type Payload = { delivery_id: string };
+
+/** The body an endpoint receives: the event JSON, or Slack's `{"text"}` with the link. */
+export function bodyFor(format: string, message: { type: string; body: string; link: string }): string {
+  if (format !== "slack") return message.body;
+  const parsed = JSON.parse(message.body) as { data: Record<string, unknown> };
+  return JSON.stringify(slackMessage({ type: message.type as AnyEventType, data: parsed.data, link: message.link }));
+}
+
+async function endJob(job: Job, fn: Parameters<typeof writeTransaction>[0], status: "done" | "failed", error?: string) {
+  try {
+    await writeTransaction(async (tx) => {
+      await fn(tx);
+      await finishJob(tx, job, { status, error });
+    });
+  } catch (e) {
+    // Another worker holds the job now (this lease ran out): what it records counts.
+    if (!(e instanceof LeaseLost)) throw e;
+  }
+}
+
+export async function deliverWebhook(job: Job): Promise<void> {
+  const { delivery_id } = job.payload as Payload;
+  const found = await deliveryForSending(delivery_id);
+  if (!found) return endJob(job, async () => {}, "failed", "the delivery no longer exists (its endpoint was deleted)");
+  const { delivery, message } = found;
+  if (delivery.status !== "pending") return endJob(job, async () => {}, "done");
+  const endpoint = await endpointForSending(delivery.endpointId);
+  if (!endpoint) return endJob(job, async () => {}, "failed", "the endpoint was deleted");
+  if (!endpoint.enabled && message.type !== "webhook.test") {
+    const reason = "not sent: the endpoint is disabled";
+    return endJob(job, (tx) => cancelDelivery(tx, delivery.id, reason), "failed", reason);
+  }
+
+  const n = delivery.attempts + 1;
+  const body = bodyFor(endpoint.format, message);
+  const at = new Date();
+  const headers = {
+    ...signedHeaders(openSecret(endpoint.secretSealed, serverSecret()), message.id, at, body),
+    "content-type": "application/json",
+    "user-agent": "Reconcile-Webhooks/1",
+  };
+  const started = performance.now();
+  let res: OutboundResponse | null = null;
+  let error: string | null = null;
+  try {
+    const host = new URL(endpoint.url).hostname;
+    res = await guardedRequest(
+      { method: "POST", url: endpoint.url, headers, body },
+      outboundPolicy("webhook", [host], { timeoutMs: ATTEMPT_TIMEOUT_MS, maxBytes: MAX_RESPONSE_BYTES }),
+    );
+  } catch (e) {
+    error = e instanceof OutboundRefused ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e);
+  }
+  const ms = Math.round(res?.ms ?? performance.now() - started);
+  const status = res?.status ?? null;
+  if (res && (status! < 200 || status! >= 300)) error = `the receiver answered ${status}`;
+  const excerpt = res ? res.body.subarray(0, EXCERPT * 4).toString("utf8").slice(0, EXCERPT) : (error ?? "");
+  const attempt = { n, at: at.toISOString(), statusCode: status, ms, excerpt, error };
+  const now = Date.now();
+  const verdict = afterAttempt(n, status, { now, retryAfter: res?.headers["retry-after"], scale: scheduleScale(process.env.RECONCILE_WEBHOOK_SCHEDULE_SCALE) });
+
+  switch (verdict.kind) {
+    case "delivered":
+      return endJob(job, (tx) => recordAttempt(tx, delivery.id, attempt, { status: "delivered" }), "done");
+    case "gone": {
+      const reason = `disabled: the receiver answered 410 Gone at ${at.toISOString()}`;
+      return endJob(job, (tx) => recordAttempt(tx, delivery.id, attempt, { status: "failed", disableEndpoint: { id: endpoint.id, reason } }), "failed", reason);
+    }
+    case "failed":
+      return endJob(job, (tx) => recordAttempt(tx, delivery.id, attempt, { status: "failed" }), "failed", `${error ?? "failed"} (after ${n} attempts)`);
+    case "retry":
+      await writeTransaction((tx) => recordAttempt(tx, delivery.id, attempt, { status: "pending", nextAt: new Date(verdict.at).toISOString() }));
+      await retryJob(job, verdict.at, error ?? "not delivered");
+  }
+}
