@@ -57,21 +57,24 @@ describe("the authorization matrix (route handlers)", () => {
 
   // ingest: a receipt; read: a canonical read alone (TRUST.md: needs verify); otlp: an OTLP
   // export with no spans (the ingest or verify permission, as for receipts); claim: GET, then
-  // POST and DELETE of the claim on an operation of its own (review).
-  type Row = { ingest: number; read: number; otlp: number; list: number; one: number; health: number; claim: number; take: number; release: number };
+  // POST and DELETE of the claim on an operation of its own (review). hooks, hookAdd, hookTest:
+  // webhook endpoints (admins, signed in, only): list them, create one from an invalid body (so
+  // that an admin's 422 shows the check came after authorization and nothing was made), and send
+  // a test event to an endpoint that does not exist.
+  type Row = { ingest: number; read: number; otlp: number; list: number; one: number; health: number; claim: number; take: number; release: number; hooks: number; hookAdd: number; hookTest: number };
   const expected: Record<string, Row> = {
-    anonymous: { ingest: 401, read: 401, otlp: 401, list: 401, one: 401, health: 200, claim: 401, take: 401, release: 401 },
-    viewer: { ingest: 201, read: 403, otlp: 200, list: 200, one: 200, health: 200, claim: 200, take: 403, release: 403 },
-    reviewer: { ingest: 201, read: 201, otlp: 200, list: 200, one: 200, health: 200, claim: 200, take: 200, release: 200 },
-    admin: { ingest: 201, read: 201, otlp: 200, list: 200, one: 200, health: 200, claim: 200, take: 200, release: 200 },
-    "token:ingest": { ingest: 201, read: 403, otlp: 200, list: 403, one: 403, health: 200, claim: 403, take: 403, release: 403 },
-    "token:verify": { ingest: 403, read: 201, otlp: 200, list: 403, one: 403, health: 200, claim: 403, take: 403, release: 403 },
-    "token:read": { ingest: 403, read: 403, otlp: 403, list: 200, one: 200, health: 200, claim: 200, take: 403, release: 403 },
-    "token:export": { ingest: 403, read: 403, otlp: 403, list: 403, one: 403, health: 200, claim: 403, take: 403, release: 403 },
-    "token:review": { ingest: 403, read: 403, otlp: 403, list: 403, one: 403, health: 200, claim: 403, take: 200, release: 200 },
-    disabledSession: { ingest: 401, read: 401, otlp: 401, list: 401, one: 401, health: 200, claim: 401, take: 401, release: 401 },
-    disabledToken: { ingest: 401, read: 401, otlp: 401, list: 401, one: 401, health: 200, claim: 401, take: 401, release: 401 },
-    badToken: { ingest: 401, read: 401, otlp: 401, list: 401, one: 401, health: 200, claim: 401, take: 401, release: 401 },
+    anonymous: { ingest: 401, read: 401, otlp: 401, list: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, hooks: 401, hookAdd: 401, hookTest: 401 },
+    viewer: { ingest: 201, read: 403, otlp: 200, list: 200, one: 200, health: 200, claim: 200, take: 403, release: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
+    reviewer: { ingest: 201, read: 201, otlp: 200, list: 200, one: 200, health: 200, claim: 200, take: 200, release: 200, hooks: 403, hookAdd: 403, hookTest: 403 },
+    admin: { ingest: 201, read: 201, otlp: 200, list: 200, one: 200, health: 200, claim: 200, take: 200, release: 200, hooks: 200, hookAdd: 422, hookTest: 404 },
+    "token:ingest": { ingest: 201, read: 403, otlp: 200, list: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
+    "token:verify": { ingest: 403, read: 201, otlp: 200, list: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
+    "token:read": { ingest: 403, read: 403, otlp: 403, list: 200, one: 200, health: 200, claim: 200, take: 403, release: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
+    "token:export": { ingest: 403, read: 403, otlp: 403, list: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
+    "token:review": { ingest: 403, read: 403, otlp: 403, list: 403, one: 403, health: 200, claim: 403, take: 200, release: 200, hooks: 403, hookAdd: 403, hookTest: 403 },
+    disabledSession: { ingest: 401, read: 401, otlp: 401, list: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, hooks: 401, hookAdd: 401, hookTest: 401 },
+    disabledToken: { ingest: 401, read: 401, otlp: 401, list: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, hooks: 401, hookAdd: 401, hookTest: 401 },
+    badToken: { ingest: 401, read: 401, otlp: 401, list: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, hooks: 401, hookAdd: 401, hookTest: 401 },
   };
   const readRecord = () => ({ operation_id: unique("op-authz"), canonical_read: { status: "absent", observed_at: "2026-08-28T10:05:00Z" } });
 
@@ -90,6 +93,9 @@ describe("the authorization matrix (route handlers)", () => {
         claim: (await call(`/api/v1/operations/${opId}/claim`, { headers: h() })).status,
         take: (await call(`/api/v1/operations/${mine}/claim`, { body: {}, headers: h() })).status,
         release: (await call(`/api/v1/operations/${mine}/claim`, { method: "DELETE", headers: h() })).status,
+        hooks: (await call("/api/v1/webhooks", { headers: h() })).status,
+        hookAdd: (await call("/api/v1/webhooks", { body: { url: "ftp://nowhere.example/" }, headers: h() })).status,
+        hookTest: (await call("/api/v1/webhooks/ep_none/test", { body: {}, headers: h() })).status,
       };
       expect(got).toEqual(expected[key]);
     });
