@@ -107,7 +107,7 @@ describe("webhooks", () => {
       expect(got.verified).toBe(true);
       expect(got.id).toBe(sent.body.message_id);
       expect(got.body.type).toBe("webhook.test");
-      const [d] = await until("delivered in the log", async () => (await deliveries(res.body.id)).filter((d) => d.status === "delivered"));
+      const d = await until("delivered in the log", async () => (await deliveries(res.body.id)).find((d) => d.status === "delivered"));
       expect(d.webhook_id).toBe(sent.body.message_id);
       expect(d.attempt_log.length).toBeGreaterThanOrEqual(3);
       expect(d.attempt_log.slice(0, -1).every((a: any) => a.status_code === null && a.error)).toBe(true);
@@ -159,5 +159,22 @@ describe("webhooks", () => {
     expect(got.body.text).toMatch(/op-slack-1.*needs review.*divergent/);
     expect(got.body.text).toContain("/operations/op-slack-1|Open in Reconcile>");
     await w.api(`/api/v1/webhooks/${ep.id}`, { method: "DELETE" });
+  });
+
+  it("after the last of the ten attempts the delivery is marked failed, and the log shows every attempt", async () => {
+    // The whole schedule (about 75 hours) in about 3 seconds.
+    await w.restart({ RECONCILE_WEBHOOK_SCHEDULE_SCALE: "0.00001" });
+    const signed = await (await import("@/lib/testing/sessions")).signInHttp(w.email, "reliability-password", {}, w.app.base);
+    w.cookie = signed.cookie!;
+    rx.answers.set("/broken", { status: 500, body: "internal trouble" });
+    const ep = await endpoint("/broken", { filters: { event_types: ["operation.needs_review"] } });
+    await w.api(`/api/v1/webhooks/${ep.id}/test`, { body: {} });
+    const d = await until("failed", async () => (await deliveries(ep.id)).find((d) => d.status === "failed"), 60_000);
+    expect(d.attempts).toBe(10);
+    expect(d.attempt_log.map((a: any) => [a.n, a.status_code, a.excerpt])).toEqual(Array.from({ length: 10 }, (_, i) => [i + 1, 500, "internal trouble"]));
+    expect(new Set(at("/broken").map((r) => r.id)).size).toBe(1);
+    expect(at("/broken")).toHaveLength(10);
+    // The endpoint stays enabled: only 410 disables it.
+    expect((await w.api(`/api/v1/webhooks/${ep.id}`)).body.enabled).toBe(true);
   });
 });
