@@ -11,6 +11,8 @@ const server = (port: number, mode: string) => ({
   reuseExistingServer: false,
   stdout: "pipe" as const,
   stderr: "pipe" as const,
+  // The webhooks spec's receiver listens on 127.0.0.1 over plain HTTP.
+  env: { ...(process.env as Record<string, string>), RECONCILE_WEBHOOK_ALLOW_HTTP: "1", RECONCILE_WEBHOOK_ALLOW_PRIVATE: "1" },
 });
 
 export default defineConfig({

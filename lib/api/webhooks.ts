@@ -5,7 +5,9 @@ import { describeIssues } from "@/lib/domain/wire";
 import { endpointCreateSchema, endpointUpdateSchema, type EndpointCreate, type EndpointUpdate } from "@/lib/domain/webhooks/endpoint";
 import { newSecret, sealSecret, secretHint } from "@/lib/domain/webhooks/signing";
 import { checkUrl, outboundPolicy, OutboundRefused } from "@/lib/outbound/guarded-request";
-import { createEndpoint, updateEndpoint, type Endpoint } from "@/lib/store/webhooks";
+import { createEndpoint, sendTestEvent, updateEndpoint, type Endpoint } from "@/lib/store/webhooks";
+import { publicLinks } from "@/lib/store/webhook-outbox";
+import { testEvent } from "@/lib/domain/webhooks/events";
 import { serverSecret } from "@/lib/webhooks/deliver";
 import { readJsonBody } from "./body";
 import { ApiError } from "./errors";
@@ -22,7 +24,10 @@ function refusal(error: z.ZodError): ApiError {
 }
 
 async function body<T>(req: Request, schema: z.ZodType<T>): Promise<T> {
-  const value = await readJsonBody(req, WEBHOOK_BODY_LIMIT);
+  return parsed(await readJsonBody(req, WEBHOOK_BODY_LIMIT), schema);
+}
+
+function parsed<T>(value: unknown, schema: z.ZodType<T>): T {
   const shape = checkJsonShape(value, 6, 1000);
   if (shape) throw new ApiError("invalid_request", `${shape.path}: ${shape.message}`, [shape]);
   const parsed = schema.safeParse(value);
@@ -42,7 +47,12 @@ function checkEndpointUrl(url: string): void {
 
 /** Creates an endpoint; the answer carries its secret, the only time it is shown. */
 export async function createEndpointFrom(req: Request, by: string): Promise<Endpoint & { secret: string }> {
-  const input: EndpointCreate = await body(req, endpointCreateSchema);
+  return createEndpointWith(await readJsonBody(req, WEBHOOK_BODY_LIMIT), by);
+}
+
+/** The same from a value already read (the settings page's form). */
+export async function createEndpointWith(value: unknown, by: string): Promise<Endpoint & { secret: string }> {
+  const input: EndpointCreate = parsed(value, endpointCreateSchema);
   checkEndpointUrl(input.url);
   const secret = newSecret();
   const endpoint = await createEndpoint(input, { sealed: sealSecret(secret, serverSecret()), hint: secretHint(secret) }, by);
@@ -53,4 +63,9 @@ export async function updateEndpointFrom(req: Request, id: string): Promise<Endp
   const patch: EndpointUpdate = await body(req, endpointUpdateSchema);
   if (patch.url) checkEndpointUrl(patch.url);
   return updateEndpoint(id, patch);
+}
+
+/** "Send a test event" to one endpoint. */
+export async function sendTest(endpointId: string, by: string) {
+  return sendTestEvent(endpointId, testEvent(new Date().toISOString(), by, publicLinks()));
 }

@@ -2,25 +2,23 @@
 
 import { revalidatePath } from "next/cache";
 import { headers } from "next/headers";
-import { redirect } from "next/navigation";
 import { AuthError } from "next-auth";
-import { ApiError, knownError } from "@/lib/api/errors";
+import { knownError } from "@/lib/api/errors";
+import { authorizeAction, guardedAction, sentence, type FormState } from "./action-guard";
 import { signIn, signOut } from "./auth";
 import { MAX_IDENTIFIER_LENGTH } from "./identifier";
-import { can, type Permission } from "./permissions";
 import { safeRedirectPath } from "./redirect";
 import { sourceAddress } from "./request";
-import { currentPrincipal } from "./session";
 import { createApiToken, revokeToken } from "@/lib/store/api-tokens";
-import { writeTransaction } from "@/lib/store/db";
-import { recordSecurityEvent } from "@/lib/store/security-events";
 import { countUsers, createFirstAdmin, createUser, endAllSessions, updateUser } from "@/lib/store/users";
 
 /**
  * Server actions. Each checks authentication and permission itself (the proxy only
  * redirects), and answers a form state the page shows as a clear message.
  */
-export type FormState = { error?: string; ok?: string; token?: string; values?: Record<string, string> } | null;
+export type { FormState };
+const authorize = authorizeAction;
+const guarded = guardedAction;
 
 const field = (form: FormData, name: string) => {
   const v = form.get(name);
@@ -78,33 +76,6 @@ export async function setupAction(_prev: FormState, form: FormData): Promise<For
   }
   await signIn("credentials", { email: field(form, "email"), password, redirectTo: "/" });
   return null;
-}
-
-async function authorize(permission: Permission) {
-  const principal = await currentPrincipal();
-  if (!principal) redirect("/login");
-  if (!can(principal, permission)) {
-    const h = await headers();
-    await writeTransaction((tx) =>
-      recordSecurityEvent(tx, principal.email, { type: "authorization.refused", permission, method: "ACTION", path: h.get("referer") ?? "", source: sourceAddress(h) }),
-    );
-    throw new ApiError("forbidden", "you may not do this");
-  }
-  return { principal, source: sourceAddress(await headers()) };
-}
-
-function sentence(message: string): string {
-  return message.charAt(0).toUpperCase() + message.slice(1) + (/[.!?]$/.test(message) ? "" : ".");
-}
-
-async function guarded(values: Record<string, string>, fn: () => Promise<FormState>): Promise<FormState> {
-  try {
-    return await fn();
-  } catch (e) {
-    const known = knownError(e);
-    if (known) return { error: sentence(known.message), values };
-    throw e;
-  }
 }
 
 export async function addUserAction(_prev: FormState, form: FormData): Promise<FormState> {

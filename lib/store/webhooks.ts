@@ -1,6 +1,9 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { endpointFiltersSchema, type EndpointCreate, type EndpointFilters, type EndpointFormat, type EndpointUpdate } from "@/lib/domain/webhooks/endpoint";
+import { endpointFiltersSchema, type EndpointCreate, type EndpointFormat, type EndpointUpdate } from "@/lib/domain/webhooks/endpoint";
+import type { Attempt, Delivery, Endpoint } from "@/lib/views/webhooks";
+
+export type { Attempt, Delivery, Endpoint };
 import { eventBody } from "@/lib/domain/webhooks/body";
 import type { WebhookEvent } from "@/lib/domain/webhooks/events";
 import { reader, writeTransaction } from "./db";
@@ -10,20 +13,6 @@ import { enqueueJobs } from "./jobs";
 import { deliveryJobKey, WEBHOOK_JOB_KIND } from "./webhook-outbox";
 
 /** Webhook endpoints and their delivery log (storage only: sending is lib/webhooks). */
-
-export type Endpoint = {
-  id: string;
-  url: string;
-  description: string;
-  format: EndpointFormat;
-  filters: EndpointFilters;
-  secret_hint: string;
-  enabled: boolean;
-  disabled_reason: string | null;
-  created_by: string;
-  created_at: string;
-  updated_at: string;
-};
 
 type EndpointRecord = {
   id: string;
@@ -160,21 +149,6 @@ export async function redeliver(endpointId: string, deliveryId: string): Promise
     return { delivery_id: await addDelivery(tx, d.messageId, endpointId) };
   });
 }
-
-export type Attempt = { n: number; at: string; status_code: number | null; ms: number; excerpt: string; error: string | null };
-export type Delivery = {
-  id: string;
-  webhook_id: string;
-  type: string;
-  status: "pending" | "delivered" | "failed" | "cancelled";
-  attempts: number;
-  next_at: string | null;
-  last_status: number | null;
-  last_error: string | null;
-  created_at: string;
-  updated_at: string;
-  attempt_log: Attempt[];
-};
 
 /** The endpoint's deliveries, newest first, each with every attempt. `before`: a created_at to page from. */
 export async function listDeliveries(endpointId: string, opts: { limit?: number; before?: string } = {}): Promise<Delivery[]> {

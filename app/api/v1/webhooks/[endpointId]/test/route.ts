@@ -1,12 +1,10 @@
 import { apiRoute, json, otherMethods } from "@/lib/api/route";
-import { testEvent } from "@/lib/domain/webhooks/events";
+import { sendTest } from "@/lib/api/webhooks";
 import { wakeJobs } from "@/lib/jobs/worker";
-import { publicLinks } from "@/lib/store/webhook-outbox";
-import { sendTestEvent } from "@/lib/store/webhooks";
 
 /** "Send a test event": a `webhook.test` message to this endpoint alone, delivered like any other. */
 export const POST = apiRoute<{ endpointId: string }>("webhooks:manage", async ({ params, principal }) => {
-  const sent = await sendTestEvent(params.endpointId, testEvent(new Date().toISOString(), principal.email, publicLinks()));
+  const sent = await sendTest(params.endpointId, principal.email);
   wakeJobs();
   return json(sent, 202);
 });

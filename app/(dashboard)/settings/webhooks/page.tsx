@@ -1,0 +1,102 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { CreateWebhookForm, EndpointActions } from "@/components/settings/webhooks";
+import { DeliveryLog } from "@/components/settings/webhook-log";
+import { requirePage } from "@/lib/auth/session";
+import { listDeliveries, listEndpoints } from "@/lib/store/webhooks";
+import type { Endpoint } from "@/lib/views/webhooks";
+
+export const metadata: Metadata = { title: "Webhooks" };
+
+function filtersText(e: Endpoint): string {
+  const f = e.filters;
+  const parts = [
+    f.event_types.length ? f.event_types.join(", ") : "every event",
+    f.outcomes.length ? `outcome ${f.outcomes.join(" or ")}` : null,
+    f.tools.length ? `tool ${f.tools.join(" or ")}` : null,
+    f.agents.length ? `agent ${f.agents.join(" or ")}` : null,
+  ];
+  return parts.filter(Boolean).join("; ");
+}
+
+export default async function WebhooksPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  await requirePage("webhooks:manage", "/settings/webhooks");
+  const endpoints = await listEndpoints();
+  const asked = (await searchParams).endpoint;
+  const selected = endpoints.find((e) => e.id === asked) ?? endpoints[0] ?? null;
+  const log = selected ? await listDeliveries(selected.id, { limit: 50 }) : [];
+  return (
+    <div className="space-y-8">
+      <div>
+        <h1 className="text-2xl font-semibold">Webhooks</h1>
+        <p className="mt-1 max-w-3xl text-slate-700 dark:text-slate-300">
+          Tell other systems when an operation needs review, a verdict changes, a reviewer corrects one, a checkpoint is signed or the audit
+          chain fails verification. Every request is signed (Standard Webhooks) and retried for a day until the receiver answers 2xx; a 410
+          answer disables the endpoint.
+        </p>
+      </div>
+
+      <section aria-labelledby="endpoints" className="space-y-3">
+        <h2 id="endpoints" className="text-lg font-semibold">
+          Endpoints
+        </h2>
+        {endpoints.length === 0 ? (
+          <p className="rounded-xl border border-dashed border-slate-300 p-6 text-slate-700 dark:border-slate-700 dark:text-slate-300">
+            No endpoints yet. Add one below; its signing secret is shown once, when it is created.
+          </p>
+        ) : (
+          <ul className="space-y-3">
+            {endpoints.map((e) => (
+              <li key={e.id} className="rounded-xl border border-slate-200 p-4 dark:border-slate-800" aria-labelledby={`ep-${e.id}`}>
+                <div className="flex flex-wrap items-baseline justify-between gap-2">
+                  <h3 id={`ep-${e.id}`} className="break-all font-mono text-sm font-medium">
+                    {e.url}
+                  </h3>
+                  <span
+                    className={`rounded-full px-2 py-0.5 text-xs font-medium ${e.enabled ? "bg-emerald-100 text-emerald-900 dark:bg-emerald-900 dark:text-emerald-100" : "bg-slate-200 text-slate-800 dark:bg-slate-800 dark:text-slate-200"}`}
+                  >
+                    {e.enabled ? "enabled" : "disabled"}
+                  </span>
+                </div>
+                {e.description ? <p className="mt-1 text-sm text-slate-700 dark:text-slate-300">{e.description}</p> : null}
+                <dl className="mt-2 grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[10rem_1fr]">
+                  <dt className="text-slate-600 dark:text-slate-400">Sends</dt>
+                  <dd>{filtersText(e)}</dd>
+                  <dt className="text-slate-600 dark:text-slate-400">Format</dt>
+                  <dd>{e.format === "slack" ? "Slack text" : "Standard Webhooks JSON"}</dd>
+                  <dt className="text-slate-600 dark:text-slate-400">Secret</dt>
+                  <dd className="font-mono">{e.secret_hint}</dd>
+                  {e.disabled_reason ? (
+                    <>
+                      <dt className="text-slate-600 dark:text-slate-400">Why disabled</dt>
+                      <dd>{e.disabled_reason}</dd>
+                    </>
+                  ) : null}
+                </dl>
+                <div className="mt-3 flex flex-wrap items-start gap-3">
+                  <EndpointActions id={e.id} url={e.url} enabled={e.enabled} />
+                  {selected?.id === e.id ? (
+                    <span className="self-center text-sm text-slate-600 dark:text-slate-400">Delivery log shown below</span>
+                  ) : (
+                    <Link href={`/settings/webhooks?endpoint=${encodeURIComponent(e.id)}#log`} className="self-center text-sm text-indigo-700 underline dark:text-indigo-300">
+                      Delivery log
+                    </Link>
+                  )}
+                </div>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+
+      {selected ? <DeliveryLog endpoint={selected} deliveries={log} /> : null}
+
+      <section aria-labelledby="add-endpoint" className="rounded-xl border border-slate-200 p-4 dark:border-slate-800">
+        <h2 id="add-endpoint" className="mb-3 text-lg font-semibold">
+          Add an endpoint
+        </h2>
+        <CreateWebhookForm />
+      </section>
+    </div>
+  );
+}

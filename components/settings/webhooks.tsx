@@ -1,0 +1,168 @@
+"use client";
+
+import { useActionState, useState } from "react";
+import type { FormState } from "@/lib/auth/action-guard";
+import { EFFECTIVE_OUTCOMES } from "@/lib/domain/outcomes";
+import { WEBHOOK_EVENT_TYPES } from "@/lib/domain/webhooks/events";
+import { createWebhookAction, deleteWebhookAction, redeliverWebhookAction, setWebhookEnabledAction, testWebhookAction } from "@/lib/webhooks/actions";
+import { Button, Field, Input, Notice } from "@/components/ui/form";
+
+const EVENT_HINTS: Record<string, string> = {
+  "operation.needs_review": "an operation becomes uncertain or divergent",
+  "operation.verdict_changed": "an operation's effective outcome changes later (a read, a correction)",
+  "correction.created": "a reviewer resolves, retracts or reopens",
+  "checkpoint.created": "a checkpoint of the audit chain is signed",
+  "chain.verification_failed": "a verification finds a broken link",
+};
+
+export function CreateWebhookForm() {
+  const [state, action, pending] = useActionState<FormState, FormData>(createWebhookAction, null);
+  const [copied, setCopied] = useState(false);
+  const v = state?.error ? state.values : undefined;
+  return (
+    <div className="space-y-3">
+      <form action={action} className="space-y-4" aria-label="Add an endpoint">
+        <Field label="URL" htmlFor="webhook-url" hint="Where events are POSTed; https, or a Slack incoming-webhook URL.">
+          <Input id="webhook-url" name="url" type="url" required maxLength={2000} placeholder="https://hooks.example.com/reconcile" defaultValue={v?.url} />
+        </Field>
+        <Field label="Description" htmlFor="webhook-description" hint="Optional: who receives it.">
+          <Input id="webhook-description" name="description" maxLength={500} defaultValue={v?.description} />
+        </Field>
+        <fieldset>
+          <legend className="text-sm font-medium">Format</legend>
+          <div className="mt-1 flex flex-wrap gap-4 text-sm">
+            <label className="flex items-center gap-2">
+              <input type="radio" name="format" value="standard" defaultChecked /> Standard Webhooks (signed JSON)
+            </label>
+            <label className="flex items-center gap-2">
+              <input type="radio" name="format" value="slack" /> Slack (a short text with the link)
+            </label>
+          </div>
+        </fieldset>
+        <fieldset>
+          <legend className="text-sm font-medium">Events</legend>
+          <p className="text-xs text-slate-600 dark:text-slate-400">None ticked: every event.</p>
+          <div className="mt-1 grid gap-1 sm:grid-cols-2">
+            {WEBHOOK_EVENT_TYPES.map((t) => (
+              <label key={t} className="flex items-start gap-2 text-sm">
+                <input type="checkbox" name="event_types" value={t} className="mt-1" />
+                <span>
+                  <code className="font-mono">{t}</code>
+                  <span className="block text-xs text-slate-600 dark:text-slate-400">{EVENT_HINTS[t]}</span>
+                </span>
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <fieldset>
+          <legend className="text-sm font-medium">Only operations with these outcomes</legend>
+          <p className="text-xs text-slate-600 dark:text-slate-400">None ticked: any outcome. Checkpoints and chain failures are never filtered out by outcome, tool or agent.</p>
+          <div className="mt-1 flex flex-wrap gap-4">
+            {EFFECTIVE_OUTCOMES.map((o) => (
+              <label key={o} className="flex items-center gap-2 text-sm">
+                <input type="checkbox" name="outcomes" value={o} /> {o}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <div className="grid gap-3 sm:grid-cols-2">
+          <Field label="Only these tools" htmlFor="webhook-tools" hint="Comma-separated; empty: any tool.">
+            <Input id="webhook-tools" name="tools" placeholder="social.publish, db.insert" defaultValue={v?.tools} />
+          </Field>
+          <Field label="Only these agents" htmlFor="webhook-agents" hint="Comma-separated; empty: any agent.">
+            <Input id="webhook-agents" name="agents" defaultValue={v?.agents} />
+          </Field>
+        </div>
+        <Button type="submit" disabled={pending}>
+          Add endpoint
+        </Button>
+      </form>
+      {state?.error ? <Notice kind="error">{state.error}</Notice> : null}
+      {state?.token ? (
+        <div className="space-y-2 rounded-md border border-emerald-300 bg-emerald-50 p-3 dark:border-emerald-800 dark:bg-emerald-950">
+          <p role="status" className="text-sm">
+            {state.ok}
+          </p>
+          <div className="flex flex-wrap items-center gap-2">
+            <code data-testid="new-secret" className="break-all rounded bg-white px-2 py-1 font-mono text-sm dark:bg-slate-900">
+              {state.token}
+            </code>
+            <Button
+              type="button"
+              variant="secondary"
+              onClick={async () => {
+                await navigator.clipboard.writeText(state.token!);
+                setCopied(true);
+              }}
+            >
+              {copied ? "Copied" : "Copy"}
+            </Button>
+          </div>
+          <p className="text-xs text-slate-700 dark:text-slate-300">
+            Verify each request with a Standard Webhooks library and this secret (headers <code>webhook-id</code>, <code>webhook-timestamp</code>,{" "}
+            <code>webhook-signature</code>).
+          </p>
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+function ActionButton({
+  action,
+  fields,
+  label,
+  ariaLabel,
+  variant = "secondary",
+}: {
+  action: (prev: FormState, form: FormData) => Promise<FormState>;
+  fields: Record<string, string>;
+  label: string;
+  ariaLabel: string;
+  variant?: "primary" | "secondary" | "danger";
+}) {
+  const [state, run, pending] = useActionState<FormState, FormData>(action, null);
+  return (
+    <form action={run} className="inline-flex flex-col gap-1">
+      {Object.entries(fields).map(([k, v]) => (
+        <input key={k} type="hidden" name={k} value={v} />
+      ))}
+      <Button type="submit" variant={variant} disabled={pending} aria-label={ariaLabel}>
+        {label}
+      </Button>
+      {state?.error ? <Notice kind="error">{state.error}</Notice> : null}
+      {state?.ok ? <Notice kind="ok">{state.ok}</Notice> : null}
+    </form>
+  );
+}
+
+export function EndpointActions({ id, url, enabled }: { id: string; url: string; enabled: boolean }) {
+  const [confirming, setConfirming] = useState(false);
+  return (
+    <div className="flex flex-wrap items-start gap-2">
+      <ActionButton action={testWebhookAction} fields={{ id }} label="Send a test event" ariaLabel={`Send a test event to ${url}`} variant="primary" />
+      <ActionButton
+        action={setWebhookEnabledAction}
+        fields={{ id, enabled: String(!enabled) }}
+        label={enabled ? "Disable" : "Enable"}
+        ariaLabel={`${enabled ? "Disable" : "Enable"} ${url}`}
+      />
+      {confirming ? (
+        <>
+          <ActionButton action={deleteWebhookAction} fields={{ id }} label="Delete for good" ariaLabel={`Delete ${url} and its delivery log`} variant="danger" />
+          <Button type="button" variant="secondary" onClick={() => setConfirming(false)}>
+            Keep it
+          </Button>
+        </>
+      ) : (
+        <Button type="button" variant="danger" onClick={() => setConfirming(true)} aria-label={`Delete ${url}`}>
+          Delete
+        </Button>
+      )}
+    </div>
+  );
+}
+
+export function RedeliverButton({ endpoint, delivery, what }: { endpoint: string; delivery: string; what: string }) {
+  return <ActionButton action={redeliverWebhookAction} fields={{ endpoint, delivery }} label="Redeliver" ariaLabel={`Redeliver ${what}`} />;
+}

@@ -1,0 +1,75 @@
+import { expect, test } from "@playwright/test";
+import { startReceiver } from "../lib/webhooks/testing/receiver";
+import { demo, noSeriousA11yViolations, shot, signIn } from "./helpers";
+
+test("an admin adds an endpoint, sees its secret once, sends a test event, reads the delivery log and redelivers", async ({ page }) => {
+  const rx = await startReceiver();
+  try {
+    await signIn(page, demo.admin.email, demo.admin.password);
+    await page.getByRole("link", { name: "Webhooks" }).click();
+    await expect(page.getByRole("heading", { name: "Webhooks", level: 1 })).toBeVisible();
+    await expect(page.getByText("No endpoints yet.")).toBeVisible();
+    await shot(page, "webhooks-empty");
+
+    // Keyboard only: type the URL, tick an event with the space bar, submit with Enter.
+    await page.getByLabel("URL").fill(rx.url("/e2e"));
+    await page.getByLabel("Description").fill("on-call channel");
+    await page.getByRole("checkbox", { name: /operation\.needs_review/ }).focus();
+    await page.keyboard.press("Space");
+    await page.getByLabel("URL").focus();
+    await page.keyboard.press("Enter");
+    const secret = (await page.getByTestId("new-secret").textContent()) ?? "";
+    expect(secret).toMatch(/^whsec_/);
+    rx.secrets.set("/e2e", secret);
+    await expect(page.getByRole("status").filter({ hasText: "shown once" })).toBeVisible();
+    const endpoint = page.getByRole("listitem").filter({ hasText: rx.url("/e2e") });
+    await expect(endpoint.getByText("operation.needs_review")).toBeVisible();
+    await expect(endpoint.getByText("enabled", { exact: true })).toBeVisible();
+
+    await endpoint.getByRole("button", { name: `Send a test event to ${rx.url("/e2e")}` }).click();
+    await expect(page.getByRole("status").filter({ hasText: /Test event msg_.* queued/ })).toBeVisible();
+    await expect.poll(() => rx.received.length, { timeout: 15_000 }).toBe(1);
+    expect(rx.received[0]).toMatchObject({ verified: true, path: "/e2e" });
+    expect(rx.received[0].body.type).toBe("webhook.test");
+
+    // The log shows the attempt: status, latency, the receiver's answer.
+    await expect(async () => {
+      await page.reload();
+      await expect(page.locator("#log").getByText("delivered", { exact: true })).toBeVisible({ timeout: 1000 });
+    }).toPass({ timeout: 15_000 });
+    const log = page.locator("#log");
+    await expect(log.getByText(rx.received[0].id)).toBeVisible();
+    await expect(log.getByRole("cell", { name: "200" })).toBeVisible();
+    await expect(log.getByRole("cell", { name: /^\d+ ms$/ })).toBeVisible();
+    await expect(log.getByRole("cell", { name: "ok", exact: true })).toBeVisible();
+    // Reloaded: the secret is not shown again, only its first characters.
+    await expect(page.getByTestId("new-secret")).toHaveCount(0);
+    await expect(page.getByText(`${secret.slice(0, 10)}…`)).toBeVisible();
+    await noSeriousA11yViolations(page);
+    await shot(page, "webhooks-desktop");
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot(page, "webhooks-phone");
+    await page.setViewportSize({ width: 1280, height: 720 });
+
+    await log.getByRole("button", { name: /^Redeliver webhook\.test/ }).click();
+    await expect.poll(() => rx.received.length, { timeout: 15_000 }).toBe(2);
+    expect(rx.received[1].id).toBe(rx.received[0].id);
+    expect(rx.received[1].verified).toBe(true);
+
+    // Disable, then delete (with a second step to confirm): back to the empty state.
+    await endpoint.getByRole("button", { name: `Disable ${rx.url("/e2e")}` }).click();
+    await expect(endpoint.getByText("disabled", { exact: true })).toBeVisible();
+    await endpoint.getByRole("button", { name: `Delete ${rx.url("/e2e")}` }).click();
+    await endpoint.getByRole("button", { name: /Delete .* and its delivery log/ }).click();
+    await expect(page.getByText("No endpoints yet.")).toBeVisible();
+  } finally {
+    await rx.close();
+  }
+});
+
+test("a reviewer sees no Webhooks link and is refused the page", async ({ page }) => {
+  await signIn(page, demo.reviewer.email, demo.reviewer.password);
+  await expect(page.getByRole("link", { name: "Webhooks" })).toHaveCount(0);
+  await page.goto("/settings/webhooks");
+  await expect(page).toHaveURL(/\/forbidden/);
+});

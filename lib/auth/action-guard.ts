@@ -1,0 +1,43 @@
+import "server-only";
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { ApiError, knownError } from "@/lib/api/errors";
+import { can, type Permission } from "./permissions";
+import { sourceAddress } from "./request";
+import { currentPrincipal } from "./session";
+import { writeTransaction } from "@/lib/store/db";
+import { recordSecurityEvent } from "@/lib/store/security-events";
+
+/**
+ * What every form server action starts with: the signed-in principal, refused (and the refusal
+ * recorded as a security event) unless it has the permission; and known errors turned into the
+ * form's message. Not a "use server" module: nothing here can be called from a browser.
+ */
+export type FormState = { error?: string; ok?: string; token?: string; values?: Record<string, string> } | null;
+
+export async function authorizeAction(permission: Permission) {
+  const principal = await currentPrincipal();
+  if (!principal) redirect("/login");
+  if (!can(principal, permission)) {
+    const h = await headers();
+    await writeTransaction((tx) =>
+      recordSecurityEvent(tx, principal.email, { type: "authorization.refused", permission, method: "ACTION", path: h.get("referer") ?? "", source: sourceAddress(h) }),
+    );
+    throw new ApiError("forbidden", "you may not do this");
+  }
+  return { principal, source: sourceAddress(await headers()) };
+}
+
+export function sentence(message: string): string {
+  return message.charAt(0).toUpperCase() + message.slice(1) + (/[.!?]$/.test(message) ? "" : ".");
+}
+
+export async function guardedAction(values: Record<string, string>, fn: () => Promise<FormState>): Promise<FormState> {
+  try {
+    return await fn();
+  } catch (e) {
+    const known = knownError(e);
+    if (known) return { error: sentence(known.message), values };
+    throw e;
+  }
+}

@@ -1,0 +1,81 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { authorizeAction, guardedAction, type FormState } from "@/lib/auth/action-guard";
+import { createEndpointWith, sendTest } from "@/lib/api/webhooks";
+import { wakeJobs } from "@/lib/jobs/worker";
+import { deleteEndpoint, redeliver, updateEndpoint } from "@/lib/store/webhooks";
+
+/**
+ * The webhook settings page's server actions (admins). Each checks the permission itself and
+ * answers a message the page shows; creating one answers the secret, shown this once.
+ */
+const field = (form: FormData, name: string) => {
+  const v = form.get(name);
+  return typeof v === "string" ? v : "";
+};
+const list = (form: FormData, name: string) =>
+  form
+    .getAll(name)
+    .flatMap((v) => (typeof v === "string" ? v.split(",") : []))
+    .map((v) => v.trim())
+    .filter(Boolean);
+
+const PAGE = "/settings/webhooks";
+
+export async function createWebhookAction(_prev: FormState, form: FormData): Promise<FormState> {
+  const values = { url: field(form, "url"), description: field(form, "description"), tools: field(form, "tools"), agents: field(form, "agents") };
+  return guardedAction(values, async () => {
+    const { principal } = await authorizeAction("webhooks:manage");
+    const made = await createEndpointWith(
+      {
+        url: values.url,
+        description: values.description,
+        format: field(form, "format") || "standard",
+        filters: { event_types: list(form, "event_types"), outcomes: list(form, "outcomes"), tools: list(form, "tools"), agents: list(form, "agents") },
+      },
+      principal.email,
+    );
+    revalidatePath(PAGE);
+    return { ok: `Added ${made.url}. Copy its signing secret now: it is shown once.`, token: made.secret, values: { id: made.id } };
+  });
+}
+
+export async function setWebhookEnabledAction(_prev: FormState, form: FormData): Promise<FormState> {
+  return guardedAction({}, async () => {
+    await authorizeAction("webhooks:manage");
+    const enabled = field(form, "enabled") === "true";
+    const e = await updateEndpoint(field(form, "id"), { enabled });
+    revalidatePath(PAGE);
+    return { ok: `${e.url} is ${enabled ? "enabled" : "disabled"}.` };
+  });
+}
+
+export async function deleteWebhookAction(_prev: FormState, form: FormData): Promise<FormState> {
+  return guardedAction({}, async () => {
+    await authorizeAction("webhooks:manage");
+    await deleteEndpoint(field(form, "id"));
+    revalidatePath(PAGE);
+    return { ok: "Endpoint deleted, with its delivery log." };
+  });
+}
+
+export async function testWebhookAction(_prev: FormState, form: FormData): Promise<FormState> {
+  return guardedAction({}, async () => {
+    const { principal } = await authorizeAction("webhooks:manage");
+    const sent = await sendTest(field(form, "id"), principal.email);
+    wakeJobs();
+    revalidatePath(PAGE);
+    return { ok: `Test event ${sent.message_id} queued: its delivery appears in the log below.` };
+  });
+}
+
+export async function redeliverWebhookAction(_prev: FormState, form: FormData): Promise<FormState> {
+  return guardedAction({}, async () => {
+    await authorizeAction("webhooks:manage");
+    await redeliver(field(form, "endpoint"), field(form, "delivery"));
+    wakeJobs();
+    revalidatePath(PAGE);
+    return { ok: "Redelivery queued (the same webhook-id)." };
+  });
+}
