@@ -38,7 +38,8 @@ export function DeliveryLog({ endpoint, deliveries }: { endpoint: Endpoint; deli
                 </span>
               </div>
               {d.attempt_log.length ? (
-                <table className="mt-2 w-full text-left text-xs">
+                <div className="mt-2 overflow-x-auto">
+                <table className="w-full text-left text-xs">
                   <caption className="sr-only">Attempts of this delivery</caption>
                   <thead>
                     <tr className="text-slate-600 dark:text-slate-400">
@@ -61,6 +62,7 @@ export function DeliveryLog({ endpoint, deliveries }: { endpoint: Endpoint; deli
                     ))}
                   </tbody>
                 </table>
+                </div>
               ) : (
                 <p className="mt-1 text-slate-600 dark:text-slate-400">Not attempted yet.</p>
               )}
