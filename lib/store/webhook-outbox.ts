@@ -36,9 +36,19 @@ function filtersOf(row: EndpointRow): EndpointFilters {
   return f;
 }
 
-export const deliveryJobKey = (deliveryId: string) => `webhook:${deliveryId}`;
+/** A delivery's job: its payload names the delivery (a row written at its first attempt), the message and the endpoint. */
+export type DeliveryJob = { delivery_id: string; message_id: string; endpoint_id: string };
+export const deliveryJob = (messageId: string, endpointId: string, due = Date.now()) => {
+  const payload: DeliveryJob = { delivery_id: randomUUID(), message_id: messageId, endpoint_id: endpointId };
+  return { kind: WEBHOOK_JOB_KIND, key: `webhook:${payload.delivery_id}`, payload, dueAt: due };
+};
 
-/** Writes the messages some enabled endpoint wants, with their deliveries and jobs. */
+/**
+ * Writes the messages some enabled endpoint wants, and one job per (message, endpoint). The
+ * job is the durable delivery; its row in the delivery log is written with its first attempt
+ * (immediately, while the worker runs), which keeps this transaction to one row per message
+ * and one per endpoint.
+ */
 export async function announce(db: SqlLike, events: WebhookEvent[]): Promise<number> {
   if (!events.length) return 0;
   const tx = asSql(db);
@@ -46,22 +56,18 @@ export async function announce(db: SqlLike, events: WebhookEvent[]): Promise<num
   if (!endpoints.length) return 0;
   const now = new Date().toISOString();
   const messages: unknown[][] = [];
-  const deliveries: unknown[][] = [];
+  const jobs: ReturnType<typeof deliveryJob>[] = [];
+  const due = Date.now();
   for (const event of events) {
     const to = endpoints.filter((e) => wants(filtersOf(e), event));
     if (!to.length) continue;
     const id = `msg_${randomUUID()}`;
     messages.push([id, event.type, eventBody(event), event.link, event.operationId, now]);
-    for (const e of to) deliveries.push([randomUUID(), id, e.id, "pending", 0, now, now, now]);
+    for (const e of to) jobs.push(deliveryJob(id, e.id, due));
   }
   if (!messages.length) return 0;
   await insertMany(tx, "webhook_messages", ["id", "type", "body", "link", "operation_id", "created_at"], messages);
-  await insertMany(tx, "webhook_deliveries", ["id", "message_id", "endpoint_id", "status", "attempts", "next_at", "created_at", "updated_at"], deliveries);
-  const due = Date.now();
-  await enqueueJobs(
-    tx,
-    deliveries.map((d) => ({ kind: WEBHOOK_JOB_KIND, key: deliveryJobKey(d[0] as string), payload: { delivery_id: d[0] }, dueAt: due })),
-  );
+  await enqueueJobs(tx, jobs);
   return messages.length;
 }
 

@@ -10,7 +10,7 @@ import { reader, writeTransaction } from "./db";
 import type { Tx } from "./database";
 import { StoreError } from "./errors";
 import { enqueueJobs } from "./jobs";
-import { deliveryJobKey, WEBHOOK_JOB_KIND } from "./webhook-outbox";
+import { deliveryJob, type DeliveryJob } from "./webhook-outbox";
 
 /** Webhook endpoints and their delivery log (storage only: sending is lib/webhooks). */
 
@@ -122,12 +122,11 @@ export async function deleteEndpoint(id: string): Promise<void> {
   });
 }
 
+/** A new delivery of a message to an endpoint: its job (the log's row comes with its first attempt). */
 async function addDelivery(tx: Tx, messageId: string, endpointId: string): Promise<string> {
-  const now = new Date().toISOString();
-  const id = randomUUID();
-  await tx.webhookDelivery.create({ data: { id, messageId, endpointId, status: "pending", attempts: 0, nextAt: now, createdAt: now, updatedAt: now } });
-  await enqueueJobs(tx, [{ kind: WEBHOOK_JOB_KIND, key: deliveryJobKey(id), payload: { delivery_id: id }, dueAt: Date.now() }]);
-  return id;
+  const job = deliveryJob(messageId, endpointId);
+  await enqueueJobs(tx, [job]);
+  return job.payload.delivery_id;
 }
 
 /** "Send a test event": one message to this endpoint only, whatever its filters (even when disabled: it is a check). */
@@ -186,16 +185,27 @@ export async function listDeliveries(endpointId: string, opts: { limit?: number;
   }));
 }
 
-/** What the sender needs of one delivery. */
-export async function deliveryForSending(deliveryId: string) {
+/** What the sender needs of one delivery: the message, and the log's row when an attempt was made before. */
+export async function deliveryForSending(job: DeliveryJob) {
   const db = await reader();
-  const d = await db.webhookDelivery.findUnique({ where: { id: deliveryId } });
-  if (!d) return null;
-  const message = await db.webhookMessage.findUnique({ where: { id: d.messageId } });
-  return message ? { delivery: d, message } : null;
+  const [message, delivery] = await Promise.all([
+    db.webhookMessage.findUnique({ where: { id: job.message_id } }),
+    db.webhookDelivery.findUnique({ where: { id: job.delivery_id }, select: { status: true, attempts: true } }),
+  ]);
+  return message ? { message, delivery } : null;
 }
 
 export type AttemptRecord = { n: number; at: string; statusCode: number | null; ms: number; excerpt: string; error: string | null };
+
+/** The log's row of a delivery, written at its first attempt and updated after each. */
+async function upsertDelivery(tx: Tx, job: DeliveryJob, data: { status: string; attempts?: number; nextAt: string | null; lastStatus?: number | null; lastError: string | null }) {
+  const now = new Date().toISOString();
+  await tx.webhookDelivery.upsert({
+    where: { id: job.delivery_id },
+    create: { id: job.delivery_id, messageId: job.message_id, endpointId: job.endpoint_id, attempts: 0, createdAt: now, updatedAt: now, ...data },
+    update: { ...data, updatedAt: now },
+  });
+}
 
 /**
  * Records one attempt and what follows from it, inside the caller's transaction (the sender
@@ -204,24 +214,20 @@ export type AttemptRecord = { n: number; at: string; statusCode: number | null; 
  */
 export async function recordAttempt(
   tx: Tx,
-  deliveryId: string,
+  job: DeliveryJob,
   attempt: AttemptRecord,
-  next: { status: "delivered" | "failed" | "pending" | "cancelled"; nextAt?: string | null; disableEndpoint?: { id: string; reason: string } },
+  next: { status: "delivered" | "failed" | "pending"; nextAt?: string | null; disableEndpoint?: { id: string; reason: string } },
 ): Promise<void> {
-  const now = new Date().toISOString();
   await tx.webhookAttempt.create({
-    data: { id: randomUUID(), deliveryId, n: attempt.n, at: attempt.at, statusCode: attempt.statusCode, ms: attempt.ms, excerpt: attempt.excerpt, error: attempt.error },
+    data: { id: randomUUID(), deliveryId: job.delivery_id, n: attempt.n, at: attempt.at, statusCode: attempt.statusCode, ms: attempt.ms, excerpt: attempt.excerpt, error: attempt.error },
   });
-  await tx.webhookDelivery.update({
-    where: { id: deliveryId },
-    data: { status: next.status, attempts: attempt.n, nextAt: next.nextAt ?? null, lastStatus: attempt.statusCode, lastError: attempt.error, updatedAt: now },
-  });
+  await upsertDelivery(tx, job, { status: next.status, attempts: attempt.n, nextAt: next.nextAt ?? null, lastStatus: attempt.statusCode, lastError: attempt.error });
   if (next.disableEndpoint) {
-    await tx.webhookEndpoint.update({ where: { id: next.disableEndpoint.id }, data: { enabled: false, disabledReason: next.disableEndpoint.reason, updatedAt: now } });
+    await tx.webhookEndpoint.update({ where: { id: next.disableEndpoint.id }, data: { enabled: false, disabledReason: next.disableEndpoint.reason, updatedAt: new Date().toISOString() } });
   }
 }
 
 /** A delivery that will not be attempted (its endpoint was disabled), in the caller's transaction. */
-export async function cancelDelivery(tx: Tx, deliveryId: string, reason: string): Promise<void> {
-  await tx.webhookDelivery.update({ where: { id: deliveryId }, data: { status: "cancelled", nextAt: null, lastError: reason, updatedAt: new Date().toISOString() } });
+export async function cancelDelivery(tx: Tx, job: DeliveryJob, reason: string): Promise<void> {
+  await upsertDelivery(tx, job, { status: "cancelled", nextAt: null, lastError: reason });
 }

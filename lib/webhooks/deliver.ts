@@ -8,6 +8,7 @@ import { guardedRequest, outboundPolicy, OutboundRefused, type OutboundResponse 
 import { writeTransaction } from "@/lib/store/db";
 import { finishJob, LeaseLost, retryJob, type Job } from "@/lib/store/jobs";
 import { cancelDelivery, deliveryForSending, endpointForSending, recordAttempt } from "@/lib/store/webhooks";
+import type { DeliveryJob } from "@/lib/store/webhook-outbox";
 
 /**
  * Sends one delivery (one message to one endpoint): the job handler of kind "webhook". Each
@@ -27,7 +28,6 @@ const EXCERPT = 500;
 /** How much of a receiver's answer is read at all. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
-type Payload = { delivery_id: string };
 
 /** The body an endpoint receives: the event JSON, or Slack's `{"text"}` with the link. */
 export function bodyFor(format: string, message: { type: string; body: string; link: string }): string {
@@ -36,32 +36,71 @@ export function bodyFor(format: string, message: { type: string; body: string; l
   return JSON.stringify(slackMessage({ type: message.type as AnyEventType, data: parsed.data, link: message.link }));
 }
 
-async function endJob(job: Job, fn: Parameters<typeof writeTransaction>[0], status: "done" | "failed", error?: string) {
+type Tx = Parameters<Parameters<typeof writeTransaction>[0]>[0];
+type Ending = { job: Job; record: (tx: Tx) => Promise<void>; status: "done" | "failed"; error?: string; settle: (e?: unknown) => void };
+
+/**
+ * Results are committed in groups: every delivery that ended while the last commit ran is
+ * recorded (its attempt, and finishJob) in the next transaction. Each commit is a disk sync, and
+ * on SQLite it holds the one write lock that ingest needs too; one per delivery capped delivery
+ * at about a hundred a second and slowed ingest meanwhile (docs/BENCHMARKS.md). A job whose
+ * lease another worker took (LeaseLost) is left out of the group: what that worker records counts.
+ */
+const endings: Ending[] = [];
+let flushing = false;
+
+async function flush(): Promise<void> {
+  if (flushing) return;
+  flushing = true;
   try {
-    await writeTransaction(async (tx) => {
-      await fn(tx);
-      await finishJob(tx, job, { status, error });
-    });
-  } catch (e) {
-    // Another worker holds the job now (this lease ran out): what it records counts.
-    if (!(e instanceof LeaseLost)) throw e;
+    while (endings.length) {
+      const group = endings.splice(0, 200);
+      try {
+        await writeTransaction(async (tx) => {
+          for (const e of group) {
+            try {
+              await finishJob(tx, e.job, { status: e.status, error: e.error });
+            } catch (err) {
+              // Nothing was written for this job: finishJob changes a row only for the lease's holder.
+              if (err instanceof LeaseLost) continue;
+              throw err;
+            }
+            await e.record(tx);
+          }
+        });
+        for (const e of group) e.settle();
+      } catch (err) {
+        for (const e of group) e.settle(err);
+      }
+    }
+  } finally {
+    flushing = false;
   }
 }
 
+function endJob(job: Job, record: (tx: Tx) => Promise<void>, status: "done" | "failed", error?: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    endings.push({ job, record, status, error, settle: (e) => (e === undefined ? resolve() : reject(e)) });
+    void flush();
+  });
+}
+
+const none = async () => {};
+
 export async function deliverWebhook(job: Job): Promise<void> {
-  const { delivery_id } = job.payload as Payload;
-  const found = await deliveryForSending(delivery_id);
-  if (!found) return endJob(job, async () => {}, "failed", "the delivery no longer exists (its endpoint was deleted)");
-  const { delivery, message } = found;
-  if (delivery.status !== "pending") return endJob(job, async () => {}, "done");
-  const endpoint = await endpointForSending(delivery.endpointId);
-  if (!endpoint) return endJob(job, async () => {}, "failed", "the endpoint was deleted");
+  const d = job.payload as DeliveryJob;
+  const found = await deliveryForSending(d);
+  if (!found) return endJob(job, none, "failed", "the message no longer exists");
+  const { message, delivery } = found;
+  if (delivery && delivery.status !== "pending") return endJob(job, none, "done");
+  const endpoint = await endpointForSending(d.endpoint_id);
+  if (!endpoint) return endJob(job, none, "failed", "the endpoint was deleted");
   if (!endpoint.enabled && message.type !== "webhook.test") {
     const reason = "not sent: the endpoint is disabled";
-    return endJob(job, (tx) => cancelDelivery(tx, delivery.id, reason), "failed", reason);
+    return endJob(job, (tx) => cancelDelivery(tx, d, reason), "failed", reason);
   }
 
-  const n = delivery.attempts + 1;
+  const n = (delivery?.attempts ?? 0) + 1;
   const body = bodyFor(endpoint.format, message);
   const at = new Date();
   const headers = {
@@ -91,15 +130,15 @@ export async function deliverWebhook(job: Job): Promise<void> {
 
   switch (verdict.kind) {
     case "delivered":
-      return endJob(job, (tx) => recordAttempt(tx, delivery.id, attempt, { status: "delivered" }), "done");
+      return endJob(job, (tx) => recordAttempt(tx, d, attempt, { status: "delivered" }), "done");
     case "gone": {
       const reason = `disabled: the receiver answered 410 Gone at ${at.toISOString()}`;
-      return endJob(job, (tx) => recordAttempt(tx, delivery.id, attempt, { status: "failed", disableEndpoint: { id: endpoint.id, reason } }), "failed", reason);
+      return endJob(job, (tx) => recordAttempt(tx, d, attempt, { status: "failed", disableEndpoint: { id: endpoint.id, reason } }), "failed", reason);
     }
     case "failed":
-      return endJob(job, (tx) => recordAttempt(tx, delivery.id, attempt, { status: "failed" }), "failed", `${error ?? "failed"} (after ${n} attempts)`);
+      return endJob(job, (tx) => recordAttempt(tx, d, attempt, { status: "failed" }), "failed", `${error ?? "failed"} (after ${n} attempts)`);
     case "retry":
-      await writeTransaction((tx) => recordAttempt(tx, delivery.id, attempt, { status: "pending", nextAt: new Date(verdict.at).toISOString() }));
+      await writeTransaction((tx) => recordAttempt(tx, d, attempt, { status: "pending", nextAt: new Date(verdict.at).toISOString() }));
       await retryJob(job, verdict.at, error ?? "not delivered");
   }
 }
