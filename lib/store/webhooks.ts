@@ -10,6 +10,7 @@ import { reader, writeTransaction } from "./db";
 import type { Tx } from "./database";
 import { StoreError } from "./errors";
 import { enqueueJobs } from "./jobs";
+import { asSql, insertMany, placeholder, type SqlLike } from "./sql";
 import { deliveryJob, type DeliveryJob } from "./webhook-outbox";
 
 /** Webhook endpoints and their delivery log (storage only: sending is lib/webhooks). */
@@ -55,12 +56,6 @@ export async function getEndpoint(id: string): Promise<Endpoint> {
   const row = await db.webhookEndpoint.findUnique({ where: { id } });
   if (!row) throw new StoreError("not_found", `no webhook endpoint with the id ${JSON.stringify(id)}`);
   return toEndpoint(row);
-}
-
-/** The sealed secret and where to send: for the sender only. */
-export async function endpointForSending(id: string) {
-  const db = await reader();
-  return db.webhookEndpoint.findUnique({ where: { id }, select: { id: true, url: true, format: true, enabled: true, secretSealed: true } });
 }
 
 export async function createEndpoint(input: EndpointCreate, secret: { sealed: string; hint: string }, by: string): Promise<Endpoint> {
@@ -185,26 +180,47 @@ export async function listDeliveries(endpointId: string, opts: { limit?: number;
   }));
 }
 
-/** What the sender needs of one delivery: the message, and the log's row when an attempt was made before. */
+/** What the sender needs of one delivery, in one query: the message, its endpoint, and the log's row when an attempt was made before. */
 export async function deliveryForSending(job: DeliveryJob) {
-  const db = await reader();
-  const [message, delivery] = await Promise.all([
-    db.webhookMessage.findUnique({ where: { id: job.message_id } }),
-    db.webhookDelivery.findUnique({ where: { id: job.delivery_id }, select: { status: true, attempts: true } }),
-  ]);
-  return message ? { message, delivery } : null;
+  const p = placeholder;
+  const [row] = await asSql(await reader()).all<{
+    id: string;
+    type: string;
+    body: string;
+    link: string;
+    url: string | null;
+    format: string | null;
+    enabled: boolean | number | null;
+    secret_sealed: string | null;
+    status: string | null;
+    attempts: number | bigint | null;
+  }>(
+    `SELECT m.id, m.type, m.body, m.link, e.url, e.format, e.enabled, e.secret_sealed, d.status, d.attempts
+     FROM webhook_messages m LEFT JOIN webhook_endpoints e ON e.id = ${p(1)} LEFT JOIN webhook_deliveries d ON d.id = ${p(2)}
+     WHERE m.id = ${p(3)}`,
+    [job.endpoint_id, job.delivery_id, job.message_id],
+  );
+  if (!row) return null;
+  return {
+    message: { id: row.id, type: row.type, body: row.body, link: row.link },
+    endpoint: row.url === null ? null : { id: job.endpoint_id, url: row.url, format: row.format!, enabled: Boolean(row.enabled), secretSealed: row.secret_sealed! },
+    delivery: row.status === null ? null : { status: row.status, attempts: Number(row.attempts) },
+  };
 }
 
 export type AttemptRecord = { n: number; at: string; statusCode: number | null; ms: number; excerpt: string; error: string | null };
 
-/** The log's row of a delivery, written at its first attempt and updated after each. */
-async function upsertDelivery(tx: Tx, job: DeliveryJob, data: { status: string; attempts?: number; nextAt: string | null; lastStatus?: number | null; lastError: string | null }) {
+/** The log's row of a delivery, written at its first attempt and updated after each (raw SQL: the sender's hot path). */
+async function upsertDelivery(db: SqlLike, job: DeliveryJob, d: { status: string; attempts: number | null; nextAt: string | null; lastStatus: number | null; lastError: string | null }) {
   const now = new Date().toISOString();
-  await tx.webhookDelivery.upsert({
-    where: { id: job.delivery_id },
-    create: { id: job.delivery_id, messageId: job.message_id, endpointId: job.endpoint_id, attempts: 0, createdAt: now, updatedAt: now, ...data },
-    update: { ...data, updatedAt: now },
-  });
+  const p = placeholder;
+  await asSql(db).run(
+    `INSERT INTO webhook_deliveries (id, message_id, endpoint_id, status, attempts, next_at, last_status, last_error, created_at, updated_at)
+     VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)}, ${p(10)})
+     ON CONFLICT (id) DO UPDATE SET status = excluded.status, attempts = excluded.attempts, next_at = excluded.next_at,
+       last_status = excluded.last_status, last_error = excluded.last_error, updated_at = excluded.updated_at`,
+    [job.delivery_id, job.message_id, job.endpoint_id, d.status, d.attempts ?? 0, d.nextAt, d.lastStatus, d.lastError, now, now],
+  );
 }
 
 /**
@@ -213,21 +229,26 @@ async function upsertDelivery(tx: Tx, job: DeliveryJob, data: { status: string; 
  * disabled too).
  */
 export async function recordAttempt(
-  tx: Tx,
+  db: SqlLike,
   job: DeliveryJob,
   attempt: AttemptRecord,
   next: { status: "delivered" | "failed" | "pending"; nextAt?: string | null; disableEndpoint?: { id: string; reason: string } },
 ): Promise<void> {
-  await tx.webhookAttempt.create({
-    data: { id: randomUUID(), deliveryId: job.delivery_id, n: attempt.n, at: attempt.at, statusCode: attempt.statusCode, ms: attempt.ms, excerpt: attempt.excerpt, error: attempt.error },
-  });
-  await upsertDelivery(tx, job, { status: next.status, attempts: attempt.n, nextAt: next.nextAt ?? null, lastStatus: attempt.statusCode, lastError: attempt.error });
+  const p = placeholder;
+  await insertMany(db, "webhook_attempts", ["id", "delivery_id", "n", "at", "status_code", "ms", "excerpt", "error"], [
+    [randomUUID(), job.delivery_id, attempt.n, attempt.at, attempt.statusCode, attempt.ms, attempt.excerpt, attempt.error],
+  ]);
+  await upsertDelivery(db, job, { status: next.status, attempts: attempt.n, nextAt: next.nextAt ?? null, lastStatus: attempt.statusCode, lastError: attempt.error });
   if (next.disableEndpoint) {
-    await tx.webhookEndpoint.update({ where: { id: next.disableEndpoint.id }, data: { enabled: false, disabledReason: next.disableEndpoint.reason, updatedAt: new Date().toISOString() } });
+    await asSql(db).run(`UPDATE webhook_endpoints SET enabled = FALSE, disabled_reason = ${p(1)}, updated_at = ${p(2)} WHERE id = ${p(3)}`, [
+      next.disableEndpoint.reason,
+      new Date().toISOString(),
+      next.disableEndpoint.id,
+    ]);
   }
 }
 
 /** A delivery that will not be attempted (its endpoint was disabled), in the caller's transaction. */
-export async function cancelDelivery(tx: Tx, job: DeliveryJob, reason: string): Promise<void> {
-  await upsertDelivery(tx, job, { status: "cancelled", nextAt: null, lastError: reason });
+export async function cancelDelivery(db: SqlLike, job: DeliveryJob, reason: string): Promise<void> {
+  await upsertDelivery(db, job, { status: "cancelled", attempts: null, nextAt: null, lastStatus: null, lastError: reason });
 }

@@ -5,9 +5,10 @@ import { openSecret, signedHeaders } from "@/lib/domain/webhooks/signing";
 import { slackMessage } from "@/lib/domain/webhooks/slack";
 import type { AnyEventType } from "@/lib/domain/webhooks/events";
 import { guardedRequest, outboundPolicy, OutboundRefused, type OutboundResponse } from "@/lib/outbound/guarded-request";
-import { writeTransaction } from "@/lib/store/db";
+import { sqlWriteTransaction, writeTransaction } from "@/lib/store/db";
+import type { Sql } from "@/lib/store/sql";
 import { finishJob, LeaseLost, retryJob, type Job } from "@/lib/store/jobs";
-import { cancelDelivery, deliveryForSending, endpointForSending, recordAttempt } from "@/lib/store/webhooks";
+import { cancelDelivery, deliveryForSending, recordAttempt } from "@/lib/store/webhooks";
 import type { DeliveryJob } from "@/lib/store/webhook-outbox";
 
 /**
@@ -36,7 +37,7 @@ export function bodyFor(format: string, message: { type: string; body: string; l
   return JSON.stringify(slackMessage({ type: message.type as AnyEventType, data: parsed.data, link: message.link }));
 }
 
-type Tx = Parameters<Parameters<typeof writeTransaction>[0]>[0];
+type Tx = Sql;
 type Ending = { job: Job; record: (tx: Tx) => Promise<void>; status: "done" | "failed"; error?: string; settle: (e?: unknown) => void };
 
 /**
@@ -56,7 +57,7 @@ async function flush(): Promise<void> {
     while (endings.length) {
       const group = endings.splice(0, 200);
       try {
-        await writeTransaction(async (tx) => {
+        await sqlWriteTransaction(async (tx) => {
           for (const e of group) {
             try {
               await finishJob(tx, e.job, { status: e.status, error: e.error });
@@ -91,9 +92,8 @@ export async function deliverWebhook(job: Job): Promise<void> {
   const d = job.payload as DeliveryJob;
   const found = await deliveryForSending(d);
   if (!found) return endJob(job, none, "failed", "the message no longer exists");
-  const { message, delivery } = found;
+  const { message, delivery, endpoint } = found;
   if (delivery && delivery.status !== "pending") return endJob(job, none, "done");
-  const endpoint = await endpointForSending(d.endpoint_id);
   if (!endpoint) return endJob(job, none, "failed", "the endpoint was deleted");
   if (!endpoint.enabled && message.type !== "webhook.test") {
     const reason = "not sent: the endpoint is disabled";
