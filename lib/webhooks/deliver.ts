@@ -79,10 +79,22 @@ async function flush(): Promise<void> {
   }
 }
 
+/**
+ * How long an ending waits for others to join its group. better-sqlite3 commits (and syncs the
+ * disk) on the server's one thread, so a group of one per delivery left the thread no time for
+ * anything else: waiting 5 ms lets the deliveries running meanwhile end together (a profile of
+ * the server showed commits taking most of its time at ~90 deliveries/s).
+ */
+const GROUP_WAIT_MS = 5;
+let timer: NodeJS.Timeout | null = null;
+
 function endJob(job: Job, record: (tx: Tx) => Promise<void>, status: "done" | "failed", error?: string): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     endings.push({ job, record, status, error, settle: (e) => (e === undefined ? resolve() : reject(e)) });
-    void flush();
+    timer ??= setTimeout(() => {
+      timer = null;
+      void flush();
+    }, GROUP_WAIT_MS);
   });
 }
 

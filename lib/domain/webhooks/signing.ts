@@ -27,9 +27,11 @@ export function signedHeaders(secret: string, id: string, at: Date, body: string
  * server's AUTH_SECRET: a copy of the database alone does not reveal it. The text is
  * `v1.<iv>.<tag>.<ciphertext>`, base64url.
  */
+let derived: { from: string; key: Buffer } | null = null;
 function boxKey(serverSecret: string): Buffer {
   if (!serverSecret) throw new Error("webhook secrets need AUTH_SECRET (npm start creates one)");
-  return Buffer.from(hkdfSync("sha256", serverSecret, "reconcile", "webhook endpoint secrets v1", 32));
+  if (derived?.from !== serverSecret) derived = { from: serverSecret, key: Buffer.from(hkdfSync("sha256", serverSecret, "reconcile", "webhook endpoint secrets v1", 32)) };
+  return derived.key;
 }
 
 export function sealSecret(secret: string, serverSecret: string): string {
