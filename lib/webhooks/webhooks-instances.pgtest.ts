@@ -1,0 +1,88 @@
+/**
+ * Webhooks with two app instances on one PostgreSQL (RELIABILITY_DATABASE_URL), both running the
+ * job worker: every message is delivered, and each attempt is made once — the receiver sees
+ * exactly as many requests for a webhook-id as the delivery log has attempts, and one success.
+ * The receiver fails every third request, so retries are claimed across the instances too.
+ */
+import pg from "pg";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { newSecret, sealSecret, secretHint } from "@/lib/domain/webhooks/signing";
+import { AUTH_SECRET, divergentRecord, prepareDatabase, startApp, type App, type Tokens } from "@/lib/reliability/harness";
+import { disconnect } from "@/lib/store/db";
+import { startReceiver, type Receiver } from "./testing/receiver";
+import { until, WEBHOOK_TEST_ENV } from "./testing/app";
+
+const url = process.env.RELIABILITY_DATABASE_URL!;
+let apps: App[] = [];
+let tokens: Tokens;
+let rx: Receiver;
+
+beforeAll(async () => {
+  if (!url?.startsWith("postgres")) throw new Error("RELIABILITY_DATABASE_URL must name a PostgreSQL database for this test");
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query("DROP SCHEMA IF EXISTS public CASCADE");
+  await client.query("CREATE SCHEMA public");
+  await client.end();
+  tokens = (await prepareDatabase(url, "webhook-instances")).tokens;
+  rx = await startReceiver();
+  rx.answers.set("/both", (n) => (n % 3 === 2 ? { status: 500 } : { status: 200 }));
+  process.env.DATABASE_URL = url;
+  const secret = newSecret();
+  rx.secrets.set("/both", secret);
+  const { createEndpoint } = await import("@/lib/store/webhooks");
+  await createEndpoint(
+    { url: rx.url("/both"), description: "", format: "standard", enabled: true, filters: { event_types: ["operation.needs_review"], tools: [], outcomes: [], agents: [] } },
+    { sealed: sealSecret(secret, AUTH_SECRET), hint: secretHint(secret) },
+    "itest",
+  );
+  await disconnect();
+  apps = await Promise.all([startApp(url, { env: WEBHOOK_TEST_ENV }), startApp(url, { env: WEBHOOK_TEST_ENV })]);
+}, 180_000);
+
+afterAll(async () => {
+  await Promise.all(apps.map((a) => a.stop()));
+  await rx?.close();
+  await disconnect();
+});
+
+it("two instances deliver every message, each attempt once", async () => {
+  const ids: string[] = [];
+  await Promise.all(
+    Array.from({ length: 6 }, async (_, c) => {
+      for (let i = 0; i < 10; i++) {
+        const records = Array.from({ length: 5 }, (_, k) => divergentRecord(`inst-wh-${c}-${i}-${k}`, "inst"));
+        ids.push(...records.map((r) => r.operation_id));
+        const res = await fetch(`${apps[(c + i) % 2].base}/api/v1/receipts`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${tokens.ingest}`, "content-type": "application/json" },
+          body: JSON.stringify({ records }),
+        });
+        expect(res.status).toBe(200);
+        await res.text();
+      }
+    }),
+  );
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const delivered = async () => Number((await client.query("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'delivered'")).rows[0].n);
+    await until("every message delivered", async () => (await delivered()) === ids.length, 120_000);
+    await new Promise((r) => setTimeout(r, 1000));
+    const attempts = new Map<string, number>(
+      (await client.query("SELECT d.message_id, COUNT(*) AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id GROUP BY d.message_id")).rows.map(
+        (r: { message_id: string; n: string }) => [r.message_id, Number(r.n)],
+      ),
+    );
+    const requests = new Map<string, number>();
+    for (const r of rx.received) requests.set(r.id, (requests.get(r.id) ?? 0) + 1);
+    expect(requests.size).toBe(ids.length);
+    expect(rx.received.every((r) => r.verified)).toBe(true);
+    expect(new Set(rx.received.map((r) => r.body.data?.operation_id))).toEqual(new Set(ids));
+    // Retries happened (every third request failed), and no attempt was made twice.
+    expect([...requests.values()].some((n) => n > 1)).toBe(true);
+    for (const [id, n] of requests) expect(n, `requests for ${id}`).toBe(attempts.get(id));
+  } finally {
+    await client.end();
+  }
+});
