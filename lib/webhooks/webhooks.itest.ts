@@ -3,6 +3,10 @@
  * starts, which checks every signature with the `standardwebhooks` library itself. On SQLite, and
  * on PostgreSQL when INTEGRATION_DATABASE_URL names one.
  */
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import Database from "better-sqlite3";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import essay from "@/lib/domain/fixtures/essay-x-post.json";
 import { startReceiver, type Receiver } from "./testing/receiver";
@@ -31,6 +35,25 @@ async function endpoint(path: string, more: Record<string, unknown> = {}) {
 }
 const at = (path: string) => rx.received.filter((r) => r.path === path);
 const ofType = (path: string, type: string, op?: string) => at(path).filter((r) => r.body.type === type && (!op || r.body.data?.operation_id === op));
+/** A statement on the test's database with the append-only triggers set aside. */
+async function tamper(sql: string) {
+  if (w.db.url.startsWith("file:")) {
+    const db = new Database(w.db.url.slice("file:".length));
+    db.exec("DROP TRIGGER IF EXISTS chain_records_no_update");
+    db.exec(sql);
+    db.close();
+    return;
+  }
+  const client = new pg.Client({ connectionString: w.db.url });
+  await client.connect();
+  try {
+    await client.query("ALTER TABLE chain_records DISABLE TRIGGER ALL");
+    await client.query(sql);
+    await client.query("ALTER TABLE chain_records ENABLE TRIGGER ALL");
+  } finally {
+    await client.end();
+  }
+}
 const settle = () => new Promise((r) => setTimeout(r, 1500));
 const deliveries = async (id: string) => (await w.api(`/api/v1/webhooks/${id}/deliveries`)).body.items as any[];
 
@@ -159,6 +182,26 @@ describe("webhooks", () => {
     expect(got.body.text).toMatch(/op-slack-1.*needs review.*divergent/);
     expect(got.body.text).toContain("/operations/op-slack-1|Open in Reconcile>");
     await w.api(`/api/v1/webhooks/${ep.id}`, { method: "DELETE" });
+  });
+
+  it("a verification that finds a broken link announces chain.verification_failed with the first bad seq", async () => {
+    await endpoint("/chain", { filters: { event_types: ["chain.verification_failed"] } });
+    // Edit one chained record behind the database's back (its triggers set aside for the test).
+    await tamper("UPDATE chain_records SET actor = actor || '-edited' WHERE seq = 2");
+    try {
+      const verify = spawnSync(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", "audit:verify"], {
+        env: { ...process.env, DATABASE_URL: w.db.url },
+        encoding: "utf8",
+      });
+      expect(verify.status).toBe(1);
+      expect(verify.stderr).toContain("chain broken at seq 2");
+      const got = await until("chain.verification_failed", () => ofType("/chain", "chain.verification_failed")[0]);
+      expect(got.verified).toBe(true);
+      expect(got.body.data).toMatchObject({ first_bad_seq: 2, verified_by: expect.stringMatching(/^cli:/) });
+      expect(String(got.body.data!.problem)).toMatch(/hash/);
+    } finally {
+      await tamper("UPDATE chain_records SET actor = substr(actor, 1, length(actor) - 7) WHERE seq = 2");
+    }
   });
 
   it("after the last of the ten attempts the delivery is marked failed, and the log shows every attempt", async () => {
