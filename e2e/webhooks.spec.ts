@@ -23,7 +23,7 @@ test("an admin adds an endpoint, sees its secret once, sends a test event, reads
     rx.secrets.set("/e2e", secret);
     await expect(page.getByRole("status").filter({ hasText: "shown once" })).toBeVisible();
     const endpoint = page.getByRole("listitem").filter({ hasText: rx.url("/e2e") });
-    await expect(endpoint.getByText("operation.needs_review")).toBeVisible();
+    await expect(endpoint.getByRole("definition").filter({ hasText: /^operation\.needs_review$/ })).toBeVisible();
     await expect(endpoint.getByText("enabled", { exact: true })).toBeVisible();
 
     await endpoint.getByRole("button", { name: `Send a test event to ${rx.url("/e2e")}` }).click();
@@ -55,6 +55,14 @@ test("an admin adds an endpoint, sees its secret once, sends a test event, reads
     await expect.poll(() => rx.received.length, { timeout: 15_000 }).toBe(2);
     expect(rx.received[1].id).toBe(rx.received[0].id);
     expect(rx.received[1].verified).toBe(true);
+
+    // Edit the filters: add an outcome; the summary says so.
+    await endpoint.getByText("Edit URL, format and filters").click();
+    const edit = endpoint.getByRole("form", { name: `Edit ${rx.url("/e2e")}` });
+    await expect(edit.getByRole("checkbox", { name: /operation\.needs_review/ })).toBeChecked();
+    await edit.getByRole("checkbox", { name: "divergent", exact: true }).check();
+    await edit.getByRole("button", { name: "Save" }).click();
+    await expect(endpoint.getByRole("definition").filter({ hasText: /^operation\.needs_review; outcome divergent$/ })).toBeVisible();
 
     // Disable, then delete (with a second step to confirm): back to the empty state.
     await endpoint.getByRole("button", { name: `Disable ${rx.url("/e2e")}` }).click();

@@ -4,7 +4,7 @@ import { useActionState, useState } from "react";
 import type { FormState } from "@/lib/auth/action-guard";
 import { EFFECTIVE_OUTCOMES } from "@/lib/domain/outcomes";
 import { WEBHOOK_EVENT_TYPES } from "@/lib/domain/webhooks/events";
-import { createWebhookAction, deleteWebhookAction, redeliverWebhookAction, setWebhookEnabledAction, testWebhookAction } from "@/lib/webhooks/actions";
+import { createWebhookAction, deleteWebhookAction, redeliverWebhookAction, setWebhookEnabledAction, testWebhookAction, updateWebhookAction } from "@/lib/webhooks/actions";
 import { Button, Field, Input, Notice } from "@/components/ui/form";
 
 const EVENT_HINTS: Record<string, string> = {
@@ -15,27 +15,24 @@ const EVENT_HINTS: Record<string, string> = {
   "chain.verification_failed": "a verification finds a broken link",
 };
 
-export function CreateWebhookForm() {
-  const [state, action, pending] = useActionState<FormState, FormData>(createWebhookAction, null);
-  const [copied, setCopied] = useState(false);
-  const v = state?.error ? state.values : undefined;
+/** The fields of an endpoint, empty (adding) or filled with its settings (editing). */
+function EndpointFields({ idPrefix, values }: { idPrefix: string; values?: Record<string, string> }) {
   return (
-    <div className="space-y-3">
-      <form action={action} className="space-y-4" aria-label="Add an endpoint">
-        <Field label="URL" htmlFor="webhook-url" hint="Where events are POSTed; https, or a Slack incoming-webhook URL.">
-          <Input id="webhook-url" name="url" type="url" required maxLength={2000} placeholder="https://hooks.example.com/reconcile" defaultValue={v?.url} />
+    <>
+        <Field label="URL" htmlFor={`${idPrefix}-url`} hint="Where events are POSTed; https, or a Slack incoming-webhook URL.">
+          <Input id={`${idPrefix}-url`} name="url" type="url" required maxLength={2000} placeholder="https://hooks.example.com/reconcile" defaultValue={values?.url} />
         </Field>
-        <Field label="Description" htmlFor="webhook-description" hint="Optional: who receives it.">
-          <Input id="webhook-description" name="description" maxLength={500} defaultValue={v?.description} />
+        <Field label="Description" htmlFor={`${idPrefix}-description`} hint="Optional: who receives it.">
+          <Input id={`${idPrefix}-description`} name="description" maxLength={500} defaultValue={values?.description} />
         </Field>
         <fieldset>
           <legend className="text-sm font-medium">Format</legend>
           <div className="mt-1 flex flex-wrap gap-4 text-sm">
             <label className="flex items-center gap-2">
-              <input type="radio" name="format" value="standard" defaultChecked /> Standard Webhooks (signed JSON)
+              <input type="radio" name="format" value="standard" defaultChecked={values?.format !== "slack"} /> Standard Webhooks (signed JSON)
             </label>
             <label className="flex items-center gap-2">
-              <input type="radio" name="format" value="slack" /> Slack (a short text with the link)
+              <input type="radio" name="format" value="slack" defaultChecked={values?.format === "slack"} /> Slack (a short text with the link)
             </label>
           </div>
         </fieldset>
@@ -45,7 +42,7 @@ export function CreateWebhookForm() {
           <div className="mt-1 grid gap-1 sm:grid-cols-2">
             {WEBHOOK_EVENT_TYPES.map((t) => (
               <label key={t} className="flex items-start gap-2 text-sm">
-                <input type="checkbox" name="event_types" value={t} className="mt-1" />
+                <input type="checkbox" name="event_types" value={t} className="mt-1" defaultChecked={values?.event_types?.split(",").includes(t)} />
                 <span>
                   <code className="font-mono">{t}</code>
                   <span className="block text-xs text-slate-600 dark:text-slate-400">{EVENT_HINTS[t]}</span>
@@ -60,19 +57,50 @@ export function CreateWebhookForm() {
           <div className="mt-1 flex flex-wrap gap-4">
             {EFFECTIVE_OUTCOMES.map((o) => (
               <label key={o} className="flex items-center gap-2 text-sm">
-                <input type="checkbox" name="outcomes" value={o} /> {o}
+                <input type="checkbox" name="outcomes" value={o} defaultChecked={values?.outcomes?.split(",").includes(o)} /> {o}
               </label>
             ))}
           </div>
         </fieldset>
         <div className="grid gap-3 sm:grid-cols-2">
-          <Field label="Only these tools" htmlFor="webhook-tools" hint="Comma-separated; empty: any tool.">
-            <Input id="webhook-tools" name="tools" placeholder="social.publish, db.insert" defaultValue={v?.tools} />
+          <Field label="Only these tools" htmlFor={`${idPrefix}-tools`} hint="Comma-separated; empty: any tool.">
+            <Input id={`${idPrefix}-tools`} name="tools" placeholder="social.publish, db.insert" defaultValue={values?.tools} />
           </Field>
-          <Field label="Only these agents" htmlFor="webhook-agents" hint="Comma-separated; empty: any agent.">
-            <Input id="webhook-agents" name="agents" defaultValue={v?.agents} />
+          <Field label="Only these agents" htmlFor={`${idPrefix}-agents`} hint="Comma-separated; empty: any agent.">
+            <Input id={`${idPrefix}-agents`} name="agents" defaultValue={values?.agents} />
           </Field>
         </div>
+    </>
+  );
+}
+
+/** Editing an endpoint's URL, format and filters (its secret stays). */
+export function EditWebhookForm({ id, values }: { id: string; values: Record<string, string> }) {
+  const [state, action, pending] = useActionState<FormState, FormData>(updateWebhookAction, null);
+  return (
+    <details className="w-full">
+      <summary className="cursor-pointer text-sm text-indigo-700 underline dark:text-indigo-300">Edit URL, format and filters</summary>
+      <form action={action} className="mt-3 space-y-4" aria-label={`Edit ${values.url}`}>
+        <input type="hidden" name="id" value={id} />
+        <EndpointFields idPrefix={`edit-${id}`} values={values} />
+        <Button type="submit" disabled={pending}>
+          Save
+        </Button>
+        {state?.error ? <Notice kind="error">{state.error}</Notice> : null}
+        {state?.ok ? <Notice kind="ok">{state.ok}</Notice> : null}
+      </form>
+    </details>
+  );
+}
+
+export function CreateWebhookForm() {
+  const [state, action, pending] = useActionState<FormState, FormData>(createWebhookAction, null);
+  const [copied, setCopied] = useState(false);
+  const v = state?.error ? state.values : undefined;
+  return (
+    <div className="space-y-3">
+      <form action={action} className="space-y-4" aria-label="Add an endpoint">
+        <EndpointFields idPrefix="webhook" values={v} />
         <Button type="submit" disabled={pending}>
           Add endpoint
         </Button>

@@ -23,10 +23,6 @@ function refusal(error: z.ZodError): ApiError {
   return new ApiError("invalid_request", issues.map((i) => `${i.path}: ${i.message}`).join("; "), issues);
 }
 
-async function body<T>(req: Request, schema: z.ZodType<T>): Promise<T> {
-  return parsed(await readJsonBody(req, WEBHOOK_BODY_LIMIT), schema);
-}
-
 function parsed<T>(value: unknown, schema: z.ZodType<T>): T {
   const shape = checkJsonShape(value, 6, 1000);
   if (shape) throw new ApiError("invalid_request", `${shape.path}: ${shape.message}`, [shape]);
@@ -60,7 +56,11 @@ export async function createEndpointWith(value: unknown, by: string): Promise<En
 }
 
 export async function updateEndpointFrom(req: Request, id: string): Promise<Endpoint> {
-  const patch: EndpointUpdate = await body(req, endpointUpdateSchema);
+  return updateEndpointWith(id, await readJsonBody(req, WEBHOOK_BODY_LIMIT));
+}
+
+export async function updateEndpointWith(id: string, value: unknown): Promise<Endpoint> {
+  const patch: EndpointUpdate = parsed(value, endpointUpdateSchema);
   if (patch.url) checkEndpointUrl(patch.url);
   return updateEndpoint(id, patch);
 }

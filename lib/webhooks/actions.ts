@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { authorizeAction, guardedAction, type FormState } from "@/lib/auth/action-guard";
-import { createEndpointWith, sendTest } from "@/lib/api/webhooks";
+import { createEndpointWith, sendTest, updateEndpointWith } from "@/lib/api/webhooks";
 import { wakeJobs } from "@/lib/jobs/worker";
 import { deleteEndpoint, redeliver, updateEndpoint } from "@/lib/store/webhooks";
 
@@ -23,21 +23,30 @@ const list = (form: FormData, name: string) =>
 
 const PAGE = "/settings/webhooks";
 
+/** The settings a form carries, as the API takes them. */
+const settings = (form: FormData) => ({
+  url: field(form, "url"),
+  description: field(form, "description"),
+  format: field(form, "format") || "standard",
+  filters: { event_types: list(form, "event_types"), outcomes: list(form, "outcomes"), tools: list(form, "tools"), agents: list(form, "agents") },
+});
+
 export async function createWebhookAction(_prev: FormState, form: FormData): Promise<FormState> {
   const values = { url: field(form, "url"), description: field(form, "description"), tools: field(form, "tools"), agents: field(form, "agents") };
   return guardedAction(values, async () => {
     const { principal } = await authorizeAction("webhooks:manage");
-    const made = await createEndpointWith(
-      {
-        url: values.url,
-        description: values.description,
-        format: field(form, "format") || "standard",
-        filters: { event_types: list(form, "event_types"), outcomes: list(form, "outcomes"), tools: list(form, "tools"), agents: list(form, "agents") },
-      },
-      principal.email,
-    );
+    const made = await createEndpointWith(settings(form), principal.email);
     revalidatePath(PAGE);
     return { ok: `Added ${made.url}. Copy its signing secret now: it is shown once.`, token: made.secret, values: { id: made.id } };
+  });
+}
+
+export async function updateWebhookAction(_prev: FormState, form: FormData): Promise<FormState> {
+  return guardedAction({}, async () => {
+    await authorizeAction("webhooks:manage");
+    const e = await updateEndpointWith(field(form, "id"), settings(form));
+    revalidatePath(PAGE);
+    return { ok: `Saved ${e.url}.` };
   });
 }
 

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { CreateWebhookForm, EndpointActions } from "@/components/settings/webhooks";
+import { CreateWebhookForm, EditWebhookForm, EndpointActions } from "@/components/settings/webhooks";
 import { DeliveryLog } from "@/components/settings/webhook-log";
 import { requirePage } from "@/lib/auth/session";
 import { listDeliveries, listEndpoints } from "@/lib/store/webhooks";
@@ -82,6 +82,18 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
                       Delivery log
                     </Link>
                   )}
+                  <EditWebhookForm
+                    id={e.id}
+                    values={{
+                      url: e.url,
+                      description: e.description,
+                      format: e.format,
+                      event_types: e.filters.event_types.join(","),
+                      outcomes: e.filters.outcomes.join(","),
+                      tools: e.filters.tools.join(", "),
+                      agents: e.filters.agents.join(", "),
+                    }}
+                  />
                 </div>
               </li>
             ))}
