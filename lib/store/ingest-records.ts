@@ -154,6 +154,7 @@ export async function ingestRecords(records: ValidRecord[]): Promise<IngestResul
         recorded_at: rec.recorded_at,
         data: p.data,
         envelope: p.envelope ?? null,
+        sent_by: p.sent_by ?? null,
       });
     });
     const touched = [...new Set(appended.map((r) => r.operation_id!))];
