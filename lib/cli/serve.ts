@@ -13,8 +13,12 @@
  * one-time setup code that /setup asks for (lib/store/setup-code.ts).
  *
  * Environment: PORT (3000), HOSTNAME (all interfaces), DATABASE_URL, AUTH_SECRET,
- * KEEP_ALIVE_TIMEOUT_MS, RECONCILE_CHECKPOINT_EVERY (docs/AUDIT.md), RECONCILE_TRUSTED_PROXIES.
+ * KEEP_ALIVE_TIMEOUT_MS, RECONCILE_CHECKPOINT_EVERY (docs/AUDIT.md), RECONCILE_TRUSTED_PROXIES,
+ * RECONCILE_JOBS (`off`: this instance runs no background jobs; lib/jobs/worker.ts).
  * Needs a build (`npm run build`).
+ *
+ * Background jobs (verifiers' checks, webhooks' deliveries) run here, in the server's process:
+ * the job worker claims them from the database under leases (lib/jobs/worker.ts).
  */
 import { createServer, type IncomingMessage } from "node:http";
 import { createRequire } from "node:module";
@@ -61,6 +65,13 @@ async function main() {
   const { answeredUndecodablePath, handleIngestNode, isFastIngest } = await import("@/lib/api/ingest-node");
   const { setupCodeAtStart } = await import("@/lib/store/setup-code");
   const setupCode = await setupCodeAtStart(!isLoopbackHost(hostname));
+  let jobs: { stop: () => Promise<void> } | null = null;
+  if (process.env.RECONCILE_JOBS !== "off") {
+    const { registerJobHandlers } = await import("@/lib/jobs/handlers");
+    const { startJobWorker } = await import("@/lib/jobs/worker");
+    await registerJobHandlers();
+    jobs = startJobWorker();
+  }
   const server = createServer((req, res) => {
     setClientAddress(req, proxies);
     if (answeredUndecodablePath(req, res)) return;
@@ -72,7 +83,7 @@ async function main() {
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => {
       server.close();
-      void app.close().finally(() => process.exit(0));
+      void Promise.all([app.close(), jobs?.stop()]).finally(() => process.exit(0));
       setTimeout(() => process.exit(0), 3000).unref();
     });
   }

@@ -96,6 +96,14 @@ export async function insertMany(db: SqlLike, table: string, columns: string[], 
   await asSql(db).insert(table, columns, rows);
 }
 
+/** INSERT rows, skipping any whose `conflict` columns match a stored row (`ON CONFLICT DO NOTHING`, the same on both). */
+export async function insertManyIgnoringConflicts(db: SqlLike, table: string, columns: string[], rows: unknown[][], conflict: string[]): Promise<void> {
+  const q = asSql(db);
+  for (const chunk of statementChunks(rows, columns.length)) {
+    await q.run(`INSERT INTO ${table} (${columns.join(", ")}) VALUES ${valuesList(chunk.length, columns.length)} ON CONFLICT (${conflict.join(", ")}) DO NOTHING`, chunk.flat());
+  }
+}
+
 /**
  * Adds rows to counters: each row (key columns, then count columns) is inserted, or its counts
  * are added to the row already under that key. `ON CONFLICT … DO UPDATE` is the same on both.

@@ -1,0 +1,9 @@
+import "server-only";
+
+/**
+ * Every kind of background job this server runs, registered with the worker (worker.ts) when the
+ * production server starts: one line per feature that schedules jobs.
+ */
+export async function registerJobHandlers(): Promise<void> {
+  // Features register here, e.g. `(await import("@/lib/verifiers/run")).registerVerifierJobs();`
+}
