@@ -5,7 +5,7 @@
 export const ROLES = ["viewer", "reviewer", "admin"] as const;
 export type Role = (typeof ROLES)[number];
 
-export const SCOPES = ["ingest", "verify", "read", "export", "review"] as const;
+export const SCOPES = ["ingest", "verify", "read", "export", "review", "admin"] as const;
 export type Scope = (typeof SCOPES)[number];
 
 const ROLE_RANK: Record<Role, number> = { viewer: 0, reviewer: 1, admin: 2 };
@@ -18,6 +18,8 @@ export const SCOPE_MIN_ROLE: Record<Scope, Role> = {
   read: "viewer",
   export: "viewer",
   review: "reviewer",
+  /** Managing verifiers (they make the server send requests, with secrets): admins only. */
+  admin: "admin",
 };
 
 export const PERMISSIONS = {
@@ -28,6 +30,7 @@ export const PERMISSIONS = {
   "operations:correct": { scope: "review", minRole: "reviewer" },
   "users:manage": { scope: null, minRole: "admin" },
   "tokens:own": { scope: null, minRole: "viewer" },
+  "verifiers:manage": { scope: "admin", minRole: "admin" },
 } as const satisfies Record<string, { scope: Scope | null; minRole: Role }>;
 export type Permission = keyof typeof PERMISSIONS;
 
@@ -61,6 +64,7 @@ const DOING: Record<Permission, string> = {
   "operations:correct": "correct operations",
   "users:manage": "manage users",
   "tokens:own": "own API tokens",
+  "verifiers:manage": "manage verifiers",
 };
 
 /** Why `can` said no, in words: what is missing, a role or a token scope. */

@@ -6,4 +6,5 @@ import "server-only";
  */
 export async function registerJobHandlers(): Promise<void> {
   // Features register here, e.g. `(await import("@/lib/verifiers/run")).registerVerifierJobs();`
+  (await import("@/lib/verifiers/run")).registerVerifierJobs();
 }

@@ -8,7 +8,8 @@ import { appendToChain, lockChain } from "./chain";
 import { sqlWriteTransaction } from "./db";
 import { refused, StoreError } from "./errors";
 import { writeProjection, type Identity } from "./projection";
-import { insertMany, selectIn } from "./sql";
+import { insertMany, selectIn, type Sql } from "./sql";
+import { scheduleVerifierChecks } from "./verifier-schedule";
 import { correctionFacts, loadOperationRecords, type StagePayload } from "./stage-records";
 
 /**
@@ -63,9 +64,11 @@ export type IngestResult =
  * nothing and gets its own error. The chain lock is taken first, so two requests carrying the
  * same stage cannot both store it.
  */
-export async function ingestRecords(records: ValidRecord[]): Promise<IngestResult[]> {
+export async function ingestRecords(records: ValidRecord[], opts: { tx?: Sql } = {}): Promise<IngestResult[]> {
   if (!records.length) return [];
-  return sqlWriteTransaction(async (tx) => {
+  // In the caller's transaction when given one (a verifier's read is recorded with its job's end).
+  const transaction = opts.tx ? <T>(fn: (tx: Sql) => Promise<T>) => fn(opts.tx!) : sqlWriteTransaction;
+  return transaction(async (tx) => {
     await lockChain(tx);
     const ids = [...new Set(records.map((r) => r.operationId))];
     const known = await selectIn<{ operation_id: string; created_seq: number | bigint; created_at: string; owner_id: string | null }>(
@@ -177,6 +180,8 @@ export async function ingestRecords(records: ValidRecord[]): Promise<IngestResul
       touched.map((id) => ({ identity: identities.get(id)!, stages: stagesById.get(id)!, corrections: correctionsOf(id) })),
       { existing: touched.filter((id) => !isNew.has(id)) },
     );
+    // Receipts of tools with a verifier: their checks, in this transaction (VERIFIERS.md).
+    await scheduleVerifierChecks(tx, appended, states);
 
     // Duplicates of known operations still answer with the current derived state.
     const untouched = ids.filter((id) => !states.has(id) && identities.has(id));
