@@ -21,7 +21,7 @@ export type StoredStage = {
 };
 
 /** The classification's view of a stage record: a verifier's read carries the end of its window. */
-function stageFact(s: StoredStage): StageFact {
+export function stageFact(s: StoredStage): StageFact {
   if (s.stage === "canonical_read" && s.sent_by?.via === "system" && isVerifierSender(s.sent_by.name)) {
     return { stage: s.stage, seq: s.seq, payload: s.data, window_closes_at: readWindowClosesAt(s.data) } as StageFact;
   }

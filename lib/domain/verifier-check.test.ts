@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { classify, type StageFact } from "./classify";
 import { deriveOperation, type StoredStage } from "./operation";
 import { REASONS } from "./outcomes";
+import { verdictHistory } from "./verdict-history";
 import { judgeResponse, pointerAt, responseExcerpt, verifierReadPayload } from "./verifier-check";
 import { expectedValue, maskSecrets, operationContext, renderRequest, TemplateError, templateProblem } from "./verifier-template";
 import { EXAMPLE } from "./fixtures/verifier-example";
@@ -138,6 +139,11 @@ describe("the observation window", () => {
     const other = stage("canonical_read", { status: "absent", observed_at: "2026-08-28T10:01:00Z" }, { via: "token" });
     expect(outcome([...base(), stage("canonical_read", vread("absent", "2026-08-28T10:00:05Z"), verifier), other])).toEqual(["divergent", REASONS.absent, 4]);
     expect(outcome([...base(), stage("canonical_read", vread("mismatch", "2026-08-28T10:00:05Z"), verifier)])).toEqual(["divergent", REASONS.mismatch, 4]);
+  });
+
+  it("the verdict history holds the verdict back the same way (never divergent inside the window)", () => {
+    const stages = [...base(), stage("canonical_read", vread("absent", "2026-08-28T10:00:05Z"), verifier), stage("canonical_read", vread("match", "2026-08-28T10:00:30Z", { object_id: "p-1" }), verifier)];
+    expect(verdictHistory(stages, []).map((h) => h.reason)).toEqual([REASONS.noReceipt, REASONS.readUnavailable, REASONS.windowOpen, REASONS.verified]);
   });
 
   it("classify itself: the window is a fact of the read, not of the payload", () => {
