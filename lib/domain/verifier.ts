@@ -44,7 +44,7 @@ const statusCode = z.number().int().min(100).max(599);
 
 export const expectRuleSchema = z.strictObject({
   when: z.strictObject({
-    status: z.union([statusCode, z.array(statusCode).min(1).max(50)]).optional(),
+    status: z.union([statusCode, z.array(statusCode).min(1).max(50, "at most 50 statuses")]).optional(),
     /** JSON pointer into the response → the value it must equal (a template, or any JSON value). */
     json: z
       .record(z.string().max(1024), z.unknown())
@@ -73,15 +73,15 @@ export const verifierDefinitionSchema = z
         .optional(),
       body: z.string().max(65_536).optional(),
     }),
-    expect: z.array(expectRuleSchema).min(1, "needs at least one rule").max(32),
+    expect: z.array(expectRuleSchema).min(1, "needs at least one rule").max(32, "at most 32 rules"),
     window: z.strictObject({
-      checks_at: z.array(duration).min(1, "needs at least one check").max(20),
+      checks_at: z.array(duration).min(1, "needs at least one check").max(20, "at most 20 checks"),
       pending_until: duration,
     }),
     allow_hosts: z
       .array(z.string().min(1).max(253).regex(/^[a-z0-9.-]+$|^\[[0-9a-f:.]+\]$/, "must be a lowercase host name (no scheme, port or path)"))
       .min(1, "name at least the request's host")
-      .max(16),
+      .max(16, "at most 16 hosts"),
   })
   .superRefine((d, ctx) => {
     const problem = (path: (string | number)[], message: string) => ctx.addIssue({ code: "custom", path, message });
