@@ -26,6 +26,7 @@ export default async function DashboardLayout({ children }: { children: React.Re
               <NavLink href="/trajectories">Trajectories</NavLink>
               <NavLink href="/audit">Audit</NavLink>
               {can(me, "users:manage") ? <NavLink href="/settings/users">Users</NavLink> : null}
+              {can(me, "verifiers:manage") ? <NavLink href="/settings/verifiers">Verifiers</NavLink> : null}
               <NavLink href="/settings/tokens">API tokens</NavLink>
             </nav>
             <div className="flex flex-wrap items-center gap-3 text-sm">
