@@ -139,7 +139,7 @@ export function VerifiersAdmin({ verifiers, recent }: { verifiers: VerifierRow[]
         ) : (
           <>
           {/* On a phone: one card per verifier. */}
-          <ul className="space-y-3 sm:hidden" aria-label="Verifiers, latest version of each">
+          <ul className="mt-3 space-y-3 sm:hidden" aria-label="Verifiers, latest version of each">
             {verifiers.map((v) => {
               const w = v.definition.window as { checks_at: string[]; pending_until: string };
               return (
