@@ -80,6 +80,8 @@ export type OperationListItem = {
   effective_outcome: string;
   needs_review: boolean;
   overclaimed: boolean;
+  /** When the receipt says the call happened (UTC), if it said. */
+  receipt_at: string | null;
   created_at: string;
   updated_at: string;
 };
@@ -153,6 +155,7 @@ export async function listOperations(query: ListQuery): Promise<{ items: Operati
       effective_outcome: r.effectiveOutcome,
       needs_review: r.needsReview,
       overclaimed: r.overclaimed,
+      receipt_at: r.receiptAt,
       created_at: r.createdAt,
       updated_at: r.updatedAt,
     })),
