@@ -27,6 +27,7 @@ export const PERMISSIONS = {
   "audit:export": { scope: "export", minRole: "viewer" },
   "operations:correct": { scope: "review", minRole: "reviewer" },
   "users:manage": { scope: null, minRole: "admin" },
+  "metrics:sampling": { scope: null, minRole: "admin" },
   "tokens:own": { scope: null, minRole: "viewer" },
 } as const satisfies Record<string, { scope: Scope | null; minRole: Role }>;
 export type Permission = keyof typeof PERMISSIONS;
@@ -60,6 +61,7 @@ const DOING: Record<Permission, string> = {
   "audit:export": "export the audit trail",
   "operations:correct": "correct operations",
   "users:manage": "manage users",
+  "metrics:sampling": "set audit sampling rates",
   "tokens:own": "own API tokens",
 };
 

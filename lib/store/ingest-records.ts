@@ -174,7 +174,7 @@ export async function ingestRecords(records: ValidRecord[]): Promise<IngestResul
     const states = await writeProjection(
       tx,
       touched.map((id) => ({ identity: identities.get(id)!, stages: stagesById.get(id)!, corrections: correctionsOf(id) })),
-      { existing: touched.filter((id) => !isNew.has(id)) },
+      { existing: touched.filter((id) => !isNew.has(id)), drawAudits: true },
     );
 
     // Duplicates of known operations still answer with the current derived state.
