@@ -125,6 +125,10 @@ export function metricPart(metric: MetricName, f: MetricFacts): MetricPart | nul
   }
 }
 
+/** The list filter's parts of a metric: hit, the rest of n, n, unknown, and n's audit samples (lib/store/metric-filters.ts). */
+export const METRIC_PARTS = ["hit", "miss", "n", "unknown", "samples"] as const;
+export type MetricListPart = (typeof METRIC_PARTS)[number];
+
 /** Operations with equal facts, counted together (one rollup row's worth). */
 export type FactCount = { facts: MetricFacts; count: number };
 

@@ -67,7 +67,11 @@ export const listQuerySchema = z
     newer_than: cursorSchema.optional(),
   })
   .strict()
-  .refine((q) => (q.metric === undefined) === (q.part === undefined), { message: "metric and part go together", path: ["part"] });
+  .superRefine((q, ctx) => {
+    // Named by the parameter that was sent, so that the refusal points at something in the URL.
+    if (q.metric !== undefined && q.part === undefined) ctx.addIssue({ code: "custom", path: ["metric"], message: "needs part= (hit, miss, n, unknown or samples)" });
+    if (q.part !== undefined && q.metric === undefined) ctx.addIssue({ code: "custom", path: ["part"], message: "needs metric= (one of the five metrics)" });
+  });
 export type ListQuery = z.infer<typeof listQuerySchema>;
 
 export type OperationListItem = {
