@@ -25,3 +25,9 @@ export async function listAuditSampling(): Promise<{ tool: string; rate: number;
   const rows = await (await reader()).auditSampling.findMany({ orderBy: { tool: "asc" } });
   return rows.map((r) => ({ tool: r.tool, rate: r.rate, updated_at: r.updatedAt, updated_by: r.updatedBy }));
 }
+
+/** Whether the operation was drawn as an audit sample, and at what rate. */
+export async function auditSampleOf(operationId: string): Promise<{ rate: number; drawn_at: string } | null> {
+  const row = await (await reader()).auditSample.findUnique({ where: { operationId } });
+  return row ? { rate: row.rate, drawn_at: row.drawnAt } : null;
+}
