@@ -2,7 +2,7 @@ import "server-only";
 import { claimOf, isDrawn, isRecovered, type MetricFacts, type RecoveryCandidate, type Review } from "@/lib/domain/metrics";
 import type { OperationState } from "@/lib/domain/operation";
 import type { Outcome } from "@/lib/domain/outcomes";
-import { addToCounters, insertMany, insertManyIgnoringConflicts, selectIn, type Sql } from "./sql";
+import { addToCounters, insertMany, insertManyIgnoringConflicts, placeholder, selectIn, type Sql } from "./sql";
 
 /*
  * The paper's metrics in the projection (shared/METRICS.md, lib/domain/metrics.ts). Each
@@ -158,9 +158,19 @@ export async function finishMetricRows(
   if (keyed.length) {
     const trajectories = [...new Set(keyed.map((v) => v.trajectoryId!))];
     const fingerprints = new Set(keyed.map((v) => v.fingerprint!));
-    const rows = await selectIn<MetricRow>(tx, `SELECT ${ROW_COLUMNS} FROM operation_views WHERE trajectory_id IN %IN% AND fingerprint IS NOT NULL`, trajectories);
+    // Both lists bound (a batch holds at most a few hundred of each): the trajectory index finds
+    // the rows, the fingerprints keep only the ones that can matter.
+    const fps = [...fingerprints];
+    const rows: MetricRow[] = [];
+    for (let i = 0; i < trajectories.length; i += 400) {
+      const ts = trajectories.slice(i, i + 400);
+      for (let j = 0; j < fps.length; j += 400) {
+        const fs = fps.slice(j, j + 400);
+        const list = (from: number, n: number) => `(${Array.from({ length: n }, (_, k) => placeholder(from + k)).join(", ")})`;
+        rows.push(...(await tx.all<MetricRow>(`SELECT ${ROW_COLUMNS} FROM operation_views WHERE trajectory_id IN ${list(1, ts.length)} AND fingerprint IN ${list(ts.length + 1, fs.length)}`, [...ts, ...fs])));
+      }
+    }
     for (const r of rows) {
-      if (!fingerprints.has(r.fingerprint!)) continue;
       const v = batch.get(r.operation_id) ?? toView(r);
       peers.set(v.operationId, v);
       if (isFailure(v) && !candidates.has(v.operationId)) candidates.set(v.operationId, v);
