@@ -129,9 +129,16 @@ export async function runArmB(o: ArmBOptions): Promise<OpLog[]> {
         const receipt = world.call(intent, fault);
         const receiptAt = at();
         const held = world.holds(intent);
-        world.now += wait;
-        const read = world.read(intent, readUnavailable);
-        const readAt = at();
+        // A rejection justifies a new operation only once a settled read-back says the effect is
+        // absent (essay 003): the agent gives a rejected write time to propagate before reading,
+        // and reads again when the resource could not be read.
+        world.now += receipt.status === "rejected" ? Math.max(wait, INDEX_LAG) : wait;
+        const reads = [{ read: world.read(intent, readUnavailable), at: at() }];
+        if (receipt.status === "rejected" && reads[0].read.status === "unavailable") {
+          world.now++;
+          reads.push({ read: world.read(intent, false), at: at() });
+        }
+        const read = reads[reads.length - 1].read;
         const verdict = expectedVerdict(receipt, read);
         const id = `${o.prefix}-${task.id}-s${s}-a${attempt}`;
         const claim = claimOfBelief(verdict === "verified" ? true : verdict === "uncertain" ? null : false);
@@ -145,7 +152,7 @@ export async function runArmB(o: ArmBOptions): Promise<OpLog[]> {
           ...(claim === "none" ? {} : { claimed_outcome: claim === "success" ? "success" : "failure" }),
           intent: { target: intent.key, effect: `${intent.tool} ${intent.key}`, fingerprint, params: intent.value },
           receipt: { status: receipt.status, receipt_id: receipt.receipt_id, observed_at: receiptAt, params: receipt.params, effects: receipt.effects, partial: receipt.partial, ...(receipt.tool ? { tool: receipt.tool } : {}) },
-          canonical_read: { status: read.status, observed_at: readAt, ...(read.evidence ? { evidence: read.evidence } : {}), reader: { identity: "eval-reader" } },
+          canonical_read: reads.map((r) => ({ status: r.read.status, observed_at: r.at, ...(r.read.evidence ? { evidence: r.read.evidence } : {}), reader: { identity: "eval-reader" } })),
           idempotency: { enforced: true, key: id },
         };
         const answer = must(`ingest ${id}`, await o.http("POST", "/api/v1/receipts", record), [201]);

@@ -1,17 +1,22 @@
-import { computeMetrics, isRecovered, METRIC_NAMES, METRIC_TITLES, metricFrom, type Metric, type Metrics, type RecoveryCandidate } from "@/lib/domain/metrics";
+import { computeMetrics, isRecovered, METRIC_NAMES, METRIC_TITLES, metricFrom, type Metric, type MetricFacts, type Metrics, type RecoveryCandidate } from "@/lib/domain/metrics";
 import type { OpLog } from "./arms";
 import { FAULT_RATES, TASK_KINDS, type TaskKind } from "./tasks";
 
-/** Metrics 1–5 of one arm from its log and the environment's ground truth. */
-export function metricsOfLog(log: OpLog[], arm: "A" | "B"): Metrics {
+/** Each logged operation's metric facts, from the log and the environment's ground truth. */
+export function factsOfLog(log: OpLog[], arm: "A" | "B"): Map<string, MetricFacts> {
   const effective = (l: OpLog) =>
     arm === "A" ? (l.actual === "held" ? "verified" : "not_held") : l.review === "verified" ? "verified" : l.review === "not_applied" ? "not_applied" : l.verdict;
   const cand = (l: OpLog): RecoveryCandidate => ({ operation_id: l.id, created_seq: l.order, trajectory_id: l.trajectory, tool: l.tool, fingerprint: l.fingerprint, effective_outcome: effective(l), recovers: l.recovers });
   const byTrajectory = new Map<string, RecoveryCandidate[]>();
-  for (const l of log) byTrajectory.set(l.trajectory, [...(byTrajectory.get(l.trajectory) ?? []), cand(l)]);
-  return computeMetrics(
-    log.map((l) => ({
-      facts: {
+  for (const l of log) {
+    const list = byTrajectory.get(l.trajectory);
+    if (list) list.push(cand(l));
+    else byTrajectory.set(l.trajectory, [cand(l)]);
+  }
+  return new Map(
+    log.map((l) => [
+      l.id,
+      {
         claim: l.claim,
         actual: l.actual,
         accepted: l.accepted,
@@ -20,9 +25,13 @@ export function metricsOfLog(log: OpLog[], arm: "A" | "B"): Metrics {
         recovered: isRecovered({ ...cand(l), verdict: l.verdict, review: l.review }, byTrajectory.get(l.trajectory)!),
         sampled: l.sampled,
       },
-      count: 1,
-    })),
+    ]),
   );
+}
+
+/** Metrics 1–5 of one arm from its log and the environment's ground truth. */
+export function metricsOfLog(log: OpLog[], arm: "A" | "B"): Metrics {
+  return computeMetrics([...factsOfLog(log, arm).values()].map((facts) => ({ facts, count: 1 })));
 }
 
 const pct = (v: number | null) => (v === null ? "—" : `${(v * 100).toFixed(1)} %`);

@@ -1,6 +1,6 @@
-import { isDrawn, type Metrics } from "@/lib/domain/metrics";
+import { isDrawn, metricPart, type MetricName, type Metrics } from "@/lib/domain/metrics";
 import { runArmA, runArmB, type Http, type OpLog } from "./arms";
-import { byKind, compare, faultRatesTable, metricsOfLog, renderMarkdown, renderText, table, undetectedSilentFailures, type Comparison } from "./report";
+import { byKind, compare, factsOfLog, faultRatesTable, metricsOfLog, renderMarkdown, renderText, table, undetectedSilentFailures, type Comparison } from "./report";
 import { makeTasks } from "./tasks";
 import { TOOLS } from "./world";
 
@@ -68,6 +68,7 @@ export async function runEval(o: EvalOptions): Promise<EvalResult> {
   if (res.status !== 200) throw new Error(`GET /api/v1/metrics: HTTP ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
   const product = (res.body as { metrics: Metrics }).metrics;
   const mismatches = compare(product, armB);
+  const explained = mismatches.length ? await explain(http, agent, logB, mismatches) : [];
   const rows = table(armA, armB, { a: undetectedSilentFailures(logA), b: undetectedSilentFailures(logB) });
   const text = [
     `Protocol 2, seed ${o.seed}: ${o.tasks} tasks (${tasks.reduce((a, t) => a + t.steps.length, 0)} steps); arm A made ${logA.length} calls, arm B ${logB.length}.`,
@@ -75,11 +76,37 @@ export async function runEval(o: EvalOptions): Promise<EvalResult> {
     renderText(rows),
     "",
     mismatches.length
-      ? `MISMATCH: Reconcile's metrics for arm B differ from the ground truth:\n${mismatches.map((m) => `  ${m.metric}.${m.field}: Reconcile ${m.product}, ground truth ${m.truth}`).join("\n")}`
+      ? `MISMATCH: Reconcile's metrics for arm B differ from the ground truth:\n${mismatches.map((m) => `  ${m.metric}.${m.field}: Reconcile ${m.product}, ground truth ${m.truth}`).join("\n")}\n${explained.join("\n")}`
       : `Check: the metrics Reconcile computed from arm B's records (GET /api/v1/metrics?agent=${agent}) equal the ground truth (hit, n, unknown and audit samples of all five).`,
   ].join("\n");
   const markdown = evaluationMarkdown({ seed: o.seed, tasks: o.tasks, steps: tasks.reduce((a, t) => a + t.steps.length, 0), logA, logB, armA, armB, rows, mismatches, rate, agent });
   return { seed: o.seed, tasks: o.tasks, agent, logA, logB, armA, armB, product, mismatches, text, markdown };
+}
+
+/** The operations behind a mismatch: Reconcile's list for each part of the metric against the log's. */
+async function explain(http: Http, agent: string, log: OpLog[], mismatches: Comparison): Promise<string[]> {
+  const facts = factsOfLog(log, "B");
+  const out: string[] = [];
+  for (const name of [...new Set(mismatches.map((m) => m.metric))] as MetricName[]) {
+    for (const part of ["hit", "miss", "unknown"] as const) {
+      const listed = new Set<string>();
+      for (let cursor: string | null = null; ; ) {
+        const res = await http("GET", `/api/v1/operations?agent=${encodeURIComponent(agent)}&metric=${name}&part=${part}&limit=200${cursor ? `&cursor=${cursor}` : ""}`);
+        const body = res.body as { items: { operation_id: string }[]; next_cursor: string | null };
+        for (const i of body.items) listed.add(i.operation_id);
+        if (!body.next_cursor) break;
+        cursor = body.next_cursor;
+      }
+      const expected = new Set([...facts].filter(([, f]) => metricPart(name, f) === part).map(([id]) => id));
+      const extra = [...listed].filter((id) => !expected.has(id));
+      const missing = [...expected].filter((id) => !listed.has(id));
+      for (const id of [...extra, ...missing].slice(0, 5)) {
+        const l = log.find((x) => x.id === id);
+        out.push(`  ${name} ${part}: ${id} ${extra.includes(id) ? "listed by Reconcile, not in the ground truth" : "in the ground truth, not listed by Reconcile"}; log: ${JSON.stringify(l ? { ...l, facts: facts.get(id) } : null)}`);
+      }
+    }
+  }
+  return out;
 }
 
 const pct = (v: number | null) => (v === null ? "—" : `${(v * 100).toFixed(1)} %`);
