@@ -113,7 +113,8 @@ export default async function MetricsPage({ searchParams }: { searchParams: Prom
   const me = await requirePage("operations:read", "/metrics");
   const sp = await searchParams;
   const pick = (k: string) => (typeof sp[k] === "string" && sp[k] !== "" ? (sp[k] as string) : undefined);
-  const period: Period = pick("period") === "all" ? "all" : ((pick("period") ?? "90d") in PERIODS ? (pick("period") as Period) : "90d");
+  const asked = pick("period");
+  const period: Period = asked === "all" || (asked !== undefined && asked in PERIODS) ? (asked as Period) : "90d";
   const since = period === "all" ? undefined : periodStart(PERIODS[period as keyof typeof PERIODS]);
   const parsed = metricsQuerySchema.safeParse({ since, tool: pick("tool"), agent: pick("agent") });
   const query = parsed.success ? parsed.data : { since };
@@ -188,13 +189,13 @@ export default async function MetricsPage({ searchParams }: { searchParams: Prom
         <h2 id="sampling" className="font-semibold">Audit sampling</h2>
         <p className="mt-1 max-w-3xl text-sm text-slate-700 dark:text-slate-300">
           Verified operations rarely reach a reviewer, so recall measured on the review queue alone is biased. A share of each tool&apos;s verified operations is drawn into the{" "}
-          <Link className={link} href="/operations?audit_sample=true&needs_review=true">review queue as audit samples</Link>; their resolutions count as ground truth. The cards say how much of each figure rests on samples.
+          <Link className={`${link} underline`} href="/operations?audit_sample=true&needs_review=true">review queue as audit samples</Link>; their resolutions count as ground truth. The cards say how much of each figure rests on samples.
         </p>
         {report.sampling.length ? (
           <ul className="mt-3 text-sm">
             {report.sampling.map((s) => (
               <li key={s.tool}>
-                <Link className={link} href={`/operations?audit_sample=true&tool=${encodeURIComponent(s.tool)}`}>{s.tool}</Link>: {(s.rate * 100).toLocaleString()} % of verified operations
+                <Link className={`${link} underline`} href={`/operations?audit_sample=true&tool=${encodeURIComponent(s.tool)}`}>{s.tool}</Link>: {(s.rate * 100).toLocaleString()} % of verified operations
               </li>
             ))}
           </ul>
