@@ -85,7 +85,24 @@ test("new operations arrive as a notice, not a jumping list", async ({ page }) =
 
 test("a trajectory shows where it went wrong and what that tainted", async ({ page }) => {
   await page.goto("/trajectories");
+  // The list counts the tainted steps: notify, upload and generate rest on the unverified account.
+  await expect(page.getByRole("row", { name: /crm-onboarding-42/ }).getByRole("cell").nth(3)).toHaveText("3");
   await page.getByRole("link", { name: "crm-onboarding-42" }).click();
+  await expect(page.getByText("3 steps rest on an unverified premise.")).toBeVisible();
+  // Each step says what it acted on and meant to do; "depends on" ids are links to the step.
+  const create = page.locator("#step-op-crm-42-create-account");
+  await expect(create).toContainText("Targetaccounts table (production)");
+  await expect(create).toContainText("Intended effectcreate the customer account");
+  const upload = page.locator("#step-op-crm-42-upload-contract");
+  await upload.getByRole("link", { name: "op-crm-42-generate-contract" }).click();
+  await expect(page).toHaveURL(/#step-op-crm-42-generate-contract$/);
+  // The trajectory's own audit records, for export.
+  const download = page.waitForEvent("download");
+  await page.getByRole("link", { name: "Export this trajectory's audit records (NDJSON)" }).click();
+  const lines = (await (await download).createReadStream()).toArray();
+  const text = Buffer.concat((await lines) as Buffer[]).toString();
+  expect(text).toContain("op-crm-42-notify");
+  expect(text).not.toContain("op-billing-7-refund");
   const wrong = page.locator('li[aria-current="step"]');
   await expect(wrong).toContainText("op-crm-42-create-account");
   await expect(wrong).toContainText("The first unverified step that later steps relied on.");
@@ -93,7 +110,7 @@ test("a trajectory shows where it went wrong and what that tainted", async ({ pa
   await shot(page, "trajectory");
   await noSeriousA11yViolations(page);
 
-  await page.getByRole("link", { name: "op-crm-42-generate-contract" }).click();
+  await page.locator("#step-op-crm-42-generate-contract").getByRole("link", { name: "op-crm-42-generate-contract" }).click();
   await expect(page.getByRole("note")).toContainText("Built on an unverified premise");
   await expect(page.getByRole("region", { name: "Relied on (upstream)" }).or(page.locator("section", { hasText: "Relied on (upstream)" }))).toContainText("op-crm-42-create-account");
 });

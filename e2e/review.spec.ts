@@ -134,3 +134,18 @@ test("a viewer sees the whole history and no action buttons", async ({ page }) =
   await page.goto("/review");
   await expect(page.getByRole("button", { name: /^Claim/ })).toHaveCount(0);
 });
+
+test("the queue shows both clocks as ages, the UTC time on hover, and marks items older than the threshold", async ({ page }) => {
+  await signIn(page, demo.viewer.email, demo.viewer.password);
+  await page.goto("/review");
+  await expect(page.getByRole("main").getByRole("paragraph").first()).toContainText("Oldest recorded first; items called over 24 h ago are marked.");
+  // The demo's CRM run was called days before the demo recorded it (its receipts say when).
+  const row = page.getByRole("row", { name: /op-crm-42-create-account/ });
+  const called = row.locator("time").first();
+  await expect(called).toHaveAttribute("title", /^\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)? UTC$/);
+  await expect(called).toHaveText(/^\d+ (d|mo) ago$/);
+  await expect(row).toContainText(/recorded (just now|\d+ (s|min|h|d|mo) ago)/);
+  await expect(row.getByText("over 24 h old")).toBeVisible();
+  await page.goto("/operations");
+  await expect(page.locator("tbody tr").first().locator("time")).toHaveAttribute("title", / UTC$/);
+});

@@ -51,7 +51,14 @@ test("a token created in the UI works once copied, and stops working when revoke
 
   const row = page.getByRole("row", { name: new RegExp(name) });
   await expect(row).toContainText(`${token.slice(0, 8)}…${token.slice(-4)}`);
+  // Revoking asks first; Cancel keeps the token.
   await row.getByRole("button", { name: /^Revoke/ }).click();
+  await row.getByRole("button", { name: "Cancel" }).click();
+  expect((await request.get("/api/v1/operations?limit=1", { headers: auth })).status()).toBe(200);
+  await row.getByRole("button", { name: /^Revoke/ }).click();
+  await row.getByRole("button", { name: /^Yes, revoke/ }).click();
+  await expect(row.getByRole("status")).toHaveText(`Revoked “${name}”: it no longer works.`);
+  await page.reload();
   await expect(page.getByRole("row", { name: new RegExp(name) })).toHaveCount(0);
   expect((await request.get("/api/v1/operations?limit=1", { headers: auth })).status()).toBe(401);
 });

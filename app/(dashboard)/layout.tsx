@@ -30,9 +30,9 @@ export default async function DashboardLayout({ children }: { children: React.Re
               <NavLink href="/settings/tokens">API tokens</NavLink>
             </nav>
             <div className="flex flex-wrap items-center gap-3 text-sm">
-              <span className="text-slate-700 dark:text-slate-300">
+              <Link href="/settings/account" className="text-slate-700 underline-offset-4 hover:underline dark:text-slate-300" title="Your account: change your password">
                 {me.email} · <span className="font-medium">{me.role}</span>
-              </span>
+              </Link>
               <form action={logoutAction}>
                 <button type="submit" className="rounded-md px-2 py-1 text-slate-700 underline-offset-4 hover:underline dark:text-slate-300">
                   Sign out

@@ -3,7 +3,7 @@ import { redirect } from "next/navigation";
 import { LoginForm } from "@/components/auth/login-form";
 import { ProductPitch } from "@/components/product-pitch";
 import { safeRedirectPath } from "@/lib/auth/redirect";
-import { currentPrincipal } from "@/lib/auth/session";
+import { currentPrincipal, PASSWORD_CHANGE_PATH, pendingPasswordChange } from "@/lib/auth/session";
 import { countUsers } from "@/lib/store/users";
 
 export const metadata: Metadata = { title: "Sign in" };
@@ -22,6 +22,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
   const from = safeRedirectPath(params.from);
   const error = typeof params.error === "string" ? params.error : undefined;
   if (await currentPrincipal()) redirect(from);
+  if (await pendingPasswordChange()) redirect(PASSWORD_CHANGE_PATH);
   if ((await countUsers()) === 0) redirect("/setup");
   const sso = process.env.AUTH_OIDC_ISSUER ? { id: "oidc", name: process.env.AUTH_OIDC_NAME || "single sign-on" } : null;
   return (

@@ -4,6 +4,7 @@ import { useActionState } from "react";
 import { setupAction, type FormState } from "@/lib/auth/actions";
 import { MAX_IDENTIFIER_LENGTH } from "@/lib/auth/identifier-limit";
 import { MIN_PASSWORD_LENGTH } from "@/lib/auth/password-policy";
+import { NewPasswordField } from "@/components/auth/password-field";
 import { Button, Field, Input, Notice } from "@/components/ui/form";
 
 export function SetupForm({ needsCode }: { needsCode: boolean }) {
@@ -28,9 +29,7 @@ export function SetupForm({ needsCode }: { needsCode: boolean }) {
           defaultValue={state?.values?.email}
         />
       </Field>
-      <Field label="Password" htmlFor="password" hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}>
-        <Input id="password" name="password" type="password" autoComplete="new-password" minLength={MIN_PASSWORD_LENGTH} required />
-      </Field>
+      <NewPasswordField id="password" name="password" label="Password" />
       <Field label="Password again" htmlFor="confirm">
         <Input id="confirm" name="confirm" type="password" autoComplete="new-password" minLength={MIN_PASSWORD_LENGTH} required />
       </Field>

@@ -7,6 +7,8 @@ import { Button, Notice } from "@/components/ui/form";
 import { MAX_REASON_LENGTH } from "@/lib/domain/corrections";
 import { bulkCorrectAction } from "@/lib/review/bulk";
 import { BULK_LIMIT, type BulkState } from "@/lib/review/bulk-types";
+import { When } from "@/components/ui/when";
+import { olderThan } from "@/lib/domain/time";
 import { ClaimControls } from "./claim-button";
 import { Shortcuts } from "./shortcuts";
 
@@ -19,6 +21,8 @@ export type QueueRow = {
   audit_sample?: boolean;
   reason: string;
   created_at: string;
+  /** When the call happened, as its receipt says. */
+  receipt_at: string | null;
   holder: string | null;
   /** The latest correction, which a correction from here names as the one it follows. */
   last_correction_id: string | null;
@@ -31,7 +35,7 @@ const focusRing = "focus-visible:outline-2 focus-visible:outline-offset-2 focus-
  * select; for reviewers, checkboxes and one form that resolves the selected as not applied, or
  * retracts them, with one reason (each still its own correction; each result is listed).
  */
-export function ReviewQueue({ rows, me, reviewer, admin }: { rows: QueueRow[]; me: string; reviewer: boolean; admin: boolean }) {
+export function ReviewQueue({ rows, me, reviewer, admin, now, ageHours }: { rows: QueueRow[]; me: string; reviewer: boolean; admin: boolean; now: number; ageHours: number }) {
   const table = useRef<HTMLTableElement>(null);
   const bulkForm = useRef<HTMLFormElement>(null);
   const [current, setCurrent] = useState(-1);
@@ -101,7 +105,7 @@ export function ReviewQueue({ rows, me, reviewer, admin }: { rows: QueueRow[]; m
               <th className="py-2 pr-3 font-medium">Operation</th>
               <th className="py-2 pr-3 font-medium">Outcome</th>
               <th className="py-2 pr-3 font-medium">Why</th>
-              <th className="py-2 pr-3 font-medium">Recorded</th>
+              <th className="py-2 pr-3 font-medium">Age</th>
               <th className="py-2 font-medium">Who holds it</th>
             </tr>
           </thead>
@@ -125,7 +129,19 @@ export function ReviewQueue({ rows, me, reviewer, admin }: { rows: QueueRow[]; m
                   {op.audit_sample ? <div className="mt-1 text-xs font-medium text-indigo-800 dark:text-indigo-300">audit sample</div> : null}
                 </td>
                 <td className="py-2 pr-3">{op.reason}</td>
-                <td className="py-2 pr-3 whitespace-nowrap tabular-nums">{op.created_at.slice(0, 16).replace("T", " ")}</td>
+                <td className="py-2 pr-3 whitespace-nowrap text-xs tabular-nums">
+                  <div>
+                    called <When at={op.receipt_at} now={now} className="font-medium" />
+                  </div>
+                  <div className="text-slate-600 dark:text-slate-400">
+                    recorded <When at={op.created_at} now={now} />
+                  </div>
+                  {olderThan(op.receipt_at ?? op.created_at, ageHours, now) ? (
+                    <span className="mt-1 inline-block rounded-full border border-amber-400 bg-amber-50 px-2 py-0.5 font-medium text-amber-900 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-200">
+                      over {ageHours} h old
+                    </span>
+                  ) : null}
+                </td>
                 <td className="py-2">
                   <div className="mb-1 text-xs">{op.holder ? (op.holder === me ? "you" : op.holder) : "nobody"}</div>
                   {reviewer ? <ClaimControls id={op.operation_id} holder={op.holder} me={me} admin={admin} /> : null}

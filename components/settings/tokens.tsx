@@ -1,7 +1,7 @@
 "use client";
 
 import { useActionState, useState } from "react";
-import { createTokenAction, revokeTokenAction, type FormState } from "@/lib/auth/actions";
+import { createTokenAction, revokeAnyTokenAction, revokeTokenAction, type FormState } from "@/lib/auth/actions";
 import { Button, Field, Input, Notice } from "@/components/ui/form";
 
 const SCOPE_HINTS: Record<string, string> = {
@@ -67,15 +67,33 @@ export function CreateTokenForm({ allowed }: { allowed: string[] }) {
   );
 }
 
-export function RevokeButton({ id, label }: { id: string; label: string }) {
-  const [state, action, pending] = useActionState<FormState, FormData>(revokeTokenAction, null);
+/**
+ * Revoking asks first ("Revoke" → "Revoke name? Yes, revoke / Cancel", keyboard focus on the
+ * confirmation), then says it is done; the row stays until the page refreshes, marked revoked.
+ */
+export function RevokeButton({ id, label, anyOwner }: { id: string; label: string; anyOwner?: boolean }) {
+  const [state, action, pending] = useActionState<FormState, FormData>(anyOwner ? revokeAnyTokenAction : revokeTokenAction, null);
+  const [asking, setAsking] = useState(false);
+  if (state?.ok) return <Notice kind="ok">{state.ok}</Notice>;
   return (
-    <form action={action} className="inline">
-      <input type="hidden" name="id" value={id} />
-      <Button type="submit" variant="danger" disabled={pending} aria-label={`Revoke ${label}`}>
-        Revoke
-      </Button>
+    <div className="space-y-2">
+      {asking ? (
+        <form action={action} className="flex flex-wrap items-center gap-2" onKeyDown={(e) => e.key === "Escape" && setAsking(false)}>
+          <input type="hidden" name="id" value={id} />
+          <span className="text-sm">Revoke {label}? Whatever uses it stops working at once.</span>
+          <Button type="submit" variant="danger" disabled={pending} autoFocus aria-label={`Yes, revoke ${label}`}>
+            {pending ? "Revoking…" : "Yes, revoke"}
+          </Button>
+          <Button type="button" variant="secondary" onClick={() => setAsking(false)}>
+            Cancel
+          </Button>
+        </form>
+      ) : (
+        <Button type="button" variant="danger" onClick={() => setAsking(true)} aria-label={`Revoke ${label}`}>
+          Revoke
+        </Button>
+      )}
       {state?.error ? <Notice kind="error">{state.error}</Notice> : null}
-    </form>
+    </div>
   );
 }

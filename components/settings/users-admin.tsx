@@ -1,9 +1,9 @@
 "use client";
 
 import { useActionState } from "react";
-import { addUserAction, signOutEverywhereAction, updateUserAction, type FormState } from "@/lib/auth/actions";
-import { MIN_PASSWORD_LENGTH } from "@/lib/auth/password-policy";
+import { addUserAction, setPasswordAction, signOutEverywhereAction, updateUserAction, type FormState } from "@/lib/auth/actions";
 import { ROLES } from "@/lib/auth/permissions";
+import { NewPasswordField } from "@/components/auth/password-field";
 import { Button, Field, Input, Notice, Select } from "@/components/ui/form";
 
 type User = { id: string; email: string; role: string; disabled: boolean; createdAt: string };
@@ -11,13 +11,11 @@ type User = { id: string; email: string; role: string; disabled: boolean; create
 export function AddUserForm() {
   const [state, action, pending] = useActionState<FormState, FormData>(addUserAction, null);
   return (
-    <form action={action} className="grid gap-3 sm:grid-cols-[2fr_2fr_1fr_auto] sm:items-end" aria-label="Add a user">
+    <form action={action} className="grid gap-3 sm:grid-cols-[2fr_2fr_1fr_auto] sm:items-start" aria-label="Add a user">
       <Field label="Email" htmlFor="new-email">
         <Input id="new-email" name="email" type="email" required maxLength={254} defaultValue={state?.values?.email} />
       </Field>
-      <Field label="Initial password" htmlFor="new-password">
-        <Input id="new-password" name="password" type="password" autoComplete="new-password" minLength={MIN_PASSWORD_LENGTH} required />
-      </Field>
+      <NewPasswordField id="new-password" name="password" label="Initial password" />
       <Field label="Role" htmlFor="new-role">
         <Select id="new-role" name="role" defaultValue={state?.values?.role ?? "viewer"} key={state?.values?.role} className="w-full py-2">
           {ROLES.map((r) => (
@@ -25,9 +23,10 @@ export function AddUserForm() {
           ))}
         </Select>
       </Field>
-      <Button type="submit" disabled={pending}>
+      <Button type="submit" disabled={pending} className="sm:mt-6">
         Add user
       </Button>
+      <p className="text-xs text-slate-600 sm:col-span-4 dark:text-slate-400">They choose their own password at their first sign-in.</p>
       <div className="sm:col-span-4">
         {state?.error ? <Notice kind="error">{state.error}</Notice> : state?.ok ? <Notice kind="ok">{state.ok}</Notice> : null}
       </div>
@@ -72,6 +71,7 @@ export function UserRow({ user, isMe }: { user: User; isMe: boolean }) {
               Sign out everywhere
             </Button>
           </form>
+ <SetPassword user={user} />
           <form action={action}>
             <input type="hidden" name="id" value={user.id} />
             <input type="hidden" name="disabled" value={user.disabled ? "false" : "true"} />
@@ -82,5 +82,26 @@ export function UserRow({ user, isMe }: { user: User; isMe: boolean }) {
         </div>
       </td>
     </tr>
+  );
+}
+
+/** An admin sets a user's password (a reset), behind a disclosure; the user must change it at their next sign-in. */
+function SetPassword({ user }: { user: User }) {
+  const [state, action, pending] = useActionState<FormState, FormData>(setPasswordAction, null);
+  return (
+    <details className="group">
+      <summary className="inline-flex cursor-pointer list-none items-center rounded-md border border-slate-300 px-3 py-2 text-sm font-medium hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800" aria-label={`Set a password for ${user.email}`}>
+        Set password
+      </summary>
+      <form action={action} className="mt-2 w-64 space-y-2" aria-label={`New password for ${user.email}`} key={state?.ok ?? "form"}>
+        <input type="hidden" name="id" value={user.id} />
+        <NewPasswordField id={`set-password-${user.id}`} name="password" label="New password" email={user.email} />
+        <p className="text-xs text-slate-600 dark:text-slate-400">Their sessions end; they choose their own at their next sign-in.</p>
+        <Button type="submit" variant="secondary" disabled={pending}>
+          Set password
+        </Button>
+      </form>
+      {state?.error ? <Notice kind="error">{state.error}</Notice> : state?.ok ? <Notice kind="ok">{state.ok}</Notice> : null}
+    </details>
   );
 }

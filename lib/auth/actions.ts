@@ -10,7 +10,8 @@ import { MAX_IDENTIFIER_LENGTH } from "./identifier";
 import { can, type Permission } from "./permissions";
 import { safeRedirectPath } from "./redirect";
 import { sourceAddress } from "./request";
-import { currentPrincipal } from "./session";
+import { currentPrincipal, pendingPasswordChange } from "./session";
+import { changeOwnPassword, setPasswordByAdmin } from "@/lib/store/account";
 import { createApiToken, revokeToken } from "@/lib/store/api-tokens";
 import { writeTransaction } from "@/lib/store/db";
 import { recordSecurityEvent } from "@/lib/store/security-events";
@@ -156,8 +157,45 @@ export async function createTokenAction(_prev: FormState, form: FormData): Promi
 export async function revokeTokenAction(_prev: FormState, form: FormData): Promise<FormState> {
   return guarded({}, async () => {
     const { principal, source } = await authorize("tokens:own");
-    await revokeToken({ id: field(form, "id"), ownerId: principal.userId, actor: principal.email, source });
-    revalidatePath("/settings/tokens");
-    return { ok: "Token revoked: it no longer works." };
+    const { name } = await revokeToken({ id: field(form, "id"), ownerId: principal.userId, actor: principal.email, source });
+    // No revalidation: the row stays, saying it is revoked, until the page is next loaded.
+    return { ok: `Revoked “${name}”: it no longer works.` };
+  });
+}
+
+/** Admins revoke any user's token (they see every token's name and prefix, never its secret). */
+export async function revokeAnyTokenAction(_prev: FormState, form: FormData): Promise<FormState> {
+  return guarded({}, async () => {
+    const { principal, source } = await authorize("users:manage");
+    const { name, owner } = await revokeToken({ id: field(form, "id"), ownerId: null, actor: principal.email, source });
+    return { ok: `Revoked ${owner}'s token “${name}”: it no longer works.` };
+  });
+}
+
+/**
+ * Anyone signed in changes their own password, knowing the current one; this is also the one
+ * thing a session whose password an admin set may do (then it goes on to the overview).
+ */
+export async function changePasswordAction(_prev: FormState, form: FormData): Promise<FormState> {
+  const pending = await pendingPasswordChange();
+  const me = pending ?? (await currentPrincipal());
+  if (!me) redirect("/login");
+  const next = field(form, "next");
+  if (next !== field(form, "confirm")) return { error: "The two new passwords differ." };
+  const result = await guarded({}, async () => {
+    await changeOwnPassword({ userId: me.userId, current: field(form, "current"), next, source: sourceAddress(await headers()) });
+    return { ok: "Password changed. Use the new one from now on." };
+  });
+  if (pending && result?.ok) redirect("/");
+  return result;
+}
+
+/** Admins set a user's password (a reset): the user's sessions end and they must change it at their next sign-in. */
+export async function setPasswordAction(_prev: FormState, form: FormData): Promise<FormState> {
+  return guarded({}, async () => {
+    const { principal, source } = await authorize("users:manage");
+    const { email } = await setPasswordByAdmin({ id: field(form, "id"), password: field(form, "password"), actor: principal.email, source });
+    revalidatePath("/settings/users");
+    return { ok: `Set a new password for ${email}; their sessions ended, and they choose their own at their next sign-in.` };
   });
 }

@@ -14,20 +14,41 @@ type SessionPrincipal = Extract<Principal, { kind: "session" }>;
  * against the user's: sign-out and "sign out everywhere" raise it) are read from the database on
  * every request, so each takes effect at once, on every instance.
  */
-export const currentPrincipal = cache(async (): Promise<SessionPrincipal | null> => {
+const sessionUser = cache(async () => {
   const session = await auth();
   const id = session?.user?.id;
   if (!id) return null;
   const user = await activeUser(id);
   const version = (session.user as { sessionVersion?: unknown }).sessionVersion;
   if (!user || user.sessionVersion !== version) return null;
+  return user;
+});
+
+/**
+ * A user whose password an admin set must choose their own first: until then the session is
+ * no principal at all (every page, action and API call treats it as signed out), and only
+ * /password, which asks for the new password, accepts it (through pendingPasswordChange).
+ */
+export const currentPrincipal = cache(async (): Promise<SessionPrincipal | null> => {
+  const user = await sessionUser();
+  if (!user || user.mustChangePassword) return null;
   return { kind: "session", userId: user.id, email: user.email, role: user.role };
 });
+
+/** The signed-in user who must change their password before anything else, or null. */
+export async function pendingPasswordChange(): Promise<{ userId: string; email: string } | null> {
+  const user = await sessionUser();
+  return user?.mustChangePassword ? { userId: user.id, email: user.email } : null;
+}
+
+/** Where a session that must change its password is sent. */
+export const PASSWORD_CHANGE_PATH = "/password";
 
 /** For pages and server actions: the principal, or a redirect to sign in / a refusal. */
 export async function requirePage(permission?: Permission, from?: string): Promise<SessionPrincipal> {
   const principal = await currentPrincipal();
   const back = from ? safeRedirectPath(from) : "/";
+  if (!principal && (await pendingPasswordChange())) redirect(PASSWORD_CHANGE_PATH);
   if (!principal) redirect(back !== "/" ? `/login?from=${encodeURIComponent(back)}` : "/login");
   if (permission && !can(principal, permission)) redirect("/forbidden");
   return principal;

@@ -21,6 +21,10 @@ export const securityEventSchema = z.discriminatedUnion("type", [
    */
   z.object({ type: z.literal("signin.throttled"), scope: z.enum(["account", "address"]), key: z.string(), until: z.string(), ...base }),
   z.object({ type: z.literal("signout"), email: z.string(), ...base }),
+  /** A user chose a new password (their own, or the one an admin set, at first sign-in). */
+  z.object({ type: z.literal("password.changed"), email: z.string(), ...base }),
+  /** An admin set a user's password; the user must change it at their next sign-in, and their sessions ended. */
+  z.object({ type: z.literal("password.reset"), email: z.string(), ...base }),
   /** An admin ended every session of a user ("sign out everywhere"). */
   z.object({ type: z.literal("sessions.ended"), email: z.string(), ...base }),
   /** A single sign-on identity (issuer + subject) linked to a user at its first sign-in. */

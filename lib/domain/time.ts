@@ -65,3 +65,38 @@ export function normalizeInstant(value: string): string | null {
 export function displayUtc(t: string): string {
   return t.replace("T", " ").replace(/\.000Z$|Z$/, " UTC");
 }
+
+/**
+ * How long ago `t` was, as people say it: "just now", "42 s ago", "5 min ago", "3 h ago",
+ * "2 d ago", "3 mo ago", "2 y ago" (floored; "in 5 min" for a time ahead of `now`).
+ */
+export function relativeAge(t: string, now: number): string {
+  const ms = now - Date.parse(t);
+  if (!Number.isFinite(ms)) return "";
+  const ahead = ms < 0;
+  const s = Math.floor(Math.abs(ms) / 1000);
+  let text: string;
+  if (s < 5) return "just now";
+  else if (s < 60) text = `${s} s`;
+  else if (s < 3600) text = `${Math.floor(s / 60)} min`;
+  else if (s < 86_400) text = `${Math.floor(s / 3600)} h`;
+  else if (s < 86_400 * 60) text = `${Math.floor(s / 86_400)} d`;
+  else if (s < 86_400 * 730) text = `${Math.floor(s / (86_400 * 30))} mo`;
+  else text = `${Math.floor(s / (86_400 * 365))} y`;
+  return ahead ? `in ${text}` : `${text} ago`;
+}
+
+/** The default age past which a review item is flagged as old (RECONCILE_REVIEW_AGE_HOURS). */
+export const DEFAULT_REVIEW_AGE_HOURS = 24;
+
+/** The review age threshold from its setting: a positive number of hours, else the default. */
+export function reviewAgeHours(setting: string | undefined): number {
+  const n = Number(setting);
+  return setting && Number.isFinite(n) && n > 0 ? n : DEFAULT_REVIEW_AGE_HOURS;
+}
+
+/** Whether an item dated `t` is older than `hours` at `now`. */
+export function olderThan(t: string, hours: number, now: number): boolean {
+  const at = Date.parse(t);
+  return Number.isFinite(at) && now - at > hours * 3_600_000;
+}

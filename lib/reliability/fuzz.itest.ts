@@ -34,6 +34,7 @@ import { checkJsonShape, isPlainObject } from "@/lib/domain/json";
 import { METRIC_NAMES, METRIC_PARTS } from "@/lib/domain/metrics";
 import { EFFECTIVE_OUTCOMES, OUTCOMES } from "@/lib/domain/outcomes";
 import { normalizeInstant } from "@/lib/domain/time";
+import { DEFAULT_MAX_CLOCK_SKEW_SECONDS, futureRefusal } from "@/lib/domain/trust";
 import { operationRecordSchema, readStatuses, receiptStatuses, sideEffectStatuses } from "@/lib/domain/wire";
 import { baseUrl, db, principal, unique } from "@/lib/testing/integration";
 
@@ -429,6 +430,9 @@ function recordVerdict(raw: unknown, mayBeLarge: boolean): { verdict: "accept" |
   if (!isPlainObject(raw)) return { verdict: "refuse", status: 422, code: "invalid_record" };
   if (mayBeLarge && Buffer.byteLength(JSON.stringify(raw)) > MAX_RECORD_BYTES) return { verdict: "refuse", status: 413, code: "too_large" };
   if (!operationRecordSchema.safeParse(raw).success) return { verdict: "refuse", status: 422, code: "invalid_record" };
+  // A valid timestamp can still lie past the server's clock ("9999-12-31T23:59:59.999999999-23:59",
+  // a bad-timestamp mutation that parses): TRUST.md refuses such an observation.
+  if (futureRefusal(raw, Date.now(), DEFAULT_MAX_CLOCK_SKEW_SECONDS)) return { verdict: "refuse", status: 422, code: "observed_in_future" };
   // Lone surrogates and ±Infinity cannot be hashed as they are: storing or refusing them are both
   // fine, as long as it is one or the other (and never a 5xx).
   if (hasUnrepresentable(raw)) return { verdict: "any" };

@@ -86,13 +86,27 @@ export async function listTokens(userId: string): Promise<TokenSummary[]> {
   return rows.map((r) => ({ id: r.id, name: r.name, prefix: r.prefix, last4: r.last4, scopes: r.scopes.split(","), createdAt: r.createdAt, lastUsedAt: r.lastUsedAt }));
 }
 
-/** Revokes one of the owner's tokens. Another user's token is "not found" to them. */
-export async function revokeToken(input: { id: string; ownerId: string; actor: string; source?: string | null }): Promise<void> {
-  await writeTransaction(async (tx) => {
+export type AnyTokenSummary = TokenSummary & { owner: string };
+
+/** Every user's live tokens, newest first, for admins: names, prefixes and use, never a secret. */
+export async function listAllTokens(limit = 500): Promise<AnyTokenSummary[]> {
+  const db = await reader();
+  const rows = await db.apiToken.findMany({ where: { revokedAt: null }, orderBy: { createdAt: "desc" }, take: limit, include: { user: { select: { email: true } } } });
+  return rows.map((r) => ({ id: r.id, name: r.name, prefix: r.prefix, last4: r.last4, scopes: r.scopes.split(","), createdAt: r.createdAt, lastUsedAt: r.lastUsedAt, owner: r.user.email }));
+}
+
+/**
+ * Revokes a token: one of the owner's (`ownerId`; another user's token is "not found" to them),
+ * or any user's (`ownerId: null`, for admins only: the caller checks). Returns whose it was.
+ */
+export async function revokeToken(input: { id: string; ownerId: string | null; actor: string; source?: string | null }): Promise<{ owner: string; name: string }> {
+  const result = await writeTransaction(async (tx) => {
     const token = await tx.apiToken.findUnique({ where: { id: input.id }, include: { user: true } });
-    if (!token || token.userId !== input.ownerId || token.revokedAt) throw new StoreError("not_found", "no such token");
+    if (!token || (input.ownerId !== null && token.userId !== input.ownerId) || token.revokedAt) throw new StoreError("not_found", "no such token");
     await tx.apiToken.update({ where: { id: token.id }, data: { revokedAt: new Date() } });
     await recordSecurityEvent(tx, input.actor, { type: "token.revoked", token_id: token.id, owner: token.user.email, source: input.source ?? null });
+    return { owner: token.user.email, name: token.name };
   });
   forgetTokens();
+  return result;
 }

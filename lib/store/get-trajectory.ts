@@ -12,13 +12,16 @@ export async function getTrajectory(trajectoryId: string) {
   const db = await reader();
   const views = await db.operationView.findMany({ where: { trajectoryId }, orderBy: { createdSeq: "asc" }, take: MAX_STEPS });
   if (!views.length) return null;
-  const edges = await db.operationEdge.findMany({ where: { operationId: { in: views.map((v) => v.operationId) } } });
+  const ids = views.map((v) => v.operationId);
+  const edges = await db.operationEdge.findMany({ where: { operationId: { in: ids } } });
   const deps = new Map<string, string[]>();
   for (const e of edges) deps.set(e.operationId, [...(deps.get(e.operationId) ?? []), e.dependsOn]);
+  const effects = await intendedEffects(ids);
   const steps = views.map((v) => ({
     operation_id: v.operationId,
     tool: v.tool,
     target: v.target,
+    effect: effects.get(v.operationId) ?? null,
     effective_outcome: v.effectiveOutcome,
     outcome: v.outcome,
     reason: v.reason,
@@ -31,7 +34,57 @@ export async function getTrajectory(trajectoryId: string) {
   return { trajectory_id: trajectoryId, steps, truncated: views.length === MAX_STEPS, ...analysis };
 }
 
-/** Trajectories, most recently active first, with how many steps need review. */
+/** Each operation's intended effect (its intent stage's `effect`), for those that recorded one. */
+async function intendedEffects(ids: string[]): Promise<Map<string, string>> {
+  const db = await reader();
+  const rows = await selectIn<{ operation_id: string; payload: string }>(
+    db,
+    "SELECT operation_id, payload FROM chain_records WHERE kind = 'stage' AND stage = 'intent' AND operation_id IN %IN%",
+    ids,
+  );
+  const out = new Map<string, string>();
+  for (const r of rows) {
+    const effect = (JSON.parse(r.payload) as { data?: { effect?: unknown } }).data?.effect;
+    if (typeof effect === "string" && !out.has(r.operation_id)) out.set(r.operation_id, effect);
+  }
+  return out;
+}
+
+/** Above this many steps a trajectory's tainted steps are not counted in the list (its page still analyses the first 1,000). */
+const MAX_COUNTED_STEPS = 1000;
+
+/**
+ * How many steps of each trajectory rest on an unverified premise (analyzeTrajectory), for
+ * trajectories of at most MAX_COUNTED_STEPS steps; null for longer ones.
+ */
+async function taintedCounts(sizes: Map<string, number>): Promise<Map<string, number | null>> {
+  const db = await reader();
+  const counted = [...sizes].filter(([, n]) => n <= MAX_COUNTED_STEPS).map(([id]) => id);
+  const out = new Map<string, number | null>([...sizes.keys()].map((id) => [id, null]));
+  if (!counted.length) return out;
+  const steps = await selectIn<{ operation_id: string; trajectory_id: string; effective_outcome: string }>(
+    db,
+    "SELECT operation_id, trajectory_id, effective_outcome FROM operation_views WHERE trajectory_id IN %IN%",
+    counted,
+  );
+  const edges = await selectIn<{ operation_id: string; depends_on: string }>(
+    db,
+    "SELECT operation_id, depends_on FROM operation_edges WHERE operation_id IN %IN%",
+    steps.map((s) => s.operation_id),
+  );
+  const deps = new Map<string, string[]>();
+  for (const e of edges) deps.set(e.operation_id, [...(deps.get(e.operation_id) ?? []), e.depends_on]);
+  const byTrajectory = new Map<string, { id: string; outcome: string; depends_on: string[] }[]>();
+  for (const s of steps) {
+    const list = byTrajectory.get(s.trajectory_id) ?? [];
+    list.push({ id: s.operation_id, outcome: s.effective_outcome, depends_on: deps.get(s.operation_id) ?? [] });
+    byTrajectory.set(s.trajectory_id, list);
+  }
+  for (const id of counted) out.set(id, analyzeTrajectory(byTrajectory.get(id) ?? []).tainted.length);
+  return out;
+}
+
+/** Trajectories, most recently active first, with how many steps need review and how many are tainted. */
 export async function listTrajectories(limit = 100) {
   const db = await reader();
   // The most recently active trajectories: walk operations newest first (the created_seq index)
@@ -64,10 +117,12 @@ export async function listTrajectories(limit = 100) {
     ids,
   );
   const byId = new Map(counts.map((c) => [c.trajectory_id, c]));
+  const tainted = await taintedCounts(new Map(ids.map((id) => [id, Number(byId.get(id)?.steps ?? 0)])));
   return ids.map((id) => ({
     trajectory_id: id,
     steps: Number(byId.get(id)?.steps ?? 0),
     needs_review: Number(byId.get(id)?.review ?? 0),
+    tainted: tainted.get(id) ?? null,
     last_at: latest.get(id)!.createdAt,
   }));
 }

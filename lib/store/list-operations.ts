@@ -93,6 +93,8 @@ export type OperationListItem = {
   overclaimed: boolean;
   /** Drawn as an audit sample (in the review queue as such until a reviewer acts). */
   audit_sample: boolean;
+  /** When the receipt says the call happened (UTC), if it said. */
+  receipt_at: string | null;
   created_at: string;
   updated_at: string;
 };
@@ -176,6 +178,7 @@ export async function listOperations(query: ListQuery): Promise<{ items: Operati
       needs_review: r.needsReview,
       overclaimed: r.overclaimed,
       audit_sample: r.auditSample,
+      receipt_at: r.receiptAt,
       created_at: r.createdAt,
       updated_at: r.updatedAt,
     })),

@@ -1,6 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { hashPassword, MIN_PASSWORD_LENGTH } from "@/lib/auth/passwords";
+import { hashPassword } from "@/lib/auth/passwords";
+import { passwordProblem } from "@/lib/auth/password-policy";
 import { isRole, type Role } from "@/lib/auth/permissions";
 import { lockChain } from "./chain";
 import type { Tx } from "./database";
@@ -34,9 +35,8 @@ async function prepareUser(input: NewUser): Promise<{ email: string; role: Role;
     throw new StoreError("invalid_input", "email must be an address like name@example.com (at most 64 characters before the @, 254 in all)");
   }
   if (!isRole(input.role)) throw new StoreError("invalid_input", "role must be viewer, reviewer or admin");
-  if (input.password.length < MIN_PASSWORD_LENGTH) {
-    throw new StoreError("invalid_input", `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
-  }
+  const problem = passwordProblem(input.password, { email });
+  if (problem) throw new StoreError("invalid_input", problem);
   return { email, role: input.role, passwordHash: await hashPassword(input.password) };
 }
 
@@ -47,7 +47,8 @@ async function insertUser(tx: Tx, input: NewUser, prepared: { email: string; rol
   }
   const now = new Date();
   const user = await tx.user.create({
-    data: { id: randomUUID(), email, passwordHash, role, disabled: false, createdAt: now, updatedAt: now },
+    // A password an admin chose for someone else is theirs to replace at first sign-in.
+    data: { id: randomUUID(), email, passwordHash, role, disabled: false, mustChangePassword: input.via === "admin", createdAt: now, updatedAt: now },
     select: { id: true, email: true, role: true, disabled: true, createdAt: true },
   });
   await recordSecurityEvent(tx, input.actor, { type: "user.created", email, role, via: input.via, source: input.source ?? null });
@@ -102,11 +103,11 @@ export async function listUsers(): Promise<UserSummary[]> {
  * The user behind a session, re-read on every request: a disabled user is cut off at once, and
  * `sessionVersion` tells whether the session was ended (sign-out, "sign out everywhere").
  */
-export async function activeUser(id: string): Promise<{ id: string; email: string; role: Role; sessionVersion: number } | null> {
+export async function activeUser(id: string): Promise<{ id: string; email: string; role: Role; sessionVersion: number; mustChangePassword: boolean } | null> {
   const db = await reader();
-  const u = await db.user.findUnique({ where: { id }, select: { id: true, email: true, role: true, disabled: true, sessionVersion: true } });
+  const u = await db.user.findUnique({ where: { id }, select: { id: true, email: true, role: true, disabled: true, sessionVersion: true, mustChangePassword: true } });
   if (!u || u.disabled || !isRole(u.role)) return null;
-  return { id: u.id, email: u.email, role: u.role, sessionVersion: u.sessionVersion };
+  return { id: u.id, email: u.email, role: u.role, sessionVersion: u.sessionVersion, mustChangePassword: u.mustChangePassword };
 }
 
 /**

@@ -4,6 +4,7 @@ import { redirect } from "next/navigation";
 import { OutcomeBadge } from "@/components/operations/badges";
 import { ActiveFilterChips, OperationFilters } from "@/components/operations/filters";
 import { NewOperationsNotice } from "@/components/operations/new-notice";
+import { renderedAt, When } from "@/components/ui/when";
 import { requirePage } from "@/lib/auth/session";
 import { describeIssues } from "@/lib/domain/wire";
 import { listOperations, listQuerySchema } from "@/lib/store/list-operations";
@@ -46,6 +47,7 @@ export default async function OperationsPage({ searchParams }: { searchParams: P
 }
 
 async function Results({ query, filters, filtered, firstPage }: { query: Parameters<typeof listOperations>[0]; filters: string; filtered: boolean; firstPage: boolean }) {
+  const now = renderedAt();
   const { items, next_cursor, search_capped } = await listOperations(query);
   if (!items.length) {
     return (
@@ -103,7 +105,9 @@ async function Results({ query, filters, filtered, firstPage }: { query: Paramet
                 <td className="py-2 pr-3 text-slate-800 dark:text-slate-200">{op.reason}</td>
                 <td className="py-2 pr-3 font-mono text-xs">{op.tool ?? "—"}</td>
                 <td className="py-2 pr-3">{op.claimed_outcome ?? "—"}</td>
-                <td className="py-2 whitespace-nowrap tabular-nums text-slate-700 dark:text-slate-300">{op.created_at.slice(0, 16).replace("T", " ")}</td>
+                <td className="py-2 whitespace-nowrap tabular-nums text-slate-700 dark:text-slate-300">
+                  <When at={op.created_at} now={now} />
+                </td>
               </tr>
             ))}
           </tbody>

@@ -1,10 +1,12 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { ReviewQueue } from "@/components/review/review-queue";
+import { renderedAt } from "@/components/ui/when";
 import { can, roleAtLeast } from "@/lib/auth/permissions";
 import { requirePage } from "@/lib/auth/session";
 import { assigneesOf } from "@/lib/store/assignments";
 import { lastCorrectionsOf, listOperations, listQuerySchema } from "@/lib/store/list-operations";
+import { reviewAgeHours } from "@/lib/domain/time";
 import { reviewCounts } from "@/lib/store/overview";
 
 export const metadata: Metadata = { title: "Review" };
@@ -27,6 +29,8 @@ export default async function ReviewPage({ searchParams }: { searchParams: Promi
   const current = FILTERS.find(([q]) => q && q.split("=")[1] === (pick("outcome") ?? pick("overclaimed")))?.[0] ?? "";
   const { items, next_cursor } = query.success ? await listOperations(query.data) : { items: [], next_cursor: null };
   const holders = await assigneesOf(items.map((i) => i.operation_id));
+  const ageHours = reviewAgeHours(process.env.RECONCILE_REVIEW_AGE_HOURS);
+  const now = renderedAt();
   const lastCorrections = reviewer ? await lastCorrectionsOf(items.map((i) => i.operation_id)) : new Map<string, string | null>();
 
   return (
@@ -36,7 +40,7 @@ export default async function ReviewPage({ searchParams }: { searchParams: Promi
         <p className="mt-1 text-slate-700 dark:text-slate-300">
           {counts.total === 0
             ? "Nothing needs a person right now: every operation is verified, rejected or reconciled."
-            : `${counts.total} operation${counts.total === 1 ? "" : "s"} need${counts.total === 1 ? "s" : ""} a person: ${counts.divergent} divergent and ${counts.uncertain} uncertain; ${counts.overclaimed} of them ${counts.overclaimed === 1 ? "is a success the agent claimed" : "are successes the agent claimed"}. Oldest first.`}
+            : `${counts.total} operation${counts.total === 1 ? "" : "s"} need${counts.total === 1 ? "s" : ""} a person: ${counts.divergent} divergent and ${counts.uncertain} uncertain; ${counts.overclaimed} of them ${counts.overclaimed === 1 ? "is a success the agent claimed" : "are successes the agent claimed"}. Oldest recorded first; items called over ${ageHours} h ago are marked.`}
         </p>
       </div>
       <nav aria-label="Queue filters" className="flex flex-wrap gap-2 text-sm">
@@ -67,12 +71,15 @@ export default async function ReviewPage({ searchParams }: { searchParams: Promi
             audit_sample: op.audit_sample,
             reason: op.reason,
             created_at: op.created_at,
+            receipt_at: op.receipt_at,
             holder: holders.get(op.operation_id) ?? null,
             last_correction_id: lastCorrections.get(op.operation_id) ?? null,
           }))}
           me={me.email}
           reviewer={reviewer}
           admin={roleAtLeast(me.role, "admin")}
+          now={now}
+          ageHours={ageHours}
         />
       )}
       {next_cursor ? (

@@ -24,6 +24,11 @@ export default async function TrajectoriesPage() {
                 <th className="py-2 pr-3 font-medium">Trajectory</th>
                 <th className="py-2 pr-3 font-medium">Steps</th>
                 <th className="py-2 pr-3 font-medium">Need review</th>
+                <th className="py-2 pr-3 font-medium">
+                  <abbr title="Steps that rest, directly or through others, on a step that is not verified" className="no-underline">
+                    Tainted
+                  </abbr>
+                </th>
                 <th className="py-2 font-medium">Last step recorded</th>
               </tr>
             </thead>
@@ -37,7 +42,10 @@ export default async function TrajectoriesPage() {
                   </td>
                   <td className="py-2 pr-3 tabular-nums">{t.steps}</td>
                   <td className={`py-2 pr-3 tabular-nums ${t.needs_review ? "font-semibold text-rose-800 dark:text-rose-300" : ""}`}>{t.needs_review}</td>
-                  <td className="py-2 tabular-nums">{t.last_at?.slice(0, 16).replace("T", " ")}</td>
+                  <td className={`py-2 pr-3 tabular-nums ${t.tainted ? "font-semibold text-amber-800 dark:text-amber-300" : ""}`}>
+                    {t.tainted === null ? <span title="Not counted here: over 1,000 steps">—</span> : t.tainted}
+                  </td>
+                  <td className="py-2 tabular-nums">{t.last_at ? `${t.last_at.slice(0, 16).replace("T", " ")} UTC` : ""}</td>
                 </tr>
               ))}
             </tbody>

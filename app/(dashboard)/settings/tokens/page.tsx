@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { CreateTokenForm, RevokeButton } from "@/components/settings/tokens";
-import { scopesAllowedFor } from "@/lib/auth/permissions";
+import { can, scopesAllowedFor } from "@/lib/auth/permissions";
 import { requirePage } from "@/lib/auth/session";
-import { listTokens } from "@/lib/store/api-tokens";
+import { listAllTokens, listTokens } from "@/lib/store/api-tokens";
 
 export const metadata: Metadata = { title: "API tokens" };
 
@@ -11,6 +11,7 @@ const when = (d: Date | null) => (d ? d.toISOString().replace("T", " ").slice(0,
 export default async function TokensPage() {
   const me = await requirePage("tokens:own", "/settings/tokens");
   const tokens = await listTokens(me.userId);
+  const everyone = can(me, "users:manage") ? (await listAllTokens()).filter((t) => t.owner !== me.email) : null;
   return (
     <div className="space-y-8">
       <div>
@@ -67,6 +68,52 @@ export default async function TokensPage() {
           </div>
         )}
       </section>
+      {everyone ? (
+        <section aria-labelledby="all-tokens">
+          <h2 id="all-tokens" className="mb-1 font-semibold">
+            Other users&apos; tokens
+          </h2>
+          <p className="mb-2 text-sm text-slate-700 dark:text-slate-300">
+            As an admin you see every live token (its name and prefix, never the secret) and can revoke any of them.
+          </p>
+          {everyone.length === 0 ? (
+            <p className="text-slate-700 dark:text-slate-300">No other user has a token.</p>
+          ) : (
+            <div className="overflow-x-auto">
+              <table className="w-full text-left text-sm">
+                <thead>
+                  <tr className="text-slate-600 dark:text-slate-400">
+                    <th className="py-2 pr-4 font-medium">Owner</th>
+                    <th className="py-2 pr-4 font-medium">Name</th>
+                    <th className="py-2 pr-4 font-medium">Token</th>
+                    <th className="py-2 pr-4 font-medium">Scopes</th>
+                    <th className="py-2 pr-4 font-medium">Last used</th>
+                    <th className="py-2 font-medium">
+                      <span className="sr-only">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {everyone.map((t) => (
+                    <tr key={t.id} className="border-t border-slate-200 dark:border-slate-800">
+                      <td className="py-2 pr-4 break-all">{t.owner}</td>
+                      <td className="py-2 pr-4">{t.name}</td>
+                      <td className="py-2 pr-4 font-mono">
+                        {t.prefix}…{t.last4}
+                      </td>
+                      <td className="py-2 pr-4">{t.scopes.join(", ")}</td>
+                      <td className="py-2 pr-4">{when(t.lastUsedAt)}</td>
+                      <td className="py-2">
+                        <RevokeButton id={t.id} label={`${t.owner}'s ${t.name} (${t.prefix}…${t.last4})`} anyOwner />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </section>
+      ) : null}
     </div>
   );
 }
