@@ -32,6 +32,8 @@ export const securityEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("authorization.refused"), permission: z.string(), method: z.string(), path: z.string(), ...base }),
   z.object({ type: z.literal("audit.exported"), format: z.string(), filter: z.record(z.string(), z.unknown()), ...base }),
   z.object({ type: z.literal("projections.rebuilt"), operations: z.number(), ...base }),
+  /** An admin set (or, with rate 0, removed) a tool's audit sampling rate (shared/METRICS.md). */
+  z.object({ type: z.literal("audit_sampling.changed"), tool: z.string(), rate: z.number(), ...base }),
 ]);
 export type SecurityEvent = z.infer<typeof securityEventSchema>;
 

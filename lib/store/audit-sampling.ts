@@ -1,6 +1,7 @@
 import "server-only";
 import { writeTransaction, reader } from "./db";
 import { StoreError } from "./errors";
+import { recordSecurityEvent } from "./security-events";
 
 /**
  * Audit sampling rates per tool (shared/METRICS.md "Sampled audits"): the share of a tool's
@@ -12,6 +13,8 @@ export async function setAuditSampling(input: { tool: string; rate: number; by: 
   if (!tool || tool.length > 200) throw new StoreError("invalid_input", "name the tool (at most 200 characters)");
   if (!Number.isFinite(input.rate) || input.rate < 0 || input.rate > 1) throw new StoreError("invalid_input", "the rate is a share between 0 and 1 (0.02 is 2 %)");
   await writeTransaction(async (tx) => {
+    // A setting that decides what reviewers see is recorded in the chain, like role changes.
+    await recordSecurityEvent(tx, input.by, { type: "audit_sampling.changed", tool, rate: input.rate });
     if (input.rate === 0) {
       await tx.auditSampling.deleteMany({ where: { tool } });
       return;

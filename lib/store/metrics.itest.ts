@@ -117,6 +117,10 @@ describe("metrics from rollups", () => {
     const sampledTool = `files.put-${tag}`;
     const { setAuditSampling } = await import("@/lib/store/audit-sampling");
     await setAuditSampling({ tool: sampledTool, rate: 1, by: "test" });
+    // The setting is a security event in the chain.
+    const [event] = await (await db()).chainRecord.findMany({ where: { kind: "security" }, orderBy: { seq: "desc" }, take: 1 });
+    expect(JSON.parse(event.payload)).toMatchObject({ type: "audit_sampling.changed", tool: sampledTool, rate: 1 });
+    expect(event.actor).toBe("test");
 
     const rec = (id: string, more: Record<string, unknown>) => ({
       operation_id: `${id}-${tag}`,
