@@ -177,7 +177,10 @@ ${renderMarkdown(faultRatesTable())}
   canonical read-back (after a random wait of 0–3 ticks) go to a real Reconcile server over
   HTTP in one record, with the agent's claim (success when verified, failure when divergent or
   rejected, none when uncertain), \`recovers\` naming the attempt it retries and \`depends_on\` its
-  premise. Divergent and uncertain operations are escalated: a reviewer probes the environment
+  premise. A rejection counts as not applied only on a settled read-back: the agent reads a
+  rejected write after the index's lag, and again when the resource could not be read (otherwise
+  a false failure could hide behind a stale or missing read, where no reviewer would look).
+  Divergent and uncertain operations are escalated: a reviewer probes the environment
   and resolves them through the corrections API (\`verified\` with evidence, or \`not_applied\`);
   the agent then obeys the retry gate (it retries only when Reconcile says a new operation may
   be issued) and never builds on an unverified premise. ${(r.rate * 100).toFixed(0)} % of each tool's verified
