@@ -191,19 +191,22 @@ ${renderMarkdown(faultRatesTable())}
 
 ## Reading the result
 
-- **Metric 2 as defined** (accepted receipts whose effect did not hold) is a property of the
-  tools, and both arms use the same tools under the same faults: it stays about the same
-  (${pct(r.armA.silent_failure_rate.value)} → ${pct(r.armB.silent_failure_rate.value)}). What receipt verification changes is whether such a failure stays
-  *silent*: row 2′ counts the ones the agent believed (claimed success) — ${pct(undetectedSilentFailures(r.logA).value)} of accepted
-  calls for arm A, ${pct(undetectedSilentFailures(r.logB).value)} for arm B. That is the delta the paper expects to be the largest, and it
-  is; Metric 1 (grounding accuracy) moves with it.
+- The paper expects the delta to be largest for Metric 2. **As METRICS.md defines it** (accepted
+  receipts whose effect did not hold) Metric 2 is a property of the tools, which both arms share
+  under the same faults, so it barely moves (${pct(r.armA.silent_failure_rate.value)} → ${pct(r.armB.silent_failure_rate.value)}). What receipt verification changes
+  is whether such a failure stays *silent*: row 2′ counts the ones the agent believed (claimed
+  success), ${pct(undetectedSilentFailures(r.logA).value)} of accepted calls for arm A and ${pct(undetectedSilentFailures(r.logB).value)} for arm B; Metric 1 (grounding
+  accuracy) moves with it. Metric 4 moves further still, but only because arm A has no
+  verification step at all: its recall is 0 by construction.
 - Arm A has no verification, so its Metric 3 is undefined (n = 0) and its Metric 4 is 0: every
   real failure went unflagged. Arm B's precision is below 100 % because of the lagging search
   index (a read-back before the write propagated says absent; the reviewer finds the effect
   there) and false failures. Its recall is below 100 % when a read-back could not be made
   (category 5): the operation stays uncertain, not flagged, until a reviewer settles it.
 - Metric 5: arm A only sees rejections and retries them; arm B also detects the silent ones and
-  retries after the reviewer's not_applied, so it has many more detected failures (n) to recover.
+  retries after the reviewer's not_applied, so it has many more detected failures (n) to recover,
+  most of them in the adversarial and partial tasks, where a quarter of the calls fail and three
+  attempts are often not enough; its rate can therefore come out below arm A's.
 - What this environment does not model: read-backs here are faithful (the canonical read sees
   the primary, except for the index's lag), so a verified operation never hides a failure and
   audit samples all confirm; with a lying reader, Metric 4 measured on the review queue alone
