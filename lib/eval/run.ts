@@ -206,7 +206,9 @@ ${renderMarkdown(faultRatesTable())}
 - Metric 5: arm A only sees rejections and retries them; arm B also detects the silent ones and
   retries after the reviewer's not_applied, so it has many more detected failures (n) to recover,
   most of them in the adversarial and partial tasks, where a quarter of the calls fail and three
-  attempts are often not enough; its rate can therefore come out below arm A's.
+  attempts are sometimes not enough. And a false alarm (divergent, the reviewer finds the effect
+  there) is a detected failure that needs no recovery, yet counts as not recovered under the
+  definition. Its rate can therefore come out below arm A's.
 - What this environment does not model: read-backs here are faithful (the canonical read sees
   the primary, except for the index's lag), so a verified operation never hides a failure and
   audit samples all confirm; with a lying reader, Metric 4 measured on the review queue alone
