@@ -183,11 +183,11 @@ describe("metrics from rollups", () => {
     expect((await view("s1")).needsReview).toBe(false);
     expect((await view("s3")).needsReview).toBe(true);
     // The operation read says the same as its list row.
-    const read = async (id: string) => (await call(`/api/v1/operations/${id}-${tag}`, { token: readToken })).body;
-    expect(await read("s3")).toMatchObject({ audit_sample: true, needs_review: true, effective_outcome: "verified" });
-    expect(await read("s1")).toMatchObject({ audit_sample: true, needs_review: false });
-    expect(await read("c-ok")).toMatchObject({ audit_sample: false, needs_review: false });
-    expect((await read("h-named")).recovers).toEqual([`g-fail-${tag}`, `b-fail-${tag}`]);
+    const opRead = async (id: string) => (await call(`/api/v1/operations/${id}-${tag}`, { token: readToken })).body;
+    expect(await opRead("s3")).toMatchObject({ audit_sample: true, needs_review: true, effective_outcome: "verified" });
+    expect(await opRead("s1")).toMatchObject({ audit_sample: true, needs_review: false });
+    expect(await opRead("c-ok")).toMatchObject({ audit_sample: false, needs_review: false });
+    expect((await opRead("h-named")).recovers).toEqual([`g-fail-${tag}`, `b-fail-${tag}`]);
     const queue = await call(`/api/v1/operations?needs_review=true&audit_sample=true&order=oldest&tool=${sampledTool}`, { token: readToken });
     expect(queue.body.items.map((i: { operation_id: string; audit_sample: boolean }) => [i.operation_id, i.audit_sample])).toEqual([
       [`s2-${tag}`, true], // retracted: divergent, needs review as any divergent operation
