@@ -63,21 +63,21 @@ describe("the authorization matrix (route handlers)", () => {
   // POST and DELETE of the claim on an operation of its own (review).
   // verifiers: the list; define: POST of an empty (invalid) definition; dryrun: a dry run of an
   // unknown verifier (admins only: session, or a token with the admin scope).
-  type Row = { ingest: number; read: number; otlp: number; list: number; one: number; health: number; claim: number; take: number; release: number; verifiers: number; define: number; dryrun: number };
+  type Row = { ingest: number; read: number; otlp: number; list: number; metrics: number; one: number; health: number; claim: number; take: number; release: number; verifiers: number; define: number; dryrun: number };
   const expected: Record<string, Row> = {
-    anonymous: { ingest: 401, read: 401, otlp: 401, list: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, verifiers: 401, define: 401, dryrun: 401 },
-    viewer: { ingest: 201, read: 403, otlp: 200, list: 200, one: 200, health: 200, claim: 200, take: 403, release: 403, verifiers: 403, define: 403, dryrun: 403 },
-    reviewer: { ingest: 201, read: 201, otlp: 200, list: 200, one: 200, health: 200, claim: 200, take: 200, release: 200, verifiers: 403, define: 403, dryrun: 403 },
-    admin: { ingest: 201, read: 201, otlp: 200, list: 200, one: 200, health: 200, claim: 200, take: 200, release: 200, verifiers: 200, define: 422, dryrun: 404 },
-    "token:ingest": { ingest: 201, read: 403, otlp: 200, list: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, verifiers: 403, define: 403, dryrun: 403 },
-    "token:verify": { ingest: 403, read: 201, otlp: 200, list: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, verifiers: 403, define: 403, dryrun: 403 },
-    "token:read": { ingest: 403, read: 403, otlp: 403, list: 200, one: 200, health: 200, claim: 200, take: 403, release: 403, verifiers: 403, define: 403, dryrun: 403 },
-    "token:export": { ingest: 403, read: 403, otlp: 403, list: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, verifiers: 403, define: 403, dryrun: 403 },
-    "token:review": { ingest: 403, read: 403, otlp: 403, list: 403, one: 403, health: 200, claim: 403, take: 200, release: 200, verifiers: 403, define: 403, dryrun: 403 },
-    disabledSession: { ingest: 401, read: 401, otlp: 401, list: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, verifiers: 401, define: 401, dryrun: 401 },
-    disabledToken: { ingest: 401, read: 401, otlp: 401, list: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, verifiers: 401, define: 401, dryrun: 401 },
-    badToken: { ingest: 401, read: 401, otlp: 401, list: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, verifiers: 401, define: 401, dryrun: 401 },
-    "token:admin": { ingest: 403, read: 403, otlp: 403, list: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, verifiers: 200, define: 422, dryrun: 404 },
+    anonymous: { ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, verifiers: 401, define: 401, dryrun: 401 },
+    viewer: { ingest: 201, read: 403, otlp: 200, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 403, release: 403, verifiers: 403, define: 403, dryrun: 403 },
+    reviewer: { ingest: 201, read: 201, otlp: 200, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 200, release: 200, verifiers: 403, define: 403, dryrun: 403 },
+    admin: { ingest: 201, read: 201, otlp: 200, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 200, release: 200, verifiers: 200, define: 422, dryrun: 404 },
+    "token:ingest": { ingest: 201, read: 403, otlp: 200, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, verifiers: 403, define: 403, dryrun: 403 },
+    "token:verify": { ingest: 403, read: 201, otlp: 200, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, verifiers: 403, define: 403, dryrun: 403 },
+    "token:read": { ingest: 403, read: 403, otlp: 403, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 403, release: 403, verifiers: 403, define: 403, dryrun: 403 },
+    "token:export": { ingest: 403, read: 403, otlp: 403, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, verifiers: 403, define: 403, dryrun: 403 },
+    "token:review": { ingest: 403, read: 403, otlp: 403, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 200, release: 200, verifiers: 403, define: 403, dryrun: 403 },
+    disabledSession: { ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, verifiers: 401, define: 401, dryrun: 401 },
+    disabledToken: { ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, verifiers: 401, define: 401, dryrun: 401 },
+    badToken: { ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, verifiers: 401, define: 401, dryrun: 401 },
+    "token:admin": { ingest: 403, read: 403, otlp: 403, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, verifiers: 200, define: 422, dryrun: 404 },
   };
   const readRecord = () => ({ operation_id: unique("op-authz"), canonical_read: { status: "absent", observed_at: "2026-08-28T10:05:00Z" } });
 
@@ -91,6 +91,7 @@ describe("the authorization matrix (route handlers)", () => {
         read: (await call("/api/v1/receipts", { body: readRecord(), headers: h() })).status,
         otlp: (await call("/api/v1/otlp/v1/traces", { body: { resourceSpans: [] }, headers: h() })).status,
         list: (await call("/api/v1/operations?limit=1", { headers: h() })).status,
+        metrics: (await call("/api/v1/metrics?tool=x", { headers: h() })).status,
         one: (await call(`/api/v1/operations/${opId}`, { headers: h() })).status,
         health: (await call("/api/health", { headers: h() })).status,
         claim: (await call(`/api/v1/operations/${opId}/claim`, { headers: h() })).status,

@@ -29,6 +29,7 @@ export const PERMISSIONS = {
   "audit:export": { scope: "export", minRole: "viewer" },
   "operations:correct": { scope: "review", minRole: "reviewer" },
   "users:manage": { scope: null, minRole: "admin" },
+  "metrics:sampling": { scope: null, minRole: "admin" },
   "tokens:own": { scope: null, minRole: "viewer" },
   "verifiers:manage": { scope: "admin", minRole: "admin" },
 } as const satisfies Record<string, { scope: Scope | null; minRole: Role }>;
@@ -63,6 +64,7 @@ const DOING: Record<Permission, string> = {
   "audit:export": "export the audit trail",
   "operations:correct": "correct operations",
   "users:manage": "manage users",
+  "metrics:sampling": "set audit sampling rates",
   "tokens:own": "own API tokens",
   "verifiers:manage": "manage verifiers",
 };

@@ -48,11 +48,16 @@ export type OperationState = {
   receipt_status: string | null;
   receipt_id: string | null;
   depends_on: string[];
+  /** Operations this one names in `recovers` (Metric 5). */
+  recovers: string[];
+  /** The intent's content fingerprint: with trajectory and tool, what makes a later operation a retry of this one. */
+  fingerprint: string | null;
   /** Operation id, receipt id and evidence object ids: what free-text search finds. */
   search_keys: string[];
 };
 
 const str = (v: unknown): string | null => (typeof v === "string" && v.length > 0 ? v : null);
+const idList = (v: unknown): string[] => (Array.isArray(v) ? [...new Set(v.filter((d): d is string => typeof d === "string"))] : []);
 
 /**
  * Everything derived about one operation from its immutable records. Stage payloads were
@@ -94,7 +99,9 @@ export function deriveOperation(operationId: string, stages: StoredStage[], corr
     claimed_outcome: claimed,
     receipt_status: str(receipt?.status),
     receipt_id: str(receipt?.receipt_id),
-    depends_on: Array.isArray(envelope.depends_on) ? [...new Set(envelope.depends_on.filter((d): d is string => typeof d === "string"))] : [],
+    depends_on: idList(envelope.depends_on),
+    recovers: idList(envelope.recovers),
+    fingerprint: str(intent?.fingerprint),
     search_keys: [...keys],
   };
 }

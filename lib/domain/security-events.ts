@@ -34,6 +34,8 @@ export const securityEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("projections.rebuilt"), operations: z.number(), ...base }),
   /** A verifier's new version (VERIFIERS.md): every version is chained, never edited; disabling is a version too. */
   z.object({ type: z.literal("verifier.version"), name: z.string(), version: z.number(), tool: z.string(), enabled: z.boolean(), definition: z.record(z.string(), z.unknown()), ...base }),
+  /** An admin set (or, with rate 0, removed) a tool's audit sampling rate (shared/METRICS.md). */
+  z.object({ type: z.literal("audit_sampling.changed"), tool: z.string(), rate: z.number(), ...base }),
 ]);
 export type SecurityEvent = z.infer<typeof securityEventSchema>;
 

@@ -178,7 +178,7 @@ export async function ingestRecords(records: ValidRecord[], opts: { tx?: Sql } =
     const states = await writeProjection(
       tx,
       touched.map((id) => ({ identity: identities.get(id)!, stages: stagesById.get(id)!, corrections: correctionsOf(id) })),
-      { existing: touched.filter((id) => !isNew.has(id)) },
+      { existing: touched.filter((id) => !isNew.has(id)), drawAudits: true },
     );
     // Receipts of tools with a verifier: their checks, in this transaction (VERIFIERS.md).
     await scheduleVerifierChecks(tx, appended, states);
