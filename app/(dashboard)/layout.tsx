@@ -24,8 +24,10 @@ export default async function DashboardLayout({ children }: { children: React.Re
               <NavLink href="/operations">Operations</NavLink>
               <NavLink href="/review">Review</NavLink>
               <NavLink href="/trajectories">Trajectories</NavLink>
+              <NavLink href="/metrics">Metrics</NavLink>
               <NavLink href="/audit">Audit</NavLink>
               {can(me, "users:manage") ? <NavLink href="/settings/users">Users</NavLink> : null}
+              {can(me, "verifiers:manage") ? <NavLink href="/settings/verifiers">Verifiers</NavLink> : null}
               {can(me, "webhooks:manage") ? <NavLink href="/settings/webhooks">Webhooks</NavLink> : null}
               <NavLink href="/settings/tokens">API tokens</NavLink>
             </nav>

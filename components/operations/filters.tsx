@@ -12,7 +12,7 @@ export const PRIMARY_FILTERS = ["q", "outcome", "tool", "needs_review"] as const
 export const MORE_FILTERS = ["classified_as", "silent_failure", "overclaimed", "failure_category", "target", "agent", "trajectory_id", "since", "until"] as const;
 
 /** List parameters the form has no field for. */
-const HIDDEN_PARAMS = ["receipt_status", "called_since", "called_until", "order", "newer_than", "limit"] as const;
+const HIDDEN_PARAMS = ["receipt_status", "called_since", "called_until", "order", "newer_than", "limit", "metric", "part", "audit_sample"] as const;
 
 /** What a chip calls each filter (list parameters the form has no field for are named too). */
 const CHIP_NAMES: Record<string, string> = {
@@ -34,10 +34,20 @@ const CHIP_NAMES: Record<string, string> = {
   called_until: "Called before",
   order: "Order",
   newer_than: "Newer than",
+  // One chip for a metric's part (from /metrics): removing it removes both.
+  metric: "Metric",
+  audit_sample: "Audit sample",
 };
 
 const yesNo = (v: string) => (v === "true" ? "yes" : v === "false" ? "no" : v);
-const chipValue = (key: string, v: string) => (key === "needs_review" || key === "silent_failure" || key === "overclaimed" ? yesNo(v) : key === "outcome" ? v.replace("_", " ") : v);
+const chipValue = (key: string, v: string, values: Values = {}) =>
+  key === "needs_review" || key === "silent_failure" || key === "overclaimed" || key === "audit_sample"
+    ? yesNo(v)
+    : key === "outcome"
+      ? v.replace("_", " ")
+      : key === "metric"
+        ? `${v.replaceAll("_", " ")} (${values.part ?? "?"})`
+        : v;
 
 /**
  * The list's filters as a plain GET form: the URL is the state, so a filtered list can be
@@ -117,7 +127,8 @@ export function ActiveFilterChips({ values }: { values: Values }) {
   const active = Object.entries(values).filter((e): e is [string, string] => e[0] in CHIP_NAMES && !!e[1]);
   if (!active.length) return null;
   const without = (key: string) => {
-    const rest = new URLSearchParams(Object.entries(values).filter((e): e is [string, string] => e[0] !== key && e[0] !== "cursor" && !!e[1]));
+    const gone = key === "metric" ? ["metric", "part"] : [key];
+    const rest = new URLSearchParams(Object.entries(values).filter((e): e is [string, string] => !gone.includes(e[0]) && e[0] !== "cursor" && !!e[1]));
     return rest.size ? `/operations?${rest}` : "/operations";
   };
   return (
@@ -130,7 +141,7 @@ export function ActiveFilterChips({ values }: { values: Values }) {
           >
             <span className="truncate">
               <span className="sr-only">Remove filter </span>
-              {CHIP_NAMES[key]}: <span className="font-medium">{chipValue(key, v)}</span>
+              {CHIP_NAMES[key]}: <span className="font-medium">{chipValue(key, v, values)}</span>
             </span>
             <span aria-hidden="true">×</span>
           </Link>

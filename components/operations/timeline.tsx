@@ -8,6 +8,7 @@ import { categoryName, OutcomeBadge } from "./badges";
 import { ParamsDiff } from "./params-diff";
 import { SenderName } from "./verdict-history";
 import { RawPayload } from "./raw-payload";
+import { VerifierReadFacts } from "./verifier-read";
 
 /** At most this many reads, and side effects per observation, are listed (the rest: "… N more"). */
 const LISTED = 100;
@@ -195,6 +196,7 @@ export function Timeline({ op }: { op: OperationDetail }) {
                     ["reader", reader ? [reader.identity, reader.account && `account ${String(reader.account)}`, reader.region && `region ${String(reader.region)}`, reader.api_version && `API ${String(reader.api_version)}`].filter(Boolean).join(" · ") : "—"],
                   ]}
                 />
+                <VerifierReadFacts payload={r.payload} sentBy={r.sent_by} />
                 <RawPayload value={r.payload} download={{ operationId: op.operation_id, seq: r.seq }} />
               </li>
             );

@@ -20,6 +20,8 @@ type Props = {
   admin: boolean;
   /** The next operation in the review queue, offered after a correction (null: none left). */
   nextInQueue?: string | null;
+  /** Drawn as an audit sample: its verified outcome may be confirmed (resolve as verified). */
+  auditSample?: boolean;
 };
 
 const LABEL: Record<CorrectionAction, string> = { resolve: "Resolve", retract: "Retract", reopen: "Reopen" };
@@ -34,7 +36,7 @@ const HELP: Record<CorrectionAction, string> = {
  * decision before it is confirmed, and names the correction it follows so that a reviewer
  * acting on a state someone else has changed is told, not overruled.
  */
-export function CorrectionPanel({ operationId, state, claimed, idempotency, lastCorrectionId, holder, me, admin, nextInQueue = null }: Props) {
+export function CorrectionPanel({ operationId, state, claimed, idempotency, lastCorrectionId, holder, me, admin, nextInQueue = null, auditSample = false }: Props) {
   const router = useRouter();
   const [open, setOpen] = useState<CorrectionAction | null>(null);
   // No resolution is chosen for the reviewer: a correction is permanent, so the choice is theirs.
@@ -47,10 +49,10 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
   const [done, setDone] = useState<string | null>(null);
 
   const allowed = (["resolve", "retract", "reopen"] as const).filter((a) =>
-    a === "resolve" ? RESOLUTIONS.some((o) => decideCorrection({ action: a, outcome: o, evidence: { object_id: "x" } }, state, claimed, idempotency).ok) : decideCorrection({ action: a }, state, claimed, idempotency).ok,
+    a === "resolve" ? RESOLUTIONS.some((o) => decideCorrection({ action: a, outcome: o, evidence: { object_id: "x" } }, state, claimed, idempotency, { auditSample }).ok) : decideCorrection({ action: a }, state, claimed, idempotency, { auditSample }).ok,
   );
   const request = open && (open !== "resolve" || outcome) ? { action: open, ...(open === "resolve" ? { outcome: outcome!, evidence } : {}) } : null;
-  const preview = request ? decideCorrection(request, state, claimed, idempotency) : null;
+  const preview = request ? decideCorrection(request, state, claimed, idempotency, { auditSample }) : null;
 
   async function submit(e: React.FormEvent) {
     e.preventDefault();

@@ -17,6 +17,8 @@ export type QueueRow = {
   tool: string | null;
   effective_outcome: string;
   overclaimed: boolean;
+  /** Drawn as an audit sample of verified operations (shared/METRICS.md): confirm it or retract it. */
+  audit_sample?: boolean;
   reason: string;
   created_at: string;
   /** When the call happened, as its receipt says. */
@@ -124,6 +126,7 @@ export function ReviewQueue({ rows, me, reviewer, admin, now, ageHours }: { rows
                 <td className="py-2 pr-3">
                   <OutcomeBadge outcome={op.effective_outcome} />
                   {op.overclaimed ? <div className="mt-1 text-xs font-medium text-rose-800 dark:text-rose-300">claimed success</div> : null}
+                  {op.audit_sample ? <div className="mt-1 text-xs font-medium text-indigo-800 dark:text-indigo-300">audit sample</div> : null}
                 </td>
                 <td className="py-2 pr-3">{op.reason}</td>
                 <td className="py-2 pr-3 whitespace-nowrap text-xs tabular-nums">

@@ -10,6 +10,7 @@ const SCOPE_HINTS: Record<string, string> = {
   read: "read operations",
   export: "export the audit trail",
   review: "resolve, retract and reopen operations",
+  admin: "manage verifiers (admins only)",
 };
 
 export function CreateTokenForm({ allowed }: { allowed: string[] }) {

@@ -37,6 +37,8 @@ describe("the authorization matrix (route handlers)", () => {
         (["ingest", "verify", "read", "export", "review"] as const).map(async (s) => [s, (await principal("reviewer", [s])).token] as const),
       ),
     );
+    const admin_ = (await principal("admin", ["admin"])).token;
+    const adminToken = () => ({ authorization: `Bearer ${admin_}` });
     const gone = await person("viewer");
     await disable(gone.email);
     const origin = (await import("@/lib/testing/integration")).baseUrl;
@@ -51,30 +53,33 @@ describe("the authorization matrix (route handlers)", () => {
       disabledToken: { name: "disabled user's token", headers: () => ({ authorization: `Bearer ${gone.token}` }) },
       badToken: { name: "unknown token", headers: () => ({ authorization: "Bearer rcl_" + "x".repeat(43) }) },
     });
+    who["token:admin"] = { name: "admin token (admin scope)", headers: adminToken };
     ingestToken = tokens.ingest;
     opId = (await ingest(tokens.ingest, record())).body.operation_id;
   });
 
   // ingest: a receipt; read: a canonical read alone (TRUST.md: needs verify); otlp: an OTLP
   // export with no spans (the ingest or verify permission, as for receipts); claim: GET, then
-  // POST and DELETE of the claim on an operation of its own (review). hooks, hookAdd, hookTest:
-  // webhook endpoints (admins, signed in, only): list them, create one from an invalid body (so
-  // that an admin's 422 shows the check came after authorization and nothing was made), and send
-  // a test event to an endpoint that does not exist.
-  type Row = { ingest: number; read: number; otlp: number; list: number; one: number; health: number; claim: number; take: number; release: number; hooks: number; hookAdd: number; hookTest: number };
+  // POST and DELETE of the claim on an operation of its own (review).
+  // verifiers: the list; define: POST of an empty (invalid) definition; dryrun: a dry run of an
+  // unknown verifier (admins only: session, or a token with the admin scope). hooks, hookAdd,
+  // hookTest: webhook endpoints (the same): list them, create one from an invalid body (an admin's
+  // 422 shows the check came after authorization), a test event to an endpoint that does not exist.
+  type Row = { ingest: number; read: number; otlp: number; list: number; metrics: number; one: number; health: number; claim: number; take: number; release: number; verifiers: number; define: number; dryrun: number; hooks: number; hookAdd: number; hookTest: number };
   const expected: Record<string, Row> = {
-    anonymous: { ingest: 401, read: 401, otlp: 401, list: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, hooks: 401, hookAdd: 401, hookTest: 401 },
-    viewer: { ingest: 201, read: 403, otlp: 200, list: 200, one: 200, health: 200, claim: 200, take: 403, release: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
-    reviewer: { ingest: 201, read: 201, otlp: 200, list: 200, one: 200, health: 200, claim: 200, take: 200, release: 200, hooks: 403, hookAdd: 403, hookTest: 403 },
-    admin: { ingest: 201, read: 201, otlp: 200, list: 200, one: 200, health: 200, claim: 200, take: 200, release: 200, hooks: 200, hookAdd: 422, hookTest: 404 },
-    "token:ingest": { ingest: 201, read: 403, otlp: 200, list: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
-    "token:verify": { ingest: 403, read: 201, otlp: 200, list: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
-    "token:read": { ingest: 403, read: 403, otlp: 403, list: 200, one: 200, health: 200, claim: 200, take: 403, release: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
-    "token:export": { ingest: 403, read: 403, otlp: 403, list: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
-    "token:review": { ingest: 403, read: 403, otlp: 403, list: 403, one: 403, health: 200, claim: 403, take: 200, release: 200, hooks: 403, hookAdd: 403, hookTest: 403 },
-    disabledSession: { ingest: 401, read: 401, otlp: 401, list: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, hooks: 401, hookAdd: 401, hookTest: 401 },
-    disabledToken: { ingest: 401, read: 401, otlp: 401, list: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, hooks: 401, hookAdd: 401, hookTest: 401 },
-    badToken: { ingest: 401, read: 401, otlp: 401, list: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, hooks: 401, hookAdd: 401, hookTest: 401 },
+    anonymous: { ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401 },
+    viewer: { ingest: 201, read: 403, otlp: 200, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 403, release: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
+    reviewer: { ingest: 201, read: 201, otlp: 200, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 200, release: 200, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
+    admin: { ingest: 201, read: 201, otlp: 200, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 200, release: 200, verifiers: 200, define: 422, dryrun: 404, hooks: 200, hookAdd: 422, hookTest: 404 },
+    "token:ingest": { ingest: 201, read: 403, otlp: 200, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
+    "token:verify": { ingest: 403, read: 201, otlp: 200, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
+    "token:read": { ingest: 403, read: 403, otlp: 403, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 403, release: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
+    "token:export": { ingest: 403, read: 403, otlp: 403, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
+    "token:review": { ingest: 403, read: 403, otlp: 403, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 200, release: 200, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
+    disabledSession: { ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401 },
+    disabledToken: { ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401 },
+    badToken: { ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401 },
+    "token:admin": { ingest: 403, read: 403, otlp: 403, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, verifiers: 200, define: 422, dryrun: 404, hooks: 200, hookAdd: 422, hookTest: 404 },
   };
   const readRecord = () => ({ operation_id: unique("op-authz"), canonical_read: { status: "absent", observed_at: "2026-08-28T10:05:00Z" } });
 
@@ -88,11 +93,15 @@ describe("the authorization matrix (route handlers)", () => {
         read: (await call("/api/v1/receipts", { body: readRecord(), headers: h() })).status,
         otlp: (await call("/api/v1/otlp/v1/traces", { body: { resourceSpans: [] }, headers: h() })).status,
         list: (await call("/api/v1/operations?limit=1", { headers: h() })).status,
+        metrics: (await call("/api/v1/metrics?tool=x", { headers: h() })).status,
         one: (await call(`/api/v1/operations/${opId}`, { headers: h() })).status,
         health: (await call("/api/health", { headers: h() })).status,
         claim: (await call(`/api/v1/operations/${opId}/claim`, { headers: h() })).status,
         take: (await call(`/api/v1/operations/${mine}/claim`, { body: {}, headers: h() })).status,
         release: (await call(`/api/v1/operations/${mine}/claim`, { method: "DELETE", headers: h() })).status,
+        verifiers: (await call("/api/v1/verifiers", { headers: h() })).status,
+        define: (await call("/api/v1/verifiers", { body: {}, headers: h() })).status,
+        dryrun: (await call("/api/v1/verifiers/no-such-verifier/dry-run", { body: { operation_id: opId }, headers: h() })).status,
         hooks: (await call("/api/v1/webhooks", { headers: h() })).status,
         hookAdd: (await call("/api/v1/webhooks", { body: { url: "ftp://nowhere.example/" }, headers: h() })).status,
         hookTest: (await call("/api/v1/webhooks/ep_none/test", { body: {}, headers: h() })).status,

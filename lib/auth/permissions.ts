@@ -5,7 +5,7 @@
 export const ROLES = ["viewer", "reviewer", "admin"] as const;
 export type Role = (typeof ROLES)[number];
 
-export const SCOPES = ["ingest", "verify", "read", "export", "review"] as const;
+export const SCOPES = ["ingest", "verify", "read", "export", "review", "admin"] as const;
 export type Scope = (typeof SCOPES)[number];
 
 const ROLE_RANK: Record<Role, number> = { viewer: 0, reviewer: 1, admin: 2 };
@@ -18,6 +18,8 @@ export const SCOPE_MIN_ROLE: Record<Scope, Role> = {
   read: "viewer",
   export: "viewer",
   review: "reviewer",
+  /** Managing verifiers (they make the server send requests, with secrets): admins only. */
+  admin: "admin",
 };
 
 export const PERMISSIONS = {
@@ -27,9 +29,11 @@ export const PERMISSIONS = {
   "audit:export": { scope: "export", minRole: "viewer" },
   "operations:correct": { scope: "review", minRole: "reviewer" },
   "users:manage": { scope: null, minRole: "admin" },
+  "metrics:sampling": { scope: null, minRole: "admin" },
   "tokens:own": { scope: null, minRole: "viewer" },
-  /** Admins, signed in: tokens never manage webhooks (an endpoint receives every operation's summary). */
-  "webhooks:manage": { scope: null, minRole: "admin" },
+  "verifiers:manage": { scope: "admin", minRole: "admin" },
+  /** Admins: a session, or a token with the admin scope (an endpoint receives every operation's summary). */
+  "webhooks:manage": { scope: "admin", minRole: "admin" },
 } as const satisfies Record<string, { scope: Scope | null; minRole: Role }>;
 export type Permission = keyof typeof PERMISSIONS;
 
@@ -62,7 +66,9 @@ const DOING: Record<Permission, string> = {
   "audit:export": "export the audit trail",
   "operations:correct": "correct operations",
   "users:manage": "manage users",
+  "metrics:sampling": "set audit sampling rates",
   "tokens:own": "own API tokens",
+  "verifiers:manage": "manage verifiers",
   "webhooks:manage": "manage webhooks",
 };
 

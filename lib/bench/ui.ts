@@ -39,6 +39,7 @@ import { getOperation } from "@/lib/store/get-operation";
 import { getTrajectory, listTrajectories } from "@/lib/store/get-trajectory";
 import { listOperations, listQuerySchema } from "@/lib/store/list-operations";
 import { knownTools, outcomeCounts, periodStart, reviewCounts, silentFailureRate, topDivergentTools } from "@/lib/store/overview";
+import { metricsQuerySchema, readMetrics } from "@/lib/store/metrics";
 import { rebuildProjections } from "@/lib/store/rebuild-projections";
 import { openBench, SqliteBench, type ChainCheck } from "./ui/bench-db";
 import { firstLoadJs } from "./ui/first-load-js";
@@ -202,6 +203,13 @@ async function main() {
       return list({})();
     }),
   );
+  // /metrics: Metrics 1–5 overall, per tool, agent and week, from metric_rollups (the 90-day
+  // default and all time), and a figure's link (the operations behind Metric 2's numerator).
+  const since90 = periodStart(90);
+  rows.push(await measure("metrics page data (readMetrics, 90d)", 100, async () => (await readMetrics(metricsQuerySchema.parse({ since: since90 }))).operations));
+  rows.push(await measure("readMetrics (all time, one tool)", 100, async () => (await readMetrics(metricsQuerySchema.parse({ tool: TOOLS[0] }))).operations));
+  rows.push(await measure("list: a metric's link (silent failures, 90d)", 100, list({ metric: "silent_failure_rate", part: "hit", since: since90 })));
+  rows.push(await measure("list: a metric's link (recall misses)", 100, list({ metric: "verification_recall", part: "miss" })));
   // Seconds per call at a million operations: a few samples say enough (--trajectory-samples).
   const trajectorySamples = Math.min(SAMPLES, Number(values["trajectory-samples"]));
   rows.push(await measure("listTrajectories() (/trajectories)", null, async () => (await listTrajectories()).length, trajectorySamples, 1));

@@ -5,6 +5,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import path from "node:path";
 import { DEMO_USERS } from "../domain/demo-data";
+import { demoVerifierEnv, seedDemoVerifier, startDemoSocial } from "./demo-verifier";
 import { prepare, startServer } from "./start";
 
 
@@ -23,13 +24,19 @@ async function main() {
     console.log("building the app (next build)…");
     execFileSync(process.execPath, [path.resolve("node_modules/next/dist/bin/next"), "build"], { stdio: "inherit" });
   }
-  const env = await prepare();
+  const env = { ...(await prepare()), ...demoVerifierEnv() };
   console.log(cli(["demo:load"], env).trim());
   for (const u of DEMO_USERS) cli(["users:add", "--email", u.email, "--password", u.password, "--role", u.role], env, true);
   const token = cli(["tokens:add", "--email", DEMO_USERS[0].email, "--scopes", "ingest,verify,read,export,review", "--name", `demo ${new Date().toISOString()}`], env)
     .trim()
     .split("\n")
     .pop();
+  // Manages the demo's verifier (admin scope); used by this script only, never printed.
+  const setupToken = cli(["tokens:add", "--email", DEMO_USERS[0].email, "--scopes", "admin,ingest", "--name", `demo verifier setup ${new Date().toISOString()}`], env)
+    .trim()
+    .split("\n")
+    .pop()!;
+  const social = await startDemoSocial(Number(port));
   const url = `http://localhost:${port}`;
   console.log(`
 Reconcile demo is starting at ${url}
@@ -40,8 +47,15 @@ ${DEMO_USERS.map((u) => `    ${u.role.padEnd(9)} ${u.email} / ${u.password}`).jo
   An API token for the admin (ingest, verify, read, export, review), shown once:
     ${token}
   Try:  curl -H "Authorization: Bearer ${token}" "${url}/api/v1/operations?outcome=divergent"
+  A local "social" service runs at ${social.base}, with a verifier for its tool social.post
+  (Settings → Verifiers). One post was just published through it: Reconcile reads it back itself,
+  404 for a few seconds (uncertain, "observation window open"), then 200 (verified). Watch:
 `);
   startServer(env, port);
+  seedDemoVerifier(`http://127.0.0.1:${port}`, setupToken, social).then(
+    (id) => console.log(`    ${url}/operations/${id}\n`),
+    (e) => console.error(`the demo verifier could not be set up: ${e instanceof Error ? e.message : e}`),
+  );
 }
 
 main().catch((e) => {

@@ -8,14 +8,23 @@ import {
   type Outcome,
   type RetryDecision,
 } from "./outcomes";
-import { compareInstants } from "./time";
+import { compareInstants, isRfc3339 } from "./time";
 import type { CanonicalRead, Evidence, Intent, Receipt, SideEffect } from "./wire";
 
 /** One recorded stage observation, as classification sees it. `seq` orders them as recorded. */
 export type StageFact =
   | { stage: "intent"; seq: number; payload: Intent }
   | { stage: "receipt"; seq: number; payload: Receipt }
-  | { stage: "canonical_read"; seq: number; payload: CanonicalRead }
+  | {
+      stage: "canonical_read";
+      seq: number;
+      payload: CanonicalRead;
+      /**
+       * Set only on reads a verifier of Reconcile's own made (known by the sender, never by the
+       * payload): until this instant an `absent` read leaves the operation uncertain.
+       */
+      window_closes_at?: string | null;
+    }
   | { stage: "side_effects"; seq: number; payload: SideEffect[] };
 
 export type OperationFacts = {
@@ -78,6 +87,13 @@ function latestValidRead(
   return best;
 }
 
+/** Whether a verifier's read was made before the end of its observation window. */
+function observedInsideWindow(read: Extract<StageFact, { stage: "canonical_read" }> | null): boolean {
+  const closes = read?.window_closes_at;
+  if (!read || typeof closes !== "string" || !isRfc3339(closes)) return false;
+  return compareInstants(read.payload.observed_at, closes) < 0;
+}
+
 /** Names of side effects observed in any observation, in the order first seen. */
 function observedSideEffects(stages: StageFact[]): string[] {
   const names = new Set<string>();
@@ -130,8 +146,10 @@ export function classify(facts: OperationFacts): Classification {
   const fingerprintDiffers = intentFp !== null && readFp !== null && intentFp !== readFp;
   const accepted = receipt.status === "accepted";
   const status = read?.payload.status;
-  const withoutEffect = accepted && (status === "absent" || status === "mismatch" || (status === "match" && hasEvidence(evidence) && fingerprintDiffers));
-  const noVerification = accepted && (!read || status === "unavailable" || (status === "match" && !hasEvidence(evidence)));
+  // A verifier's `absent` read inside its observation window decides nothing yet (VERIFIERS.md).
+  const windowOpen = accepted && status === "absent" && observedInsideWindow(read);
+  const withoutEffect = accepted && ((status === "absent" && !windowOpen) || status === "mismatch" || (status === "match" && hasEvidence(evidence) && fingerprintDiffers));
+  const noVerification = accepted && (!read || status === "unavailable" || windowOpen || (status === "match" && !hasEvidence(evidence)));
   const category: FailureCategory | null = wrongTool ? 1 : wrongParams ? 2 : partial ? 3 : withoutEffect ? 4 : noVerification ? 5 : null;
 
   if (!accepted) {
@@ -140,6 +158,7 @@ export function classify(facts: OperationFacts): Classification {
     return result("rejected", REASONS.rejected, null, deciding, stale);
   }
   if (!read || status === "unavailable") return result("uncertain", REASONS.readUnavailable, category, deciding, stale);
+  if (windowOpen) return result("uncertain", REASONS.windowOpen, category, deciding, stale);
   if (status === "absent") return result("divergent", REASONS.absent, category, deciding, stale);
   if (status === "mismatch") return result("divergent", REASONS.mismatch, category, deciding, stale);
   if (!hasEvidence(evidence)) return result("uncertain", REASONS.matchWithoutEvidence, category, deciding, stale);

@@ -98,3 +98,18 @@ describe("replay", () => {
     );
   });
 });
+
+describe("audit samples", () => {
+  it("a verified audit sample can be confirmed as verified (with evidence), nothing else by resolve", () => {
+    const ok = decideCorrection({ action: "resolve", outcome: "verified", evidence }, state("verified"), null, idem, { auditSample: true });
+    expect(ok).toMatchObject({ ok: true, outcome_after: "verified", state_after: { resolved_from: "verified" } });
+    expect(decideCorrection({ action: "resolve", outcome: "verified" }, state("verified"), null, idem, { auditSample: true })).toMatchObject({ ok: false, message: expect.stringMatching(/needs evidence/) });
+    expect(decideCorrection({ action: "resolve", outcome: "not_applied" }, state("verified"), null, idem, { auditSample: true })).toMatchObject({ ok: false, message: expect.stringMatching(/confirmed as verified, or retracted/) });
+    // Confirmed once: it is resolved now, and resolve is refused again.
+    expect(decideCorrection({ action: "resolve", outcome: "verified", evidence }, state("verified", { resolved_from: "verified" }), null, idem, { auditSample: true }).ok).toBe(false);
+    // Not a sample: as before.
+    expect(decideCorrection({ action: "resolve", outcome: "verified", evidence }, state("verified"), null, idem).ok).toBe(false);
+    // A sample may still be retracted.
+    expect(decideCorrection({ action: "retract" }, state("verified"), null, idem, { auditSample: true })).toMatchObject({ ok: true, outcome_after: "divergent" });
+  });
+});

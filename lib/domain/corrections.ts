@@ -83,12 +83,16 @@ export function decideCorrection(
   current: EffectiveState,
   claimed: string | null,
   idempotency: Idempotency,
+  /** The operation was drawn as an audit sample: a reviewer may confirm its verified outcome (shared/METRICS.md). */
+  opts: { auditSample?: boolean } = {},
 ): CorrectionDecision {
   const seen = current.outcome;
   let fact: CorrectionFact;
   switch (input.action) {
     case "resolve":
-      if (seen !== "uncertain" && seen !== "divergent") {
+      if (opts.auditSample && seen === "verified" && current.resolved_from === null) {
+        if (input.outcome !== "verified") return { ok: false, message: "an audit sample that verification called verified is confirmed as verified, or retracted" };
+      } else if (seen !== "uncertain" && seen !== "divergent") {
         return { ok: false, message: `only an uncertain or divergent operation can be resolved; this one is ${seen.replace("_", " ")}` };
       }
       if (!input.outcome) return { ok: false, message: "say what it resolves to: verified, not_applied or compensated" };

@@ -3,6 +3,8 @@ import { isOverclaimed, needsReview, replayCorrections, type CorrectionFact, typ
 import { isPlainObject } from "./json";
 import { retryDecision, type EffectiveOutcome, type Idempotency, type RetryDecision } from "./outcomes";
 import { mergeEnvelopes } from "./stages";
+import { isVerifierSender } from "./verifier";
+import { readWindowClosesAt } from "./verifier-check";
 import type { Stage } from "./wire";
 
 /** A stage record as stored (chain payload of kind "stage"). */
@@ -14,7 +16,17 @@ export type StoredStage = {
   /** The stage exactly as received. */
   data: unknown;
   envelope: Record<string, unknown> | null;
+  /** Who sent it (the chained payload's `sent_by`), when known: a verifier's reads carry their window. */
+  sent_by?: { via: string; name?: string } | null;
 };
+
+/** The classification's view of a stage record: a verifier's read carries the end of its window. */
+export function stageFact(s: StoredStage): StageFact {
+  if (s.stage === "canonical_read" && s.sent_by?.via === "system" && isVerifierSender(s.sent_by.name)) {
+    return { stage: s.stage, seq: s.seq, payload: s.data, window_closes_at: readWindowClosesAt(s.data) } as StageFact;
+  }
+  return { stage: s.stage, seq: s.seq, payload: s.data } as StageFact;
+}
 
 export type OperationState = {
   envelope: Record<string, unknown>;
@@ -36,11 +48,16 @@ export type OperationState = {
   receipt_status: string | null;
   receipt_id: string | null;
   depends_on: string[];
+  /** Operations this one names in `recovers` (Metric 5). */
+  recovers: string[];
+  /** The intent's content fingerprint: with trajectory and tool, what makes a later operation a retry of this one. */
+  fingerprint: string | null;
   /** Operation id, receipt id and evidence object ids: what free-text search finds. */
   search_keys: string[];
 };
 
 const str = (v: unknown): string | null => (typeof v === "string" && v.length > 0 ? v : null);
+const idList = (v: unknown): string[] => (Array.isArray(v) ? [...new Set(v.filter((d): d is string => typeof d === "string"))] : []);
 
 /**
  * Everything derived about one operation from its immutable records. Stage payloads were
@@ -49,7 +66,7 @@ const str = (v: unknown): string | null => (typeof v === "string" && v.length > 
 export function deriveOperation(operationId: string, stages: StoredStage[], corrections: CorrectionFact[] = []): OperationState {
   const ordered = [...stages].sort((a, b) => a.seq - b.seq);
   const envelope = mergeEnvelopes(ordered.map((s) => s.envelope));
-  const facts = ordered.map((s) => ({ stage: s.stage, seq: s.seq, payload: s.data }) as StageFact);
+  const facts = ordered.map(stageFact);
   const classification = classify({ tool: envelope.tool, idempotency: envelope.idempotency as Idempotency, stages: facts });
   const effectiveState = replayCorrections(classification.outcome, corrections);
   const effective: EffectiveOutcome = effectiveState.outcome;
@@ -82,7 +99,9 @@ export function deriveOperation(operationId: string, stages: StoredStage[], corr
     claimed_outcome: claimed,
     receipt_status: str(receipt?.status),
     receipt_id: str(receipt?.receipt_id),
-    depends_on: Array.isArray(envelope.depends_on) ? [...new Set(envelope.depends_on.filter((d): d is string => typeof d === "string"))] : [],
+    depends_on: idList(envelope.depends_on),
+    recovers: idList(envelope.recovers),
+    fingerprint: str(intent?.fingerprint),
     search_keys: [...keys],
   };
 }

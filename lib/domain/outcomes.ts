@@ -14,6 +14,8 @@ export const REASONS = {
   rejected: "the write boundary did not accept the operation",
   readUnavailable: "the write was accepted, but canonical read-back is unavailable",
   absent: "the write was accepted but the canonical effect is absent",
+  /** A verifier's `absent` read before its window's end (VERIFIERS.md): eventual consistency is normal. */
+  windowOpen: "observation window open",
   mismatch: "the write was accepted but canonical state conflicts with the intent",
   fingerprintDiffers: "the canonical object's fingerprint differs from the intent",
   partial: "the write executed only partially",

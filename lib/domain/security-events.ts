@@ -32,6 +32,10 @@ export const securityEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("authorization.refused"), permission: z.string(), method: z.string(), path: z.string(), ...base }),
   z.object({ type: z.literal("audit.exported"), format: z.string(), filter: z.record(z.string(), z.unknown()), ...base }),
   z.object({ type: z.literal("projections.rebuilt"), operations: z.number(), ...base }),
+  /** A verifier's new version (VERIFIERS.md): every version is chained, never edited; disabling is a version too. */
+  z.object({ type: z.literal("verifier.version"), name: z.string(), version: z.number(), tool: z.string(), enabled: z.boolean(), definition: z.record(z.string(), z.unknown()), ...base }),
+  /** An admin set (or, with rate 0, removed) a tool's audit sampling rate (shared/METRICS.md). */
+  z.object({ type: z.literal("audit_sampling.changed"), tool: z.string(), rate: z.number(), ...base }),
 ]);
 export type SecurityEvent = z.infer<typeof securityEventSchema>;
 

@@ -2,7 +2,7 @@ import { classify, type StageFact } from "./classify";
 import { compareInstants } from "./time";
 import { replayCorrections, type CorrectionFact } from "./corrections";
 import type { EffectiveOutcome, Outcome } from "./outcomes";
-import type { StoredStage } from "./operation";
+import { stageFact, type StoredStage } from "./operation";
 import type { Idempotency } from "./outcomes";
 
 /**
@@ -68,7 +68,7 @@ export function verdictHistory(stages: StoredStage[], corrections: (CorrectionFa
     }
     if (step.kind === "stage") {
       const s = bySeq.get(step.seq)!;
-      const fact = { stage: s.stage, seq: s.seq, payload: s.data } as StageFact;
+      const fact = stageFact(s);
       if (fact.stage === "intent") intent ??= fact;
       else if (fact.stage === "receipt" && !receipt) {
         receipt = fact;

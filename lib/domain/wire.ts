@@ -87,6 +87,8 @@ export const operationRecordSchema = z
     operation_id: operationIdSchema,
     trajectory_id: operationIdSchema.nullish(),
     depends_on: z.array(operationIdSchema).max(1000).nullish(),
+    /** Operations this one recovers from (a retry, re-plan or compensation of a detected failure): Metric 5. */
+    recovers: z.array(operationIdSchema).max(1000).nullish(),
     agent: named.nullish(),
     tool: named.nullish(),
     claimed_outcome: shortText.nullish(),

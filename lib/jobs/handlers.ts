@@ -6,5 +6,6 @@ import "server-only";
  */
 export async function registerJobHandlers(): Promise<void> {
   // Features register here, e.g. `(await import("@/lib/verifiers/run")).registerVerifierJobs();`
+  (await import("@/lib/verifiers/run")).registerVerifierJobs();
   (await import("@/lib/webhooks/register")).registerWebhookJobs();
 }

@@ -41,7 +41,8 @@ export async function correctOperation(input: { operationId: string; request: Co
         last_correction: last ? { action: last.action, outcome: last.outcome, reviewer: last.reviewer, reason: last.reason, recorded_at: last.recorded_at } : null,
       });
     }
-    const decision = decideCorrection(request, state.effective, state.claimed_outcome, state.envelope.idempotency as Idempotency);
+    const auditSample = (await tx.auditSample.count({ where: { operationId } })) > 0;
+    const decision = decideCorrection(request, state.effective, state.claimed_outcome, state.envelope.idempotency as Idempotency, { auditSample });
     if (!decision.ok) throw new StoreError("invalid_input", decision.message, { effective_outcome: state.effective_outcome });
     const payload: CorrectionPayload = {
       id: randomUUID(),

@@ -1,4 +1,5 @@
 import "server-only";
+import { reviewOf } from "@/lib/domain/metrics";
 import { isPossibleOperationId } from "@/lib/domain/wire";
 import { deriveOperation } from "@/lib/domain/operation";
 import { verdictHistory } from "@/lib/domain/verdict-history";
@@ -18,6 +19,7 @@ export async function getOperation(operationId: string): Promise<OperationDetail
   const stages = records.stages;
   const state = deriveOperation(operationId, stages, correctionFacts(records.corrections));
   const stale = new Set(state.classification.stale_read_seqs);
+  const sampled = (await db.auditSample.count({ where: { operationId } })) > 0;
   const downstreamIds = (await db.operationEdge.findMany({ where: { dependsOn: operationId }, select: { operationId: true } })).map((e) => e.operationId);
   const linked = await db.operationView.findMany({
     where: { operationId: { in: [...state.depends_on, ...downstreamIds] } },
@@ -76,8 +78,11 @@ export async function getOperation(operationId: string): Promise<OperationDetail
     resolved_from: state.effective.resolved_from,
     effective_outcome: state.effective_outcome,
     retry: state.retry,
-    needs_review: state.needs_review,
+    // A verified audit sample waits in the review queue until a reviewer acts (as its list row says).
+    needs_review: state.needs_review || (sampled && state.effective_outcome === "verified" && reviewOf(state.effective) === "none"),
     overclaimed: state.overclaimed,
+    audit_sample: sampled,
+    recovers: state.recovers,
     upstream,
     downstream: downstreamIds.map(link),
     built_on_unverified_premise: upstream.some((u) => u.effective_outcome !== "verified"),

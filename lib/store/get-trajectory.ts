@@ -39,7 +39,9 @@ async function intendedEffects(ids: string[]): Promise<Map<string, string>> {
   const db = await reader();
   const rows = await selectIn<{ operation_id: string; payload: string }>(
     db,
-    "SELECT operation_id, payload FROM chain_records WHERE kind = 'stage' AND stage = 'intent' AND operation_id IN %IN%",
+    // No `kind = 'stage'` (only stage records have a stage): with it SQLite planned on the
+    // (kind, seq) index and walked every stage record (175 ms at 100,000 operations in bench:ui).
+    "SELECT operation_id, payload FROM chain_records WHERE stage = 'intent' AND operation_id IN %IN%",
     ids,
   );
   const out = new Map<string, string>();

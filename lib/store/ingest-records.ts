@@ -9,7 +9,8 @@ import { appendToChain, lockChain } from "./chain";
 import { sqlWriteTransaction } from "./db";
 import { refused, StoreError } from "./errors";
 import { writeProjection, type Identity } from "./projection";
-import { insertMany, selectIn } from "./sql";
+import { insertMany, selectIn, type Sql } from "./sql";
+import { scheduleVerifierChecks } from "./verifier-schedule";
 import { announceStages } from "./webhook-outbox";
 import { correctionFacts, loadOperationRecords, type StagePayload } from "./stage-records";
 
@@ -65,9 +66,11 @@ export type IngestResult =
  * nothing and gets its own error. The chain lock is taken first, so two requests carrying the
  * same stage cannot both store it.
  */
-export async function ingestRecords(records: ValidRecord[]): Promise<IngestResult[]> {
+export async function ingestRecords(records: ValidRecord[], opts: { tx?: Sql } = {}): Promise<IngestResult[]> {
   if (!records.length) return [];
-  return sqlWriteTransaction(async (tx) => {
+  // In the caller's transaction when given one (a verifier's read is recorded with its job's end).
+  const transaction = opts.tx ? <T>(fn: (tx: Sql) => Promise<T>) => fn(opts.tx!) : sqlWriteTransaction;
+  return transaction(async (tx) => {
     await lockChain(tx);
     const ids = [...new Set(records.map((r) => r.operationId))];
     const known = await selectIn<{ operation_id: string; created_seq: number | bigint; created_at: string; owner_id: string | null }>(
@@ -156,6 +159,7 @@ export async function ingestRecords(records: ValidRecord[]): Promise<IngestResul
         recorded_at: rec.recorded_at,
         data: p.data,
         envelope: p.envelope ?? null,
+        sent_by: p.sent_by ?? null,
       });
     });
     const touched = [...new Set(appended.map((r) => r.operation_id!))];
@@ -177,8 +181,10 @@ export async function ingestRecords(records: ValidRecord[]): Promise<IngestResul
     const states = await writeProjection(
       tx,
       touched.map((id) => ({ identity: identities.get(id)!, stages: stagesById.get(id)!, corrections: correctionsOf(id) })),
-      { existing: touched.filter((id) => !isNew.has(id)), before },
+      { existing: touched.filter((id) => !isNew.has(id)), drawAudits: true, before },
     );
+    // Receipts of tools with a verifier: their checks, in this transaction (VERIFIERS.md).
+    await scheduleVerifierChecks(tx, appended, states);
     // Webhooks: the outbox rows commit with these records or not at all.
     await announceStages(tx, appended, states, before);
 

@@ -5,6 +5,7 @@ import { receiptStatuses } from "@/lib/domain/wire";
 import { textProblem } from "@/lib/domain/json";
 import { normalizeInstant } from "@/lib/domain/time";
 import { reader } from "./db";
+import { METRIC_NAMES, METRIC_PARTS, metricWhere } from "./metric-filters";
 
 /** A text filter: non-empty, and text every database can compare (no NUL, no unpaired surrogate). */
 const text = z
@@ -55,12 +56,22 @@ export const listQuerySchema = z
     called_until: instant.optional(),
     limit: z.coerce.number().int("must be a whole number").min(1, "must be at least 1").default(50).transform((n) => Math.min(n, 200)),
     cursor: cursorSchema.optional(),
+    /** The operations behind one number of /metrics: a metric, and which part of it (metric-filters.ts). */
+    metric: z.enum(METRIC_NAMES).optional(),
+    part: z.enum(METRIC_PARTS).optional(),
+    /** Drawn as audit samples. */
+    audit_sample: z.enum(["true", "false"]).transform((v) => v === "true").optional(),
     /** newest (default) or oldest first; cursors page in the same direction. */
     order: z.enum(["newest", "oldest"]).default("newest"),
     /** Only operations newer than this cursor (what arrived since a page was loaded). */
     newer_than: cursorSchema.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((q, ctx) => {
+    // Named by the parameter that was sent, so that the refusal points at something in the URL.
+    if (q.metric !== undefined && q.part === undefined) ctx.addIssue({ code: "custom", path: ["metric"], message: "needs part= (hit, miss, n, unknown or samples)" });
+    if (q.part !== undefined && q.metric === undefined) ctx.addIssue({ code: "custom", path: ["part"], message: "needs metric= (one of the five metrics)" });
+  });
 export type ListQuery = z.infer<typeof listQuerySchema>;
 
 export type OperationListItem = {
@@ -80,6 +91,8 @@ export type OperationListItem = {
   effective_outcome: string;
   needs_review: boolean;
   overclaimed: boolean;
+  /** Drawn as an audit sample (in the review queue as such until a reviewer acts). */
+  audit_sample: boolean;
   /** When the receipt says the call happened (UTC), if it said. */
   receipt_at: string | null;
   created_at: string;
@@ -119,11 +132,20 @@ export async function listOperations(query: ListQuery): Promise<{ items: Operati
       ...(query.overclaimed !== undefined ? { overclaimed: query.overclaimed } : {}),
       ...(query.silent_failure ? { receiptStatus: "accepted", reason: { in: [...SILENT_FAILURE_REASONS] } } : {}),
       ...(query.trajectory_id ? { trajectoryId: query.trajectory_id } : {}),
-      // Under AND: silent_failure sets receiptStatus too, and both must hold.
-      ...(query.receipt_status ? { AND: [{ receiptStatus: query.receipt_status }] } : {}),
+      // Under AND: silent_failure sets receiptStatus too, and both must hold; a metric's part
+      // brings its own ORs and ANDs.
+      ...(query.receipt_status || query.metric
+        ? {
+            AND: [
+              ...(query.receipt_status ? [{ receiptStatus: query.receipt_status }] : []),
+              ...(query.metric && query.part ? [metricWhere(query.metric, query.part)] : []),
+            ],
+          }
+        : {}),
       ...(query.called_since || query.called_until ? { receiptAt: { ...(query.called_since ? { gte: query.called_since } : {}), ...(query.called_until ? { lt: query.called_until } : {}) } } : {}),
       ...(query.needs_review !== undefined ? { needsReview: query.needs_review } : {}),
       ...(idFilter ? { operationId: { in: idFilter } } : {}),
+      ...(query.audit_sample !== undefined ? { auditSample: query.audit_sample } : {}),
       ...(query.since || query.until ? { createdAt: { ...(query.since ? { gte: query.since } : {}), ...(query.until ? { lt: query.until } : {}) } } : {}),
       ...(query.cursor !== undefined || query.newer_than !== undefined
         ? {
@@ -155,6 +177,7 @@ export async function listOperations(query: ListQuery): Promise<{ items: Operati
       effective_outcome: r.effectiveOutcome,
       needs_review: r.needsReview,
       overclaimed: r.overclaimed,
+      audit_sample: r.auditSample,
       receipt_at: r.receiptAt,
       created_at: r.createdAt,
       updated_at: r.updatedAt,

@@ -1,7 +1,9 @@
 import "server-only";
 import type { CorrectionFact } from "@/lib/domain/corrections";
 import { deriveOperation, type OperationState, type StoredStage } from "@/lib/domain/operation";
+import { actualOf, reviewOf } from "@/lib/domain/metrics";
 import { isSilentFailure, type EffectiveOutcome } from "@/lib/domain/outcomes";
+import { finishMetricRows, prepareMetricRows, type MetricRow } from "./metrics-projection";
 import { addToCounters, asSql, deleteIn, insertMany, selectIn, type Sql, type SqlLike } from "./sql";
 
 export type Identity = { operationId: string; createdSeq: number; createdAt: string };
@@ -31,6 +33,12 @@ export function viewRow(identity: Identity, stages: StoredStage[], state: Operat
     stageCount: stages.length,
     correctionCount: state.correction_count,
     lastCorrectionId: state.last_correction_id,
+    // The paper's metrics (metrics-projection.ts sets recovered and auditSample once written).
+    fingerprint: state.fingerprint,
+    actual: actualOf({ effective: state.effective, reason: state.classification.reason, review: reviewOf(state.effective) }),
+    review: reviewOf(state.effective),
+    recovered: false,
+    auditSample: false,
   };
 }
 
@@ -58,6 +66,11 @@ const VIEW_COLUMNS: Record<keyof ReturnType<typeof viewRow>, string> = {
   stageCount: "stage_count",
   correctionCount: "correction_count",
   lastCorrectionId: "last_correction_id",
+  fingerprint: "fingerprint",
+  actual: "actual",
+  review: "review",
+  recovered: "recovered",
+  auditSample: "audit_sample",
 };
 
 /**
@@ -67,8 +80,8 @@ const VIEW_COLUMNS: Record<keyof ReturnType<typeof viewRow>, string> = {
 export async function writeProjection(
   db: SqlLike,
   ops: { identity: Identity; stages: StoredStage[]; corrections?: CorrectionFact[] }[],
-  /** Operations that may already have derived rows (default: all of them). `before` receives their effective outcome before this write (webhooks). */
-  opts: { existing?: string[]; before?: Map<string, EffectiveOutcome> } = {},
+  /** Operations that may already have derived rows (default: all of them). `drawAudits`: draw audit samples (ingest). `before` receives their effective outcome before this write (webhooks). */
+  opts: { existing?: string[]; drawAudits?: boolean; before?: Map<string, EffectiveOutcome> } = {},
 ): Promise<Map<string, OperationState>> {
   const states = new Map<string, OperationState>();
   if (!ops.length) return states;
@@ -84,16 +97,14 @@ export async function writeProjection(
     for (const dep of state.depends_on) edges.push({ operationId: identity.operationId, dependsOn: dep });
   }
   const tx = asSql(db);
+  await prepareMetricRows(tx, views, { draw: opts.drawAudits ?? false, now: new Date().toISOString() });
   const stale = opts.existing ?? ids;
   let replaced: RollupFacts[] = [];
+  let replacedRows: (RollupRow & MetricRow)[] = [];
   if (stale.length) {
-    const rows = await selectIn<RollupRow & { operation_id: string }>(
-      tx,
-      `DELETE FROM operation_views WHERE operation_id IN %IN% RETURNING operation_id, created_at, tool, effective_outcome, needs_review, overclaimed, receipt_at, receipt_status, reason`,
-      stale,
-    );
-    for (const r of rows) opts.before?.set(r.operation_id, r.effective_outcome as EffectiveOutcome);
-    replaced = rows.map(rollupFacts);
+    replacedRows = await selectIn<RollupRow & MetricRow>(tx, `DELETE FROM operation_views WHERE operation_id IN %IN% RETURNING *`, stale);
+    replaced = replacedRows.map(rollupFacts);
+    for (const r of replacedRows) opts.before?.set(r.operation_id, r.effective_outcome as EffectiveOutcome);
     await deleteIn(tx, "operation_keys", "operation_id", stale);
     await deleteIn(tx, "operation_edges", "operation_id", stale);
   }
@@ -101,6 +112,7 @@ export async function writeProjection(
   await insertMany(tx, "operation_views", columns.map((c) => VIEW_COLUMNS[c]), views.map((v) => columns.map((c) => v[c])));
   await insertMany(tx, "operation_keys", ["key", "operation_id"], keys.map((k) => [k.key, k.operationId]));
   await insertMany(tx, "operation_edges", ["operation_id", "depends_on"], edges.map((e) => [e.operationId, e.dependsOn]));
+  await finishMetricRows(tx, { views, states, removed: replacedRows, replacedIds: stale });
   await updateRollups(tx, replaced, views);
   return states;
 }

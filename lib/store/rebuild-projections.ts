@@ -1,7 +1,9 @@
 import "server-only";
 import { lockChain } from "./chain";
 import { writeTransaction } from "./db";
+import { clearMetricProjection } from "./metrics-projection";
 import { writeProjection } from "./projection";
+import { asSql } from "./sql";
 import { correctionFacts, loadOperationRecords } from "./stage-records";
 
 const PAGE = 500;
@@ -19,6 +21,7 @@ export async function rebuildProjections(onProgress?: (done: number) => void): P
     await tx.operationEdge.deleteMany({});
     await tx.outcomeRollup.deleteMany({});
     await tx.receiptRollup.deleteMany({});
+    await clearMetricProjection(asSql(tx));
   });
   let after = -1;
   let done = 0;

@@ -37,6 +37,10 @@ export type OperationDetail = {
   effective_outcome: EffectiveOutcome;
   needs_review: boolean;
   overclaimed: boolean;
+  /** Drawn as an audit sample (shared/METRICS.md): in the review queue until a reviewer acts. */
+  audit_sample: boolean;
+  /** The operations this one names in `recovers` (Metric 5). */
+  recovers: string[];
   upstream: LinkedOperation[];
   downstream: LinkedOperation[];
   /** Proposition 1: an upstream step this one relied on is not verified (or not recorded). */

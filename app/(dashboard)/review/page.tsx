@@ -68,6 +68,7 @@ export default async function ReviewPage({ searchParams }: { searchParams: Promi
             tool: op.tool,
             effective_outcome: op.effective_outcome,
             overclaimed: op.overclaimed,
+            audit_sample: op.audit_sample,
             reason: op.reason,
             created_at: op.created_at,
             receipt_at: op.receipt_at,

@@ -5,6 +5,7 @@ import { OutcomeBadge } from "@/components/operations/badges";
 import { Links, Timeline } from "@/components/operations/timeline";
 import { VerdictHistory } from "@/components/operations/verdict-history";
 import { CorrectionPanel } from "@/components/review/correction-panel";
+import { auditSampleOf } from "@/lib/store/audit-sampling";
 import { CorrectionsHistory } from "@/components/review/corrections-history";
 import { OperationKeys } from "@/components/review/operation-keys";
 import { can, roleAtLeast } from "@/lib/auth/permissions";
@@ -28,6 +29,7 @@ export default async function OperationPage({ params }: Params) {
   const reviewer = can(me, "operations:correct");
   const holder = reviewer ? ((await claimHolder(id)) ?? null) : null;
   const queue = await queueNeighbours(id);
+  const sample = await auditSampleOf(id);
   return (
     <div className="space-y-6">
       <div className="flex flex-wrap items-start justify-between gap-2">
@@ -57,6 +59,12 @@ export default async function OperationPage({ params }: Params) {
           {op.needs_review ? " · needs a person to reconcile it" : ""}
         </p>
       </header>
+      {sample ? (
+        <p role="note" className="rounded-md border border-indigo-300 bg-indigo-50 px-3 py-2 text-sm text-indigo-950 dark:border-indigo-800 dark:bg-indigo-950 dark:text-indigo-100">
+          Audit sample: drawn for review at {(sample.rate * 100).toLocaleString()} % of this tool&apos;s verified operations. A reviewer&apos;s
+          check counts as ground truth in the <Link href="/metrics" className="underline">metrics</Link>: resolve it as verified (with evidence) if the effect is there, or retract it.
+        </p>
+      ) : null}
       {op.built_on_unverified_premise ? (
         <p role="note" className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">
           Built on an unverified premise: an operation this one relied on is not verified, so whatever this step did may rest on
@@ -77,6 +85,7 @@ export default async function OperationPage({ params }: Params) {
           me={me.email}
           admin={roleAtLeast(me.role, "admin")}
           nextInQueue={queue.next}
+          auditSample={sample !== null}
         />
       ) : null}
       <Links op={op} />

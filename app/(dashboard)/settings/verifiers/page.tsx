@@ -1,0 +1,30 @@
+import type { Metadata } from "next";
+import { VerifiersAdmin } from "@/components/settings/verifiers";
+import { requirePage } from "@/lib/auth/session";
+import { listOperations, listQuerySchema } from "@/lib/store/list-operations";
+import { listVerifiers } from "@/lib/store/verifiers";
+
+export const metadata: Metadata = { title: "Verifiers" };
+
+export default async function VerifiersPage() {
+  await requirePage("verifiers:manage", "/settings/verifiers");
+  const [verifiers, recent] = await Promise.all([listVerifiers(), listOperations(listQuerySchema.parse({ limit: "30" }))]);
+  return (
+    <div className="space-y-8">
+      <div>
+        <h1 className="text-2xl font-semibold">Verifiers</h1>
+        <p className="mt-1 max-w-3xl text-slate-700 dark:text-slate-300">
+          A verifier is a check Reconcile performs itself: after each receipt of its tool it reads the canonical resource again
+          and again over an observation window, and records each read on the operation&apos;s timeline. Until the window closes an
+          &ldquo;absent&rdquo; read leaves the operation uncertain (&ldquo;observation window open&rdquo;). Secrets are written{" "}
+          <code className="font-mono">{"{env.NAME}"}</code> and read from the server&apos;s environment, never stored or shown. Every
+          save is a new version; nothing is edited.
+        </p>
+      </div>
+      <VerifiersAdmin
+        verifiers={verifiers.map((v) => ({ name: v.name, version: v.version, versions: v.versions, tool: v.tool, enabled: v.enabled, definition: v.definition, created_at: v.created_at, created_by: v.created_by }))}
+        recent={recent.items.map((o) => ({ id: o.operation_id, tool: o.tool }))}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,77 @@
+import { expect, test } from "@playwright/test";
+import { demo, noSeriousA11yViolations, shot, signIn } from "./helpers";
+
+const phone = { width: 390, height: 844 };
+const ESSAY_OP = "op-2026-08-28-x-post-001";
+
+test("an admin creates a verifier, sees each refusal, dry-runs it against an operation and disables it, all from the keyboard", async ({ page }) => {
+  await signIn(page, demo.admin.email, demo.admin.password);
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Verifiers" }).click();
+  await expect(page.getByRole("heading", { name: "Verifiers", level: 1 })).toBeVisible();
+  // The empty state says what a verifier is for.
+  await expect(page.getByText("No verifiers yet.")).toBeVisible();
+  await noSeriousA11yViolations(page);
+  await shot(page, "verifiers-empty-desktop");
+
+  await page.getByRole("button", { name: "New verifier" }).click();
+  const editor = page.getByLabel("Definition (JSON)");
+  await expect(editor).toHaveValue(/"name": "post-exists"/);
+
+  // A host that is not allowed, and a credential written as text: each named, nothing saved.
+  const template = await editor.inputValue();
+  await editor.fill(template.replace("https://api.example.com/2/tweets", "https://elsewhere.example/2/tweets").replace("Bearer {env.X_READ_TOKEN}", "Bearer abc123"));
+  await editor.press("Control+Enter");
+  const problems = page.getByRole("alert").filter({ hasText: "The definition was not saved" });
+  await expect(problems).toBeVisible();
+  await expect(problems).toContainText("request.url: its host elsewhere.example is not in allow_hosts (api.example.com)");
+  await expect(problems).toContainText("request.headers.Authorization: Authorization carries a credential");
+  await shot(page, "verifiers-refused-desktop");
+
+  // The template as it is: saved as version 1.
+  await editor.fill(template);
+  await page.getByRole("button", { name: "Save as new version" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Saved post-exists as version 1." })).toBeVisible();
+  const row = page.getByRole("row", { name: /post-exists/ });
+  await expect(row).toContainText("social.publish");
+  await expect(row).toContainText("enabled");
+
+  // A dry run against the essay's operation: this server has no X_READ_TOKEN, so nothing is sent.
+  await page.getByLabel("Operation id").fill(ESSAY_OP);
+  await page.getByLabel("Operation id").press("Enter");
+  const result = page.getByTestId("dry-run-result");
+  await expect(result).toContainText("not sent: the request could not be filled in");
+  await expect(result.getByRole("alert")).toContainText("the environment variable X_READ_TOKEN is not set on this server ({env.X_READ_TOKEN})");
+  // A draft without the secret that asks over plain http: the guarded client's refusal, nothing recorded.
+  await editor.fill(template.replace("https://api.example.com", "http://api.example.com").replace('"Authorization": "Bearer {env.X_READ_TOKEN}"', '"Accept": "application/json"'));
+  await page.getByRole("button", { name: "Run dry run" }).click();
+  await expect(result).toContainText("GET http://api.example.com/2/tweets/gw-x-20260828-7731");
+  await expect(result.getByRole("alert")).toContainText("scheme_not_allowed: plain http to api.example.com is not allowed");
+  await expect(result).toContainText("would record");
+  await expect(result).toContainText("unavailable");
+  await noSeriousA11yViolations(page);
+  await shot(page, "verifiers-dry-run-desktop");
+
+  // Disable: a new version, nothing edited.
+  await page.getByRole("button", { name: "Close" }).click();
+  await page.getByRole("button", { name: "Disable post-exists" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "post-exists is disabled (version 2)." })).toBeVisible();
+  await expect(row).toContainText("2 of 2");
+  await expect(row).toContainText("disabled");
+
+  await page.setViewportSize(phone);
+  const card = page.getByRole("list", { name: "Verifiers, latest version of each" }).getByRole("listitem");
+  await expect(card).toContainText("version 2 of 2 · disabled");
+  await expect(page.getByRole("button", { name: "Enable post-exists" })).toBeVisible();
+  await shot(page, "verifiers-list-phone");
+  await page.getByRole("button", { name: "Edit post-exists" }).click();
+  await expect(editor).toHaveValue(/"enabled": false/);
+  await shot(page, "verifiers-editor-phone");
+  await noSeriousA11yViolations(page);
+});
+
+test("reviewers and viewers see no Verifiers link, and the page refuses them", async ({ page }) => {
+  await signIn(page, demo.reviewer.email, demo.reviewer.password);
+  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Verifiers" })).toHaveCount(0);
+  await page.goto("/settings/verifiers");
+  await expect(page.getByRole("heading", { name: "Verifiers", level: 1 })).toHaveCount(0);
+});

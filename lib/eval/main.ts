@@ -1,0 +1,72 @@
+/**
+ * `npm run eval`: Protocol 2 against a Reconcile server of its own (lib/bench/bench-server.ts: the
+ * production server on a fresh database), printing the paper-style table and writing
+ * docs/EVALUATION.md. Exits non-zero when the metrics Reconcile computes from arm B's records
+ * differ from the environment's ground truth.
+ *
+ * Options: --seed N (default 1), --tasks N (default 1000), --rate R (audit sampling, default 0.1),
+ * --out FILE (default docs/EVALUATION.md; --out - writes nothing), --database-url URL (an empty
+ * PostgreSQL database; default a temporary SQLite file). Needs a build (`npm run build`).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { startBenchServer } from "../bench/bench-server";
+import { runEval } from "./run";
+
+const { values } = parseArgs({
+  options: {
+    seed: { type: "string", default: "1" },
+    tasks: { type: "string", default: "1000" },
+    rate: { type: "string", default: "0.1" },
+    out: { type: "string", default: "docs/EVALUATION.md" },
+    "database-url": { type: "string" },
+  },
+});
+
+function positiveInt(name: string, raw: string): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) {
+    console.error(`--${name} must be a whole number, not ${raw}`);
+    process.exit(2);
+  }
+  return n;
+}
+
+async function main() {
+  const seed = positiveInt("seed", values.seed);
+  const tasks = positiveInt("tasks", values.tasks);
+  const rate = Number(values.rate);
+  if (!(rate >= 0 && rate <= 1)) {
+    console.error(`--rate is a share between 0 and 1, not ${values.rate}`);
+    process.exit(2);
+  }
+  const dir = values["database-url"] ? null : mkdtempSync(path.join(os.tmpdir(), "reconcile-eval-"));
+  const url = values["database-url"] ?? `file:${path.join(dir!, "eval.db")}`;
+  const { base, token, server } = await startBenchServer(url, "ingest,verify,read,review");
+  try {
+    // The sampling rates are an admin's setting: set here straight on the server's database.
+    process.env.DATABASE_URL = url;
+    const { setAuditSampling } = await import("../store/audit-sampling");
+    const started = Date.now();
+    const result = await runEval({ seed, tasks, base, token, samplingRate: rate, setSampling: (tool, r) => setAuditSampling({ tool, rate: r, by: "npm run eval" }) });
+    console.log(result.text);
+    console.log(`\n(${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    if (values.out !== "-") {
+      writeFileSync(values.out, result.markdown);
+      console.log(`Wrote ${values.out}.`);
+    }
+    if (result.mismatches.length) process.exitCode = 1;
+  } finally {
+    server.kill("SIGTERM");
+    const { disconnect } = await import("../store/db");
+    await disconnect().catch(() => undefined);
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  console.error(e instanceof Error ? `eval failed: ${e.message}` : e);
+  process.exit(1);
+});

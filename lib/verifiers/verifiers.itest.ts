@@ -1,0 +1,252 @@
+/**
+ * Verifiers end to end with real HTTP (VERIFIERS.md): the production server on a fresh database
+ * of the suite's kind (SQLite, or PostgreSQL with INTEGRATION_DATABASE_URL) performs the reads
+ * itself against local services the test starts, through the guarded client, as scheduled jobs.
+ */
+import http from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REASONS } from "@/lib/domain/outcomes";
+import { compareInstants } from "@/lib/domain/time";
+import { startSocialService, socialVerifier, type SocialService } from "./social-service";
+import { api, startVerifierApp, until, type VerifierApp } from "./testing/verifier-app";
+
+const SECRET = "sekrit-read-token-4711";
+let app: VerifierApp;
+let social: SocialService;
+let counter = 0;
+
+beforeAll(async () => {
+  social = await startSocialService();
+  app = await startVerifierApp("verifiers", { RECONCILE_VERIFIER_ALLOW_HTTP: "1", RECONCILE_VERIFIER_ALLOW_PRIVATE: "1", SOCIAL_READ_TOKEN: SECRET });
+});
+afterAll(async () => {
+  await app?.stop();
+  await social?.close();
+});
+
+const call = (path: string, body?: unknown, method?: string) => api(app.app.base, app.token, path, body, method);
+
+async function defineVerifier(def: unknown) {
+  const r = await call("/api/v1/verifiers", def);
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body.verifier;
+}
+
+/** An operation of `tool` whose receipt names `receiptId`, accepted now. */
+async function publish(tool: string, receiptId: string, text = "hello from the agent") {
+  const id = `op-${++counter}-${Date.now()}`;
+  const r = await call("/api/v1/receipts", {
+    operation_id: id,
+    tool: { name: tool },
+    intent: { effect: "publish one post", params: { text } },
+    receipt: { status: "accepted", receipt_id: receiptId, observed_at: new Date().toISOString() },
+  });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return id;
+}
+
+const operation = async (id: string) => (await call(`/api/v1/operations/${id}`)).body;
+const verifierReads = (op: any) => op.stages.filter((s: any) => s.stage === "canonical_read" && s.sent_by.name?.startsWith("verifier:"));
+
+/** A local service answering every request with `answer`; counts what it saw. */
+async function service(answer: (req: http.IncomingMessage, res: http.ServerResponse) => void) {
+  const seen: number[] = [];
+  const server = http.createServer((req, res) => {
+    seen.push(Date.now());
+    answer(req, res);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as { port: number }).port;
+  return { port, seen, close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))) };
+}
+
+describe("eventual consistency: 404 first, then 200", () => {
+  it("the operation stays uncertain while the window is open, then verified by Reconcile's own read; never divergent", async () => {
+    await defineVerifier(socialVerifier(social.base, { name: "eventual", tool: "social.eventual", checksAt: ["200ms", "1s", "2s"], pendingUntil: "3s" }));
+    const post = social.publish("hello from the agent", { visibleAfterMs: 1300 });
+    const id = await publish("social.eventual", post.id);
+
+    const windowOpen = await until("the first verifier read", async () => {
+      const op = await operation(id);
+      return verifierReads(op).length ? op : undefined;
+    });
+    expect([windowOpen.outcome, windowOpen.reason]).toEqual(["uncertain", REASONS.windowOpen]);
+    const first = verifierReads(windowOpen)[0];
+    expect(first.payload.status).toBe("absent");
+    expect(first.sent_by).toMatchObject({ via: "system", name: "verifier:eventual@1" });
+    expect(first.payload.verifier).toMatchObject({ name: "eventual", version: 1, check: 1, of: 4, http_status: 404, rule: 0 });
+    expect(first.payload.verifier.request).toEqual({ method: "GET", url: `${social.base}/2/posts/${post.id}`, headers: { Authorization: "Bearer {env.SOCIAL_READ_TOKEN}" } });
+
+    const verified = await until("verified", async () => {
+      const op = await operation(id);
+      return op.outcome === "verified" ? op : undefined;
+    });
+    const match = verifierReads(verified).at(-1);
+    expect(match.payload).toMatchObject({ status: "match", evidence: { object_id: post.id }, verifier: { http_status: 200, rule: 1 } });
+    expect(verified.verdict_history.map((h: any) => h.outcome)).not.toContain("divergent");
+    expect(verified.verdict_history.map((h: any) => h.reason)).toContain(REASONS.windowOpen);
+
+    // The match ended the window: the check at its end reads nothing more.
+    await new Promise((r) => setTimeout(r, 3500 - (Date.now() - Date.parse(verified.stages[1].payload.observed_at))));
+    await until("every check of the window ended", async () => {
+      const rows = await app.db.query<{ status: string }>("SELECT status FROM job WHERE key LIKE $1", [`verifier:eventual@1:${id}:%`]);
+      return rows.length === 4 && rows.every((r) => r.status === "done") ? rows : undefined;
+    });
+    const after = await operation(id);
+    expect(after.outcome).toBe("verified");
+    expect(verifierReads(after).length).toBe(verifierReads(verified).length);
+
+    // The secret went to the service, and nowhere into the records.
+    expect(social.seen.filter((s) => s.path === `/2/posts/${post.id}`).every((s) => s.authorization === `Bearer ${SECRET}`)).toBe(true);
+    const leaked = await app.db.query("SELECT seq FROM chain_records WHERE payload LIKE $1", [`%${SECRET}%`]);
+    expect(leaked).toEqual([]);
+  });
+});
+
+describe("never there", () => {
+  it("always 404: uncertain inside the window, divergent once the check at its end reads absent", async () => {
+    await defineVerifier(socialVerifier(social.base, { name: "never", tool: "social.never", checksAt: ["200ms", "700ms"], pendingUntil: "1500ms" }));
+    const id = await publish("social.never", "no-such-post");
+    const open = await until("the first read", async () => {
+      const op = await operation(id);
+      return verifierReads(op).length ? op : undefined;
+    });
+    expect(open.reason).toBe(REASONS.windowOpen);
+    const closed = await until("divergent", async () => {
+      const op = await operation(id);
+      return op.outcome === "divergent" ? op : undefined;
+    });
+    expect(closed.reason).toBe(REASONS.absent);
+    const reads = verifierReads(closed);
+    expect(reads.map((r: any) => r.payload.status)).toEqual(["absent", "absent", "absent"]);
+    const last = reads.at(-1).payload;
+    expect(last.verifier).toMatchObject({ check: 3, of: 3 });
+    expect(compareInstants(last.observed_at, last.verifier.window_closes_at)).toBeGreaterThanOrEqual(0);
+    // Before the end it was never divergent: the window held the verdict back.
+    const outcomes = closed.verdict_history.map((h: any) => h.outcome);
+    expect(outcomes.indexOf("divergent")).toBe(outcomes.length - 1);
+    // The list (the projection written when the last read was recorded) says so too.
+    const list = await call(`/api/v1/operations?q=${id}`);
+    expect(list.body.items[0]).toMatchObject({ operation_id: id, outcome: "divergent" });
+  });
+});
+
+describe("failures back off, then record unavailable", () => {
+  it("a service answering 500: five attempts with growing waits, then an unavailable read naming the status", async () => {
+    const svc = await service((_req, res) => {
+      res.writeHead(500).end("boom");
+    });
+    try {
+      await defineVerifier({ ...socialVerifier(`http://127.0.0.1:${svc.port}`, { name: "five-hundred", tool: "social.fivehundred", checksAt: ["0s"], pendingUntil: "0s" }) });
+      const id = await publish("social.fivehundred", "p-1");
+      const op = await until("the unavailable read", async () => {
+        const o = await operation(id);
+        return verifierReads(o).length ? o : undefined;
+      });
+      const read = verifierReads(op)[0].payload;
+      expect(read).toMatchObject({ status: "unavailable", verifier: { http_status: 500, rule: null, attempts: 5, error: "no expect rule matched the answer (HTTP 500)" } });
+      expect([op.outcome, op.reason]).toEqual(["uncertain", REASONS.readUnavailable]);
+      expect(svc.seen.length).toBe(5);
+      const gaps = svc.seen.slice(1).map((t, i) => t - svc.seen[i]);
+      [100, 200, 400, 800].forEach((min, i) => expect(gaps[i]).toBeGreaterThanOrEqual(min - 20));
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it("a slow service: each attempt times out, then an unavailable read saying so", async () => {
+    const svc = await service((_req, res) => {
+      setTimeout(() => res.writeHead(200).end("{}"), 3000).unref();
+    });
+    try {
+      await defineVerifier(socialVerifier(`http://127.0.0.1:${svc.port}`, { name: "slow", tool: "social.slow", checksAt: ["0s"], pendingUntil: "0s" }));
+      const id = await publish("social.slow", "p-2");
+      const op = await until("the unavailable read", async () => {
+        const o = await operation(id);
+        return verifierReads(o).length ? o : undefined;
+      });
+      const read = verifierReads(op)[0].payload;
+      expect(read.status).toBe("unavailable");
+      expect(read.verifier).toMatchObject({ http_status: null, attempts: 5 });
+      expect(read.verifier.error).toMatch(/^timeout: /);
+      expect(svc.seen.length).toBe(5);
+    } finally {
+      await svc.close();
+    }
+  });
+});
+
+describe("no SSRF", () => {
+  it("a redirect to another host is refused: the dry run says so, and the check records unavailable with the refusal", async () => {
+    const svc = await service((req, res) => {
+      res.writeHead(302, { location: `http://localhost:${(req.socket.localPort ?? 0)}/elsewhere` }).end();
+    });
+    try {
+      const def = { ...socialVerifier(`http://127.0.0.1:${svc.port}`, { name: "redirects", tool: "social.redirects", checksAt: ["0s"], pendingUntil: "0s" }), allow_hosts: ["127.0.0.1", "localhost"] };
+      await defineVerifier(def);
+      const id = await publish("social.redirects", "p-3");
+      const op = await until("the unavailable read", async () => {
+        const o = await operation(id);
+        return verifierReads(o).length ? o : undefined;
+      });
+      expect(verifierReads(op)[0].payload).toMatchObject({ status: "unavailable", verifier: { http_status: null } });
+      expect(verifierReads(op)[0].payload.verifier.error).toMatch(/^cross_host_redirect: 127\.0\.0\.1:\d+ redirected to another host \(localhost:\d+\)/);
+      // Only the first host was ever asked (once per attempt).
+      expect(svc.seen.length).toBe(5);
+      const before = (await app.db.query<{ n: number }>("SELECT COUNT(*) AS n FROM chain_records"))[0].n;
+      const dry = await call("/api/v1/verifiers/redirects/dry-run", { operation_id: id });
+      expect(dry.status).toBe(200);
+      expect(dry.body).toMatchObject({ response: null, error: { code: "cross_host_redirect" }, read: { status: "unavailable" }, recorded: false });
+      expect((await app.db.query<{ n: number }>("SELECT COUNT(*) AS n FROM chain_records"))[0].n).toBe(before);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it("a dry run shows the request with the secret masked, the response and the read it would record, recording nothing", async () => {
+    const post = social.publish("dry text", { visibleAfterMs: 0 });
+    await defineVerifier(socialVerifier(social.base, { name: "dry", tool: "social.dry", checksAt: ["10m"], pendingUntil: "10m" }));
+    const id = await publish("social.dry", post.id, "dry text");
+    const before = (await app.db.query<{ n: number }>("SELECT COUNT(*) AS n FROM chain_records"))[0].n;
+    const dry = await call("/api/v1/verifiers/dry/dry-run", { operation_id: id });
+    expect(dry.status).toBe(200);
+    expect(dry.body.request.headers).toEqual({ Authorization: "Bearer {env.SOCIAL_READ_TOKEN}" });
+    expect(dry.body.response).toMatchObject({ status: 200, content_type: "application/json" });
+    expect(JSON.parse(dry.body.response.excerpt)).toEqual({ data: { id: post.id, text: "dry text" } });
+    expect(dry.body.read).toMatchObject({ status: "match", evidence: { object_id: post.id }, reader: { identity: "verifier:dry@1" } });
+    expect(JSON.stringify(dry.body)).not.toContain(SECRET);
+    expect((await app.db.query<{ n: number }>("SELECT COUNT(*) AS n FROM chain_records"))[0].n).toBe(before);
+    expect((await operation(id)).stages.filter((s: any) => s.stage === "canonical_read")).toEqual([]);
+  });
+});
+
+describe("without RECONCILE_VERIFIER_ALLOW_PRIVATE", () => {
+  let strict: VerifierApp;
+  beforeAll(async () => {
+    strict = await startVerifierApp("verifiers-strict", { RECONCILE_VERIFIER_ALLOW_HTTP: "1", SOCIAL_READ_TOKEN: SECRET });
+  });
+  afterAll(async () => strict?.stop());
+
+  it("a URL whose host resolves to 127.0.0.1 is refused, never asked; the check records unavailable naming the setting", async () => {
+    const svc = await service((_req, res) => res.writeHead(200).end("{}"));
+    try {
+      const s = (path: string, body?: unknown) => api(strict.app.base, strict.token, path, body);
+      const def = socialVerifier(`http://localhost:${svc.port}`, { name: "loopback", tool: "social.loopback", checksAt: ["0s"], pendingUntil: "0s" });
+      expect((await s("/api/v1/verifiers", def)).status).toBe(201);
+      const r = await s("/api/v1/receipts", { operation_id: "op-loopback", tool: { name: "social.loopback" }, intent: { params: { text: "x" } }, receipt: { status: "accepted", receipt_id: "p", observed_at: new Date().toISOString() } });
+      expect(r.status).toBe(201);
+      const dry = await s("/api/v1/verifiers/loopback/dry-run", { operation_id: "op-loopback" });
+      expect(dry.body.error.code).toBe("private_address");
+      expect(dry.body.error.message).toMatch(/localhost resolved to (127\.0\.0\.1|::1)\b.*RECONCILE_VERIFIER_ALLOW_PRIVATE=1/);
+      const read = await until("the unavailable read", async () => {
+        const op = (await s("/api/v1/operations/op-loopback")).body;
+        return verifierReads(op)[0]?.payload;
+      });
+      expect(read).toMatchObject({ status: "unavailable", verifier: { http_status: null, attempts: 5 } });
+      expect(read.verifier.error).toMatch(/^private_address: /);
+      expect(svc.seen).toEqual([]);
+    } finally {
+      await svc.close();
+    }
+  });
+});
