@@ -15,6 +15,11 @@ describe("previewJson", () => {
     );
   });
 
+  it("keeps a key named __proto__ (a receipt may carry one)", () => {
+    const v = JSON.parse('{"__proto__":{"x":1},"a":2}');
+    expect(previewJson(v).text).toBe(JSON.stringify(v, null, 2));
+  });
+
   it("cuts 100,000 keys to the first 100 and counts the rest", () => {
     const p = previewJson(manyKeys(100_000));
     expect(p.truncated).toBe(true);

@@ -49,7 +49,8 @@ function pruned(value: unknown, b: Budget): { value: unknown; truncated: boolean
         total = Object.keys(v).length;
         break;
       }
-      out[k] = prune((v as Record<string, unknown>)[k]);
+      // defineProperty, not `out[k] =`: a "__proto__" key would set the prototype and vanish from the preview.
+      Object.defineProperty(out, k, { value: prune((v as Record<string, unknown>)[k]), enumerable: true, writable: true, configurable: true });
       i++;
     }
     if (total >= 0) out["…"] = more(total - i, total - i === 1 ? "key" : "keys");
