@@ -24,7 +24,13 @@ export function apiRoute<P = Record<string, never>>(permission: Permission | rea
         throw new ApiError("forbidden", "cross-site request refused: send it from this site, or use a token");
       }
       await authorize(principal, permission, { method: req.method, path: new URL(req.url).pathname, headers: req.headers });
-      return await handler({ req, principal, params: await context.params });
+      const params = await context.params;
+      // No stored id holds a NUL (PostgreSQL refuses NUL in text, and would answer the lookup
+      // with an error): a path segment carrying one names nothing, for every route at once.
+      for (const v of Object.values(params ?? {})) {
+        if (typeof v === "string" && v.includes("\u0000")) throw new ApiError("not_found", "nothing has an id containing a NUL character");
+      }
+      return await handler({ req, principal, params });
     } catch (e) {
       await discardUnreadBody(req);
       return errorResponse(e);

@@ -93,3 +93,13 @@ describe("what a refusal names", () => {
     expect(r.body.error.message).toContain('request: unknown field "colour"');
   });
 });
+
+describe("ids holding a NUL character", () => {
+  it("are 404 on every route that takes an id, never a 5xx (PostgreSQL refuses NUL in text)", async () => {
+    const admin = (await principal("admin", ["read", "review", "admin"])).token;
+    for (const path of ["/api/v1/operations/op%00x", "/api/v1/operations/op%00x/claim", "/api/v1/webhooks/ep_%00", "/api/v1/webhooks/ep_%00/deliveries", "/api/v1/verifiers/v%00"]) {
+      const res = await fetch(baseUrl + path, { headers: { authorization: `Bearer ${admin}` } });
+      expect(res.status, path).toBe(404);
+    }
+  });
+});
