@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { CreateTokenForm, RevokeButton } from "@/components/settings/tokens";
 import { can, scopesAllowedFor } from "@/lib/auth/permissions";
 import { requirePage } from "@/lib/auth/session";
-import { listAllTokens, listTokens } from "@/lib/store/api-tokens";
+import { listAllTokens, listTokens, type AnyTokenSummary, type TokenSummary } from "@/lib/store/api-tokens";
 
 export const metadata: Metadata = { title: "API tokens" };
 
@@ -34,38 +34,7 @@ export default async function TokensPage() {
         {tokens.length === 0 ? (
           <p className="text-slate-700 dark:text-slate-300">You have no tokens yet.</p>
         ) : (
-          <div className="overflow-x-auto">
-            <table className="w-full text-left text-sm">
-              <thead>
-                <tr className="text-slate-600 dark:text-slate-400">
-                  <th className="py-2 pr-4 font-medium">Name</th>
-                  <th className="py-2 pr-4 font-medium">Token</th>
-                  <th className="py-2 pr-4 font-medium">Scopes</th>
-                  <th className="py-2 pr-4 font-medium">Created</th>
-                  <th className="py-2 pr-4 font-medium">Last used</th>
-                  <th className="py-2 font-medium">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {tokens.map((t) => (
-                  <tr key={t.id} className="border-t border-slate-200 dark:border-slate-800">
-                    <td className="py-2 pr-4">{t.name}</td>
-                    <td className="py-2 pr-4 font-mono">
-                      {t.prefix}…{t.last4}
-                    </td>
-                    <td className="py-2 pr-4">{t.scopes.join(", ")}</td>
-                    <td className="py-2 pr-4">{when(t.createdAt)}</td>
-                    <td className="py-2 pr-4">{when(t.lastUsedAt)}</td>
-                    <td className="py-2">
-                      <RevokeButton id={t.id} label={`${t.name} (${t.prefix}…${t.last4})`} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <TokenTable tokens={tokens} />
         )}
       </section>
       {everyone ? (
@@ -79,41 +48,51 @@ export default async function TokensPage() {
           {everyone.length === 0 ? (
             <p className="text-slate-700 dark:text-slate-300">No other user has a token.</p>
           ) : (
-            <div className="overflow-x-auto">
-              <table className="w-full text-left text-sm">
-                <thead>
-                  <tr className="text-slate-600 dark:text-slate-400">
-                    <th className="py-2 pr-4 font-medium">Owner</th>
-                    <th className="py-2 pr-4 font-medium">Name</th>
-                    <th className="py-2 pr-4 font-medium">Token</th>
-                    <th className="py-2 pr-4 font-medium">Scopes</th>
-                    <th className="py-2 pr-4 font-medium">Last used</th>
-                    <th className="py-2 font-medium">
-                      <span className="sr-only">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {everyone.map((t) => (
-                    <tr key={t.id} className="border-t border-slate-200 dark:border-slate-800">
-                      <td className="py-2 pr-4 break-all">{t.owner}</td>
-                      <td className="py-2 pr-4">{t.name}</td>
-                      <td className="py-2 pr-4 font-mono">
-                        {t.prefix}…{t.last4}
-                      </td>
-                      <td className="py-2 pr-4">{t.scopes.join(", ")}</td>
-                      <td className="py-2 pr-4">{when(t.lastUsedAt)}</td>
-                      <td className="py-2">
-                        <RevokeButton id={t.id} label={`${t.owner}'s ${t.name} (${t.prefix}…${t.last4})`} anyOwner />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <TokenTable tokens={everyone} showOwner />
           )}
         </section>
       ) : null}
+    </div>
+  );
+}
+
+/** Live tokens (names, prefixes and use, never a secret), each with its Revoke; with their owners for an admin's view of everyone's. */
+function TokenTable({ tokens, showOwner }: { tokens: (TokenSummary | AnyTokenSummary)[]; showOwner?: boolean }) {
+  const owner = (t: TokenSummary | AnyTokenSummary) => ("owner" in t ? t.owner : "");
+  return (
+    <div className="overflow-x-auto">
+      <table className="w-full text-left text-sm">
+        <thead>
+          <tr className="text-slate-600 dark:text-slate-400">
+            {showOwner ? <th className="py-2 pr-4 font-medium">Owner</th> : null}
+            <th className="py-2 pr-4 font-medium">Name</th>
+            <th className="py-2 pr-4 font-medium">Token</th>
+            <th className="py-2 pr-4 font-medium">Scopes</th>
+            <th className="py-2 pr-4 font-medium">Created</th>
+            <th className="py-2 pr-4 font-medium">Last used</th>
+            <th className="py-2 font-medium">
+              <span className="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {tokens.map((t) => (
+            <tr key={t.id} className="border-t border-slate-200 dark:border-slate-800">
+              {showOwner ? <td className="py-2 pr-4 break-all">{owner(t)}</td> : null}
+              <td className="py-2 pr-4">{t.name}</td>
+              <td className="py-2 pr-4 font-mono">
+                {t.prefix}…{t.last4}
+              </td>
+              <td className="py-2 pr-4">{t.scopes.join(", ")}</td>
+              <td className="py-2 pr-4">{when(t.createdAt)}</td>
+              <td className="py-2 pr-4">{when(t.lastUsedAt)}</td>
+              <td className="py-2">
+                <RevokeButton id={t.id} label={`${showOwner ? `${owner(t)}'s ` : ""}${t.name} (${t.prefix}…${t.last4})`} anyOwner={showOwner} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </div>
   );
 }
