@@ -248,6 +248,15 @@ describe("the paper_metrics migration's backfill", () => {
     const { readFileSync, readdirSync } = await import("node:fs");
     const { provider } = await import("@/lib/store/database");
     const client = await db();
+    // Resolved verified while uncertain, then a read that matches: the verdict is verified too,
+    // and only the last correction says a resolve is in effect.
+    const late = unique("resolved-then-read");
+    const observed = new Date(Date.now() - 60_000).toISOString();
+    expect((await ingest(ingestToken, { operation_id: late, tool: { name: "db.insert" }, intent: { effect: "insert a row" }, receipt: { status: "accepted", observed_at: observed } })).status).toBe(201);
+    await correct(late, { action: "resolve", outcome: "verified", reason: "seen by hand", evidence: { object_id: "row-9" } });
+    expect((await ingest(ingestToken, { operation_id: late, canonical_read: { status: "match", observed_at: observed, evidence: { object_id: "row-9" } } })).status).toBe(200);
+    expect(await client.operationView.findUniqueOrThrow({ where: { operationId: late } })).toMatchObject({ outcome: "verified", effectiveOutcome: "verified", review: "verified" });
+
     const cols = { operationId: true, fingerprint: true, actual: true, review: true, recovered: true } as const;
     const before = await client.operationView.findMany({ select: cols, orderBy: { operationId: "asc" } });
     const rollups = async () =>
@@ -270,10 +279,7 @@ describe("the paper_metrics migration's backfill", () => {
     }
 
     const after = await client.operationView.findMany({ select: cols, orderBy: { operationId: "asc" } });
-    // A confirmed audit sample (resolve of a verified operation) cannot predate the migration:
-    // SQL sees a verified operation, the projection a reviewer's verified. Not compared.
-    const samples = new Set((await client.auditSample.findMany()).map((s) => s.operationId));
-    const strip = (v: (typeof before)[number]) => ({ ...v, recovered: undefined, review: samples.has(v.operationId) ? undefined : v.review });
+    const strip = (v: (typeof before)[number]) => ({ ...v, recovered: undefined });
     expect(after.map(strip)).toEqual(before.map(strip));
     // Recovery by key is backfilled; by a recovers edge only after projections:rebuild.
     const edges = new Set((await client.operationRecover.findMany()).map((e) => e.recovers));

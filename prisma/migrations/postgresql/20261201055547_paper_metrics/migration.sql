@@ -66,6 +66,12 @@ UPDATE "operation_views" SET "fingerprint" = (
 UPDATE "operation_views" SET "review" = CASE
   WHEN "effective_outcome" IN ('not_applied', 'compensated') THEN "effective_outcome"
   WHEN "effective_outcome" = 'verified' AND "outcome" <> 'verified' THEN 'verified'
+  -- Verified both ways: a resolve is in effect only if it is the last correction (a read that
+  -- came after a resolve can make the verdict verified too, and an audit sample is resolved so).
+  WHEN "effective_outcome" = 'verified' AND "correction_count" > 0 AND (
+    SELECT c."payload"::json ->> 'action' FROM "chain_records" c
+     WHERE c."operation_id" = "operation_views"."operation_id" AND c."kind" = 'correction'
+     ORDER BY c."seq" DESC LIMIT 1) = 'resolve' THEN 'verified'
   WHEN "effective_outcome" = 'divergent' AND "outcome" <> 'divergent' THEN 'retracted'
   WHEN "effective_outcome" = 'divergent' AND "claimed_outcome" = 'success' AND NOT "overclaimed" THEN 'retracted'
   ELSE 'none' END;
