@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 
-type Step = { name: string; passed: number; failed: number; ok: boolean };
+type Step = { name: string; passed: number; failed: number; ok: boolean; failures?: string[] };
 const steps: Step[] = [];
 const bin = (name: string) => path.resolve("node_modules/.bin", name);
 mkdirSync("test-results", { recursive: true });
@@ -32,12 +32,49 @@ function vitest(name: string, project: string, env: Record<string, string> = {})
   const ok = run(name, bin("vitest"), ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile=${out}`], env);
   let passed = 0;
   let failed = ok ? 0 : 1;
+  let failures: string[] = [];
   if (existsSync(out)) {
     const j = JSON.parse(readFileSync(out, "utf8"));
     passed = j.numPassedTests;
     failed = j.numFailedTests + (ok || j.numFailedTests ? 0 : 1);
+    failures = vitestFailures(j);
   }
-  steps.push({ name, passed, failed, ok });
+  steps.push({ name, passed, failed, ok, failures });
+}
+
+type VitestJson = { testResults?: { name: string; message?: string; assertionResults?: { status: string; fullName: string; failureMessages?: string[] }[] }[] };
+
+/** "file › test: first line of the failure", for each failed test (and each file that failed to load). */
+function vitestFailures(j: VitestJson): string[] {
+  const lines: string[] = [];
+  for (const file of j.testResults ?? []) {
+    const rel = path.relative(process.cwd(), file.name);
+    const failedTests = (file.assertionResults ?? []).filter((a) => a.status === "failed");
+    for (const a of failedTests) lines.push(`${rel} › ${a.fullName}: ${firstLine(a.failureMessages?.[0])}`);
+    if (!failedTests.length && file.message) lines.push(`${rel}: ${firstLine(file.message)}`);
+  }
+  return lines;
+}
+
+type PlaywrightSuite = { title: string; specs?: { title: string; line: number; ok: boolean; tests?: { results?: { error?: { message?: string } }[] }[] }[]; suites?: PlaywrightSuite[] };
+
+function playwrightFailures(suites: PlaywrightSuite[]): string[] {
+  const lines: string[] = [];
+  const walk = (s: PlaywrightSuite) => {
+    for (const spec of s.specs ?? []) {
+      if (spec.ok) continue;
+      const results = spec.tests?.flatMap((t) => t.results ?? []) ?? [];
+      lines.push(`${s.title}:${spec.line} › ${spec.title}: ${firstLine(results.at(-1)?.error?.message)}`);
+    }
+    for (const child of s.suites ?? []) walk(child);
+  };
+  for (const s of suites) walk(s);
+  return lines;
+}
+
+function firstLine(message: string | undefined): string {
+  const plain = (message ?? "").replace(/\u001b\[[0-9;]*m/g, "");
+  return (plain.split("\n").find((l) => l.trim()) ?? "").trim().slice(0, 300);
 }
 
 function playwright() {
@@ -46,12 +83,15 @@ function playwright() {
   const ok = run("e2e (Chromium)", bin("playwright"), ["test"], { PLAYWRIGHT_JSON_OUTPUT_NAME: out });
   let passed = 0;
   let failed = ok ? 0 : 1;
+  let failures: string[] = [];
   if (existsSync(out)) {
-    const s = JSON.parse(readFileSync(out, "utf8")).stats;
+    const report = JSON.parse(readFileSync(out, "utf8"));
+    const s = report.stats;
     passed = s.expected + s.flaky;
     failed = s.unexpected + (ok || s.unexpected ? 0 : 1);
+    failures = playwrightFailures(report.suites ?? []);
   }
-  steps.push({ name: "e2e (Chromium)", passed, failed, ok });
+  steps.push({ name: "e2e (Chromium)", passed, failed, ok, failures });
 }
 
 check("typecheck", bin("tsc"), ["--noEmit"]);
@@ -77,7 +117,11 @@ if (built) {
 }
 
 console.log("\n━━ summary ━━");
-for (const s of steps) console.log(`${s.ok ? "ok  " : "FAIL"} ${s.name}: ${s.passed} passed, ${s.failed} failed`);
+for (const s of steps) {
+  console.log(`${s.ok ? "ok  " : "FAIL"} ${s.name}: ${s.passed} passed, ${s.failed} failed`);
+  // The failed tests by name, so the last lines of a CI log say what broke.
+  for (const f of s.failures ?? []) console.log(`       ✗ ${f}`);
+}
 const passed = steps.reduce((n, s) => n + s.passed, 0);
 const failed = steps.reduce((n, s) => n + s.failed, 0);
 console.log(`${passed} passed, ${failed} failed`);
