@@ -15,45 +15,53 @@ export type JsonProblem = { path: string; message: string };
 
 export function checkJsonShape(value: unknown, maxDepth = MAX_DEPTH, maxContainers = MAX_CONTAINERS): JsonProblem | null {
   let containers = 0;
-  // Paths are built only for a problem: a frame knows its parent and its key or index.
-  type Frame = { v: unknown; depth: number; parent: Frame | null; key: string | number | null };
-  const pathOf = (f: Frame): string => {
+  // Only arrays and objects get a frame (a record of 100,000 plain values allocates none for
+  // them). Paths are built only for a problem: a frame knows its parent and its key or index.
+  type Frame = { v: object; depth: number; parent: Frame | null; key: string | number | null };
+  const pathOf = (parent: Frame | null, key: string | number | null): string => {
     const parts: string[] = [];
-    for (let at: Frame | null = f; at && at.key !== null; at = at.parent) parts.push(typeof at.key === "number" ? `[${at.key}]` : at.parent?.key === null ? at.key : `.${at.key}`);
+    let at: { parent: Frame | null; key: string | number | null } | null = { parent, key };
+    for (; at && at.key !== null; at = at.parent) parts.push(typeof at.key === "number" ? `[${at.key}]` : at.parent?.key === null ? at.key : `.${at.key}`);
     return parts.reverse().join("") || "(record)";
   };
-  const stack: Frame[] = [{ v: value, depth: 0, parent: null, key: null }];
+  /** A problem of a value that is no array or object, or null. */
+  const leafProblem = (v: unknown): string | null => {
+    if (typeof v === "string") return textProblem(v);
+    if (typeof v === "number" && !Number.isFinite(v)) return "the number is too large to represent (beyond a 64-bit float)";
+    return null;
+  };
+  const stack: Frame[] = [];
+  const visit = (v: unknown, depth: number, parent: Frame | null, key: string | number | null): JsonProblem | null => {
+    if (v === null || typeof v !== "object") {
+      const bad = leafProblem(v);
+      return bad ? { path: pathOf(parent, key), message: bad } : null;
+    }
+    if (depth >= maxDepth) return { path: pathOf(parent, key), message: `nesting is deeper than ${maxDepth} levels` };
+    if (++containers > maxContainers) {
+      return { path: pathOf(parent, key), message: `more than ${maxContainers.toLocaleString("en")} arrays and objects in one record` };
+    }
+    stack.push({ v, depth, parent, key });
+    return null;
+  };
+  const root = visit(value, 0, null, null);
+  if (root) return root;
   while (stack.length) {
     const frame = stack.pop()!;
     const { v, depth } = frame;
-    if (typeof v === "string") {
-      const bad = textProblem(v);
-      if (bad) return { path: pathOf(frame), message: bad };
-      continue;
-    }
-    if (typeof v === "number" && !Number.isFinite(v)) {
-      return { path: pathOf(frame), message: "the number is too large to represent (beyond a 64-bit float)" };
-    }
-    if (v === null || typeof v !== "object") continue;
-    if (depth >= maxDepth) {
-      return { path: pathOf(frame), message: `nesting is deeper than ${maxDepth} levels` };
-    }
-    if (++containers > maxContainers) {
-      return { path: pathOf(frame), message: `more than ${maxContainers.toLocaleString("en")} arrays and objects in one record` };
-    }
     if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) stack.push({ v: v[i], depth: depth + 1, parent: frame, key: i });
+      for (let i = 0; i < v.length; i++) {
+        const bad = visit(v[i], depth + 1, frame, i);
+        if (bad) return bad;
+      }
     } else {
       const keys = Object.keys(v);
       for (let i = 0; i < keys.length; i++) {
         const key = keys[i];
-        const child: Frame = { v: (v as Record<string, unknown>)[key], depth: depth + 1, parent: frame, key };
-        if (key === "__proto__") {
-          return { path: pathOf(child), message: "the key \"__proto__\" is not allowed" };
-        }
+        if (key === "__proto__") return { path: pathOf(frame, key), message: "the key \"__proto__\" is not allowed" };
         const badKey = textProblem(key);
-        if (badKey) return { path: pathOf(child), message: `the key ${badKey.replace("the text ", "")}` };
-        stack.push(child);
+        if (badKey) return { path: pathOf(frame, key), message: `the key ${badKey.replace("the text ", "")}` };
+        const bad = visit((v as Record<string, unknown>)[key], depth + 1, frame, key);
+        if (bad) return bad;
       }
     }
   }
