@@ -256,6 +256,14 @@ describe("the paper_metrics migration's backfill", () => {
     await correct(late, { action: "resolve", outcome: "verified", reason: "seen by hand", evidence: { object_id: "row-9" } });
     expect((await ingest(ingestToken, { operation_id: late, canonical_read: { status: "match", observed_at: observed, evidence: { object_id: "row-9" } } })).status).toBe(200);
     expect(await client.operationView.findUniqueOrThrow({ where: { operationId: late } })).toMatchObject({ outcome: "verified", effectiveOutcome: "verified", review: "verified" });
+    // Verified, retracted (no success was claimed), then a read that finds it absent: divergent
+    // both ways, and the withdrawal still in effect.
+    const retracted = unique("retracted-then-read");
+    expect((await ingest(ingestToken, { operation_id: retracted, tool: { name: "db.insert" }, intent: { effect: "insert a row" }, receipt: { status: "accepted", observed_at: observed }, canonical_read: { status: "match", observed_at: observed, evidence: { object_id: "row-8" } } })).status).toBe(201);
+    await correct(retracted, { action: "retract", reason: "the row is someone else's" });
+    const later = new Date(Date.now() - 30_000).toISOString();
+    expect((await ingest(ingestToken, { operation_id: retracted, canonical_read: { status: "absent", observed_at: later } })).status).toBe(200);
+    expect(await client.operationView.findUniqueOrThrow({ where: { operationId: retracted } })).toMatchObject({ outcome: "divergent", effectiveOutcome: "divergent", review: "retracted" });
 
     const cols = { operationId: true, fingerprint: true, actual: true, review: true, recovered: true } as const;
     const before = await client.operationView.findMany({ select: cols, orderBy: { operationId: "asc" } });

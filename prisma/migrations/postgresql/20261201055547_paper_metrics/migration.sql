@@ -63,17 +63,18 @@ UPDATE "operation_views" SET "fingerprint" = (
 -- rollup. From here on writeProjection keeps them (lib/store/metrics-projection.ts) and
 -- projections:rebuild recreates them. Records stored before this version that carried a
 -- `recovers` field (then an unknown, unread field) count as recoveries after projections:rebuild.
+-- Exactly lib/domain/metrics.ts reviewOf over lib/domain/corrections.ts replayCorrections: a
+-- resolve is in effect when it is the last correction (retract and reopen both end one); a
+-- withdrawn claim stays withdrawn, and with no resolve in effect the outcome is then divergent.
 UPDATE "operation_views" SET "review" = CASE
-  WHEN "effective_outcome" IN ('not_applied', 'compensated') THEN "effective_outcome"
-  WHEN "effective_outcome" = 'verified' AND "outcome" <> 'verified' THEN 'verified'
-  -- Verified both ways: a resolve is in effect only if it is the last correction (a read that
-  -- came after a resolve can make the verdict verified too, and an audit sample is resolved so).
-  WHEN "effective_outcome" = 'verified' AND "correction_count" > 0 AND (
-    SELECT c."payload"::json ->> 'action' FROM "chain_records" c
+  WHEN "correction_count" = 0 THEN 'none'
+  WHEN (SELECT c."payload"::json ->> 'action' FROM "chain_records" c
+         WHERE c."operation_id" = "operation_views"."operation_id" AND c."kind" = 'correction'
+         ORDER BY c."seq" DESC LIMIT 1) = 'resolve' THEN "effective_outcome"
+  WHEN "effective_outcome" = 'divergent' AND EXISTS (
+    SELECT 1 FROM "chain_records" c
      WHERE c."operation_id" = "operation_views"."operation_id" AND c."kind" = 'correction'
-     ORDER BY c."seq" DESC LIMIT 1) = 'resolve' THEN 'verified'
-  WHEN "effective_outcome" = 'divergent' AND "outcome" <> 'divergent' THEN 'retracted'
-  WHEN "effective_outcome" = 'divergent' AND "claimed_outcome" = 'success' AND NOT "overclaimed" THEN 'retracted'
+       AND c."payload"::json ->> 'action' = 'retract') THEN 'retracted'
   ELSE 'none' END;
 
 UPDATE "operation_views" SET "actual" = CASE
