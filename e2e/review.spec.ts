@@ -100,30 +100,55 @@ test("a claim means something: another reviewer's claim blocks a correction unti
   await page.getByRole("button", { name: `Claim ${id}` }).click();
   await expect(page.getByRole("note").filter({ hasText: "You are working on this operation." })).toBeVisible();
 
+  // Opening Resolve claims an unclaimed operation: here the reviewer was first, and the admin is told.
   await admin.getByRole("button", { name: "Resolve" }).click();
-  await admin.getByLabel("compensated — the effect was undone").check();
-  await admin.getByLabel("Reason").fill("Undone by hand.");
-  await admin.getByRole("button", { name: "Confirm resolve" }).click();
   await expect(admin.getByRole("alert").filter({ hasText: "claimed this operation while you were looking" })).toContainText(demo.reviewer.email);
   await expect(admin.getByRole("note").filter({ hasText: "is working on this operation" })).toContainText(demo.reviewer.email);
   await expect(admin.getByRole("button", { name: "Resolve" })).toBeDisabled();
-  await expect(admin.getByRole("region", { name: "5. Outcome" })).not.toContainText("compensated");
+  await expect(admin.getByLabel("Reason")).toHaveCount(0);
 
-  // Taking over is explicit (and recorded); then the admin may correct it.
+  // Taking over is explicit (and recorded).
   await admin.getByRole("button", { name: `Take over ${id}` }).click();
   await expect(admin.getByRole("note").filter({ hasText: "You are working on this operation." })).toBeVisible();
-  await admin.getByRole("button", { name: "Resolve" }).click();
-  await admin.getByLabel("compensated — the effect was undone").check();
-  await admin.getByLabel("Reason").fill("Undone by hand.");
-  await admin.getByRole("button", { name: "Confirm resolve" }).click();
-  await expect(admin.getByRole("region", { name: "5. Outcome" })).toContainText("compensated");
 
   // The reviewer, still on the old page, cannot release what the admin now holds.
   await page.getByRole("button", { name: `Release ${id}` }).click();
   await expect(page.getByRole("alert").filter({ hasText: "only they or an admin may release it" })).toContainText(demo.admin.email);
   await expect(page.getByRole("note").filter({ hasText: "is working on this operation" })).toContainText(demo.admin.email);
   await expect(page.getByRole("button", { name: `Release ${id}` })).toHaveCount(0);
+
+  // The admin corrects it; the correction ends the admin's claim.
+  await admin.getByRole("button", { name: "Resolve" }).click();
+  await admin.getByLabel("compensated — the effect was undone").check();
+  await admin.getByLabel("Reason").fill("Undone by hand.");
+  await admin.getByRole("button", { name: "Confirm resolve" }).click();
+  await expect(admin.getByRole("region", { name: "5. Outcome" })).toContainText("compensated");
+  await expect(admin.getByRole("note").filter({ hasText: "Nobody has claimed this operation." })).toBeVisible();
   await admin.close();
+});
+
+test("opening Resolve claims an unclaimed operation, and the correction releases it", async ({ page }) => {
+  await signIn(page, demo.reviewer.email, demo.reviewer.password);
+  const id = `op-e2e-autoclaim-${Date.now()}`;
+  const res = await page.request.post("/api/v1/receipts", {
+    headers: { origin: new URL(page.url()).origin },
+    data: { operation_id: id, receipt: { status: "accepted", observed_at: "2026-11-30T10:00:00Z" }, canonical_read: { status: "absent", observed_at: "2026-11-30T10:01:00Z" } },
+  });
+  expect(res.status()).toBe(201);
+  await page.goto(`/operations/${id}`);
+  await expect(page.getByRole("note").filter({ hasText: "Nobody has claimed this operation." })).toBeVisible();
+  await page.getByRole("button", { name: "Resolve" }).click();
+  await expect(page.getByRole("note").filter({ hasText: "You are working on this operation." })).toBeVisible();
+  await page.goto("/review?outcome=divergent");
+  await expect(page.getByRole("row", { name: new RegExp(id) })).toContainText("you");
+
+  await page.goto(`/operations/${id}`);
+  await page.getByRole("button", { name: "Resolve" }).click();
+  await page.getByLabel("not applied — the effect is absent").check();
+  await page.getByLabel("Reason").fill("Not there.");
+  await page.getByRole("button", { name: "Confirm resolve" }).click();
+  await expect(page.getByRole("region", { name: "5. Outcome" })).toContainText("not applied");
+  await expect(page.getByRole("note").filter({ hasText: "Nobody has claimed this operation." })).toBeVisible();
 });
 
 test("a viewer sees the whole history and no action buttons", async ({ page }) => {

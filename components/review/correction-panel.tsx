@@ -36,8 +36,11 @@ const HELP: Record<CorrectionAction, string> = {
  * decision before it is confirmed, and names the correction it follows so that a reviewer
  * acting on a state someone else has changed is told, not overruled.
  */
-export function CorrectionPanel({ operationId, state, claimed, idempotency, lastCorrectionId, holder, me, admin, nextInQueue = null, auditSample = false }: Props) {
+export function CorrectionPanel({ operationId, state, claimed, idempotency, lastCorrectionId, holder: loadedHolder, me, admin, nextInQueue = null, auditSample = false }: Props) {
   const router = useRouter();
+  // Opening a form claimed the operation for me (until the page loads again).
+  const [claimedHere, setClaimedHere] = useState(false);
+  const holder = claimedHere && !loadedHolder ? me : loadedHolder;
   const [open, setOpen] = useState<CorrectionAction | null>(null);
   // No resolution is chosen for the reviewer: a correction is permanent, so the choice is theirs.
   const [outcome, setOutcome] = useState<Resolution | null>(null);
@@ -53,6 +56,32 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
   );
   const request = open && (open !== "resolve" || outcome) ? { action: open, ...(open === "resolve" ? { outcome: outcome!, evidence } : {}) } : null;
   const preview = request ? decideCorrection(request, state, claimed, idempotency, { auditSample }) : null;
+
+  /**
+   * Opens (or closes) a correction form. Opening one on an unclaimed operation claims it, so the
+   * queue shows who is on it; a claim someone else made meanwhile is said, and the form stays shut.
+   */
+  async function toggle(a: CorrectionAction) {
+    const opening = open !== a;
+    setOpen(opening ? a : null);
+    setOutcome(null);
+    setError(null);
+    setConflict(null);
+    setDone(null);
+    if (!opening || holder) return;
+    const res = await fetch(`/api/v1/operations/${encodeURIComponent(operationId)}/claim`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    if (res.ok) {
+      // Said here at once; the rest of the page stays as loaded until the correction is sent.
+      setClaimedHere(true);
+      return;
+    }
+    const body = (await res.json().catch(() => null)) as { error?: { code?: string; message?: string; details?: { holder?: string } } } | null;
+    setOpen(null);
+    if (body?.error?.code === "claimed_by_other") {
+      setConflict(`${body.error.details?.holder ?? "Another reviewer"} claimed this operation while you were looking: take it over (they will see that you did) before you correct it.`);
+      startTransition(() => router.refresh());
+    } else setConflict(`Could not claim this operation: ${body?.error?.message ?? `the server answered ${res.status}`}.`);
+  }
 
   async function submit(e: React.FormEvent) {
     e.preventDefault();
@@ -71,6 +100,7 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
       }),
     });
     if (res.status === 201) {
+      setClaimedHere(false);
       setDone(LABEL[open]);
       setOpen(null);
       setReason("");
@@ -141,7 +171,7 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
       ) : (
         <div className="mt-2 flex flex-wrap gap-2">
           {allowed.map((a) => (
-            <Button key={a} type="button" variant={open === a ? "primary" : "secondary"} aria-expanded={open === a} disabled={Boolean(holder && holder !== me)} onClick={() => { setOpen(open === a ? null : a); setOutcome(null); setError(null); setConflict(null); setDone(null); }}>
+            <Button key={a} type="button" variant={open === a ? "primary" : "secondary"} aria-expanded={open === a} disabled={Boolean(holder && holder !== me)} onClick={() => toggle(a)}>
               {LABEL[a]}
             </Button>
           ))}

@@ -34,6 +34,28 @@ export async function currentAssignees(db: Db | Tx, operationIds: string[]): Pro
   return out;
 }
 
+/** At most this many operations in "assigned to me" (a person holds a few at a time; the list filter binds them as parameters). */
+export const MAX_HELD = 500;
+
+/**
+ * The operations `who` holds now, newest claim first. One pass over the assignment records
+ * (claims, releases and take-overs: a few per reviewed operation, never per ingested one),
+ * the latest record of each operation deciding.
+ */
+export async function heldBy(who: string): Promise<string[]> {
+  const rows = await (await reader()).chainRecord.findMany({ where: { kind: "assignment" }, orderBy: { seq: "desc" }, select: { operationId: true, payload: true } });
+  const seen = new Set<string>();
+  const held: string[] = [];
+  for (const r of rows) {
+    if (!r.operationId || seen.has(r.operationId)) continue;
+    seen.add(r.operationId);
+    const p = JSON.parse(r.payload) as AssignmentPayload;
+    if (p.action === "claim" && p.assignee === who) held.push(r.operationId);
+    if (held.length === MAX_HELD) break;
+  }
+  return held;
+}
+
 export async function assigneesOf(operationIds: string[]): Promise<Map<string, string>> {
   return currentAssignees(await reader(), operationIds);
 }
@@ -55,9 +77,16 @@ export function claimedByOther(operationId: string, holder: string, message: str
  * Refuses (claimed_by_other) when someone other than `who` holds the operation. Call it
  * inside the writing transaction, after lockChain: the holder read is then the holder at commit.
  */
-export async function requireNotClaimedByOther(tx: Tx, operationId: string, who: string): Promise<void> {
+export async function requireNotClaimedByOther(tx: Tx, operationId: string, who: string): Promise<string | null> {
   const holder = (await currentAssignees(tx, [operationId])).get(operationId) ?? null;
   if (holder && holder !== who) throw claimedByOther(operationId, holder, `this operation is claimed by ${holder}: take it over before you correct it`);
+  return holder;
+}
+
+/** The record that releases `holder`'s claim, appended by `who` (a correction releases its claim). */
+export function releaseRecord(operationId: string, who: string, holder: string) {
+  const payload: AssignmentPayload = { action: "release", assignee: null, previous: holder };
+  return { kind: "assignment" as const, operation_id: operationId, actor: who, payload };
 }
 
 async function requireOperation(tx: Tx, operationId: string): Promise<void> {
@@ -92,8 +121,7 @@ export async function releaseOperation(operationId: string, who: string, opts: {
     const holder = (await currentAssignees(tx, [operationId])).get(operationId) ?? null;
     if (!holder) return { previous: null };
     if (holder !== who && !opts.admin) throw claimedByOther(operationId, holder, `this operation is claimed by ${holder}: only they or an admin may release it`);
-    const payload: AssignmentPayload = { action: "release", assignee: null, previous: holder };
-    await appendToChain(tx, [{ kind: "assignment", operation_id: operationId, actor: who, payload }], undefined, { locked: true });
+    await appendToChain(tx, [releaseRecord(operationId, who, holder)], undefined, { locked: true });
     return { previous: holder };
   });
 }

@@ -102,14 +102,25 @@ describe("correcting a claimed operation", () => {
 
     // Taking over is the recorded act that lets bob correct it; now alice is the other one.
     await claim(id, bob, { take_over: true });
+    // While bob holds it, alice is the other one.
+    expect((await resolve(id, alice)).body.error).toMatchObject({ code: "claimed_by_other", details: { holder: bob.email } });
     const done = await resolve(id, bob);
     expect(done.status).toBe(201);
+    // The correction ends bob's claim: a release recorded right after it, in its transaction.
+    expect(await holder(id)).toBeNull();
+    const records = await (await db()).chainRecord.findMany({ where: { operationId: id, kind: { in: ["assignment", "correction"] } }, orderBy: { seq: "asc" } });
+    expect(records.map((r) => [r.kind, r.actor, JSON.parse(r.payload).action])).toEqual([
+      ["assignment", alice.email, "claim"],
+      ["assignment", bob.email, "claim"],
+      ["correction", bob.email, "resolve"],
+      ["assignment", bob.email, "release"],
+    ]);
+    expect(records[3].seq).toBe(records[2].seq + 1);
     const reopen = await call(`/api/v1/operations/${id}/corrections`, {
       token: alice.token,
       body: { action: "reopen", reason: "I was still on it", expected_last_correction_id: done.body.correction.id },
     });
-    expect(reopen.status).toBe(409);
-    expect(reopen.body.error).toMatchObject({ code: "claimed_by_other", details: { holder: bob.email } });
+    expect(reopen.status).toBe(201);
   });
 
   it("an unclaimed operation, or one the actor holds, is corrected as before", async () => {
@@ -133,5 +144,26 @@ describe("correcting a claimed operation", () => {
         expect(records.map((r) => r.kind)).toEqual(["assignment"]);
       }
     }
+  });
+});
+
+describe("what a reviewer holds (the queue's \"assigned to me\")", () => {
+  it("is every operation whose latest assignment is their claim: not what was taken over, released or corrected", async () => {
+    const { heldBy } = await import("@/lib/store/assignments");
+    const { listOperations, listQuerySchema } = await import("@/lib/store/list-operations");
+    const [kept, taken, released, corrected, never] = [await essayOperation(), await essayOperation(), await essayOperation(), await essayOperation(), await essayOperation()];
+    for (const id of [kept, taken, released, corrected]) expect((await claim(id, alice)).status).toBe(200);
+    expect((await claim(taken, bob, { take_over: true })).status).toBe(200);
+    expect((await release(released, alice)).status).toBe(200);
+    expect((await resolve(corrected, alice)).status).toBe(201);
+    const mine = await heldBy(alice.email);
+    expect(mine).toContain(kept);
+    for (const id of [taken, released, corrected, never]) expect(mine).not.toContain(id);
+    expect(await heldBy(bob.email)).toContain(taken);
+    // The queue lists exactly those that still need review.
+    const queue = await listOperations(listQuerySchema.parse({ needs_review: "true", limit: "200" }), mine);
+    expect(queue.items.map((i) => i.operation_id)).toContain(kept);
+    expect(queue.items.every((i) => mine.includes(i.operation_id))).toBe(true);
+    expect((await listOperations(listQuerySchema.parse({}), [])).items).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { decideCorrection, type CorrectionRequest } from "@/lib/domain/corrections";
 import { deriveOperation } from "@/lib/domain/operation";
 import type { Idempotency } from "@/lib/domain/outcomes";
-import { requireNotClaimedByOther } from "./assignments";
+import { releaseRecord, requireNotClaimedByOther } from "./assignments";
 import { appendToChain, lockChain } from "./chain";
 import { maybeCheckpoint } from "./checkpoints";
 import { writeTransaction } from "./db";
@@ -18,7 +18,7 @@ import { announceCorrection } from "./webhook-outbox";
  * the chain lock, so of two reviewers acting on the same state exactly one wins; the other
  * named a latest correction that is no longer the latest and gets a conflict with the current state.
  * An operation someone else has claimed is claimed_by_other for everyone, admins included,
- * until they take it over (a recorded act).
+ * until they take it over (a recorded act). A correction releases the corrector's claim.
  */
 export async function correctOperation(input: { operationId: string; request: CorrectionRequest; reviewer: string }) {
   const { operationId, request, reviewer } = input;
@@ -28,7 +28,7 @@ export async function correctOperation(input: { operationId: string; request: Co
     const identity = await tx.operation.findUnique({ where: { operationId } });
     if (!identity) throw new StoreError("not_found", `no operation with the id ${operationId}`);
     // Under the chain lock, so no claim can land between this check and the correction.
-    await requireNotClaimedByOther(tx, operationId, reviewer);
+    const holder = await requireNotClaimedByOther(tx, operationId, reviewer);
     const records = (await loadOperationRecords(tx, [operationId])).get(operationId) ?? { stages: [], corrections: [] };
     const facts = correctionFacts(records.corrections);
     const state = deriveOperation(operationId, records.stages, facts);
@@ -53,7 +53,13 @@ export async function correctOperation(input: { operationId: string; request: Co
       evidence: request.evidence ? Object.fromEntries(Object.entries(request.evidence).filter(([, v]) => v)) as Record<string, string> : null,
       follows: last?.id ?? null,
     };
-    const [record] = await appendToChain(tx, [{ kind: "correction", operation_id: operationId, actor: reviewer, payload }], undefined, { locked: true });
+    // The correction ends the reviewer's claim: the release is recorded right after it.
+    const [record] = await appendToChain(
+      tx,
+      [{ kind: "correction", operation_id: operationId, actor: reviewer, payload }, ...(holder ? [releaseRecord(operationId, reviewer, holder)] : [])],
+      undefined,
+      { locked: true },
+    );
     const states = await writeProjection(tx, [{ identity, stages: records.stages, corrections: [...facts, { id: payload.id, action: payload.action, outcome: payload.outcome }] }]);
     const after = states.get(operationId)!;
     const correction = { ...payload, reviewer, seq: record.seq, recorded_at: record.recorded_at };

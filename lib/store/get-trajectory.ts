@@ -25,6 +25,7 @@ export async function getTrajectory(trajectoryId: string) {
     effective_outcome: v.effectiveOutcome,
     outcome: v.outcome,
     reason: v.reason,
+    review: v.review,
     failure_category: v.failureCategory,
     claimed_outcome: v.claimedOutcome,
     created_at: v.createdAt,

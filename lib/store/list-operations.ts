@@ -4,6 +4,7 @@ import { EFFECTIVE_OUTCOMES, OUTCOMES, SILENT_FAILURE_REASONS } from "@/lib/doma
 import { receiptStatuses } from "@/lib/domain/wire";
 import { textProblem } from "@/lib/domain/json";
 import { normalizeInstant } from "@/lib/domain/time";
+import type { StatusAct } from "@/lib/domain/status";
 import { reader } from "./db";
 import { METRIC_NAMES, METRIC_PARTS, metricWhere } from "./metric-filters";
 
@@ -89,6 +90,8 @@ export type OperationListItem = {
   reason: string;
   failure_category: number | null;
   effective_outcome: string;
+  /** The reviewer's act in effect: none, verified, not_applied, compensated (a resolve) or retracted (a withdrawn success claim). */
+  review: string;
   needs_review: boolean;
   overclaimed: boolean;
   /** Drawn as an audit sample (in the review queue as such until a reviewer acts). */
@@ -106,9 +109,11 @@ export type OperationListItem = {
 export const SEARCH_KEY_LIMIT = 500;
 
 /** Newest first, keyset-paginated on the operation's place in the chain (created_seq). */
-export async function listOperations(query: ListQuery): Promise<{ items: OperationListItem[]; next_cursor: string | null; search_capped?: true }> {
+export async function listOperations(query: ListQuery, only?: string[]): Promise<{ items: OperationListItem[]; next_cursor: string | null; search_capped?: true }> {
   const db = await reader();
-  let idFilter: string[] | undefined;
+  // `only`: these operations at most (the review queue's "assigned to me"; at most SEARCH_KEY_LIMIT).
+  let idFilter: string[] | undefined = only;
+  if (idFilter && !idFilter.length) return { items: [], next_cursor: null };
   let capped = false;
   if (query.q) {
     // Exact or prefix match on operation id, receipt id and evidence object ids (an index range).
@@ -117,7 +122,8 @@ export async function listOperations(query: ListQuery): Promise<{ items: Operati
       select: { operationId: true },
       take: SEARCH_KEY_LIMIT,
     });
-    idFilter = [...new Set(keys.map((k) => k.operationId))];
+    const found = [...new Set(keys.map((k) => k.operationId))];
+    idFilter = only ? found.filter((id) => only.includes(id)) : found;
     if (!idFilter.length) return { items: [], next_cursor: null };
     capped = keys.length === SEARCH_KEY_LIMIT;
   }
@@ -175,6 +181,7 @@ export async function listOperations(query: ListQuery): Promise<{ items: Operati
       reason: r.reason,
       failure_category: r.failureCategory,
       effective_outcome: r.effectiveOutcome,
+      review: r.review,
       needs_review: r.needsReview,
       overclaimed: r.overclaimed,
       audit_sample: r.auditSample,
@@ -195,6 +202,23 @@ export async function lastCorrectionsOf(ids: string[]): Promise<Map<string, stri
   if (!ids.length) return new Map();
   const rows = await (await reader()).operationView.findMany({ where: { operationId: { in: ids } }, select: { operationId: true, lastCorrectionId: true } });
   return new Map(rows.map((r) => [r.operationId, r.lastCorrectionId]));
+}
+
+/**
+ * Who made the correction in effect on each corrected operation of a page, and when: what its
+ * status line names (lib/domain/status.ts). Only operations with a reviewer's act are looked up.
+ */
+export async function correctionActsOf(items: { operation_id: string; review: string }[]): Promise<Map<string, StatusAct>> {
+  const ids = items.filter((i) => i.review !== "none").map((i) => i.operation_id);
+  if (!ids.length) return new Map();
+  const rows = await (await reader()).chainRecord.findMany({
+    where: { kind: "correction", operationId: { in: ids } },
+    orderBy: { seq: "desc" },
+    select: { operationId: true, actor: true, recordedAt: true },
+  });
+  const acts = new Map<string, StatusAct>();
+  for (const r of rows) if (r.operationId && !acts.has(r.operationId)) acts.set(r.operationId, { reviewer: r.actor ?? "a reviewer", recorded_at: r.recordedAt });
+  return acts;
 }
 
 /**

@@ -7,7 +7,8 @@ import { NewOperationsNotice } from "@/components/operations/new-notice";
 import { renderedAt, When } from "@/components/ui/when";
 import { requirePage } from "@/lib/auth/session";
 import { describeIssues } from "@/lib/domain/wire";
-import { listOperations, listQuerySchema } from "@/lib/store/list-operations";
+import { correctionActsOf, listOperations, listQuerySchema } from "@/lib/store/list-operations";
+import { StatusText } from "@/components/operations/status";
 import { knownTools } from "@/lib/store/overview";
 
 export const metadata: Metadata = { title: "Operations" };
@@ -49,6 +50,7 @@ export default async function OperationsPage({ searchParams }: { searchParams: P
 async function Results({ query, filters, filtered, firstPage }: { query: Parameters<typeof listOperations>[0]; filters: string; filtered: boolean; firstPage: boolean }) {
   const now = renderedAt();
   const { items, next_cursor, search_capped } = await listOperations(query);
+  const acts = await correctionActsOf(items);
   if (!items.length) {
     return (
       <div className="rounded-xl border border-dashed border-slate-300 p-8 text-center dark:border-slate-700">
@@ -102,7 +104,9 @@ async function Results({ query, filters, filtered, firstPage }: { query: Paramet
                   <OutcomeBadge outcome={op.effective_outcome} />
                   {op.needs_review ? <div className="mt-1 text-xs font-medium text-rose-800 dark:text-rose-300">needs review</div> : null}
                 </td>
-                <td className="py-2 pr-3 text-slate-800 dark:text-slate-200">{op.reason}</td>
+                <td className="py-2 pr-3 text-slate-800 dark:text-slate-200">
+                  <StatusText op={op} act={acts.get(op.operation_id)} />
+                </td>
                 <td className="py-2 pr-3 font-mono text-xs">{op.tool ?? "—"}</td>
                 <td className="py-2 pr-3">{op.claimed_outcome ?? "—"}</td>
                 <td className="py-2 whitespace-nowrap tabular-nums text-slate-700 dark:text-slate-300">

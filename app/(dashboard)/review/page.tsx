@@ -4,8 +4,11 @@ import { ReviewQueue } from "@/components/review/review-queue";
 import { renderedAt } from "@/components/ui/when";
 import { can, roleAtLeast } from "@/lib/auth/permissions";
 import { requirePage } from "@/lib/auth/session";
-import { assigneesOf } from "@/lib/store/assignments";
-import { lastCorrectionsOf, listOperations, listQuerySchema } from "@/lib/store/list-operations";
+import { assigneesOf, heldBy } from "@/lib/store/assignments";
+import { correctionActsOf, lastCorrectionsOf, listOperations, listQuerySchema } from "@/lib/store/list-operations";
+import { statusLine } from "@/lib/domain/status";
+import type { Review } from "@/lib/domain/metrics";
+import type { EffectiveOutcome, Outcome } from "@/lib/domain/outcomes";
 import { reviewAgeHours } from "@/lib/domain/time";
 import { reviewCounts } from "@/lib/store/overview";
 
@@ -17,6 +20,7 @@ const FILTERS = [
   ["outcome=divergent", "divergent"],
   ["outcome=uncertain", "uncertain"],
   ["overclaimed=true", "overclaimed successes"],
+  ["assigned=me", "assigned to me"],
 ] as const;
 
 export default async function ReviewPage({ searchParams }: { searchParams: Promise<Search> }) {
@@ -26,12 +30,15 @@ export default async function ReviewPage({ searchParams }: { searchParams: Promi
   const query = listQuerySchema.safeParse({ needs_review: "true", order: pick("order") ?? "oldest", outcome: pick("outcome"), overclaimed: pick("overclaimed"), cursor: pick("cursor"), limit: "50" });
   const counts = await reviewCounts();
   const reviewer = can(me, "operations:correct");
-  const current = FILTERS.find(([q]) => q && q.split("=")[1] === (pick("outcome") ?? pick("overclaimed")))?.[0] ?? "";
-  const { items, next_cursor } = query.success ? await listOperations(query.data) : { items: [], next_cursor: null };
+  const current = FILTERS.find(([q]) => q && pick(q.split("=")[0]) === q.split("=")[1])?.[0] ?? "";
+  // "Assigned to me": what I hold now (claimed by me, or taken over by me), still needing review.
+  const only = current === "assigned=me" ? await heldBy(me.email) : undefined;
+  const { items, next_cursor } = query.success ? await listOperations(query.data, only) : { items: [], next_cursor: null };
   const holders = await assigneesOf(items.map((i) => i.operation_id));
   const ageHours = reviewAgeHours(process.env.RECONCILE_REVIEW_AGE_HOURS);
   const now = renderedAt();
   const lastCorrections = reviewer ? await lastCorrectionsOf(items.map((i) => i.operation_id)) : new Map<string, string | null>();
+  const acts = await correctionActsOf(items);
 
   return (
     <div className="space-y-6">
@@ -55,12 +62,14 @@ export default async function ReviewPage({ searchParams }: { searchParams: Promi
           </Link>
         ))}
       </nav>
-      {!query.success || (!current && (pick("outcome") || pick("overclaimed"))) ? (
+      {!query.success || (!current && (pick("outcome") || pick("overclaimed") || pick("assigned"))) ? (
         <p role="alert" className="rounded-md border border-rose-300 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-800 dark:bg-rose-950 dark:text-rose-200">
           That is not one of the queue&apos;s filters: the queue holds the divergent and uncertain operations nobody has reconciled. Pick a filter above.
         </p>
       ) : items.length === 0 ? (
-        <p className="rounded-xl border border-dashed border-slate-300 p-8 text-center dark:border-slate-700">The queue is empty{current ? " for this filter" : ""}.</p>
+        <p className="rounded-xl border border-dashed border-slate-300 p-8 text-center dark:border-slate-700">
+          {current === "assigned=me" ? "You hold nothing in the queue: claim an item (c on a row), or open Resolve on one, to see it here." : `The queue is empty${current ? " for this filter" : ""}.`}
+        </p>
       ) : (
         <ReviewQueue
           rows={items.map((op) => ({
@@ -69,7 +78,8 @@ export default async function ReviewPage({ searchParams }: { searchParams: Promi
             effective_outcome: op.effective_outcome,
             overclaimed: op.overclaimed,
             audit_sample: op.audit_sample,
-            reason: op.reason,
+            // A reopened or retracted item says what a reviewer did, not a reason it contradicts.
+            reason: statusLine({ outcome: op.outcome as Outcome, reason: op.reason, effective_outcome: op.effective_outcome as EffectiveOutcome, review: op.review as Review, act: acts.get(op.operation_id) ?? null }).text,
             created_at: op.created_at,
             receipt_at: op.receipt_at,
             holder: holders.get(op.operation_id) ?? null,

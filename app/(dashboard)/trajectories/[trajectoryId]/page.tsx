@@ -5,6 +5,8 @@ import { categoryName, OutcomeBadge } from "@/components/operations/badges";
 import { can } from "@/lib/auth/permissions";
 import { requirePage } from "@/lib/auth/session";
 import { getTrajectory } from "@/lib/store/get-trajectory";
+import { correctionActsOf } from "@/lib/store/list-operations";
+import { StatusText } from "@/components/operations/status";
 
 type Params = { params: Promise<{ trajectoryId: string }> };
 
@@ -17,6 +19,7 @@ export default async function TrajectoryPage({ params }: Params) {
   const me = await requirePage("operations:read", `/trajectories/${encodeURIComponent(id)}`);
   const t = await getTrajectory(id);
   if (!t) notFound();
+  const acts = await correctionActsOf(t.steps);
   const tainted = new Set(t.tainted);
   const inTrajectory = new Set(t.steps.map((s) => s.operation_id));
   const exportHref = `/api/v1/audit/export?${new URLSearchParams({ trajectory_id: t.trajectory_id, format: "ndjson" })}`;
@@ -81,7 +84,7 @@ export default async function TrajectoryPage({ params }: Params) {
                   ) : null}
                 </dl>
               ) : null}
-              <p className="mt-1 text-sm">{s.reason}{categoryName(s.failure_category) ? ` · category ${categoryName(s.failure_category)}` : ""}</p>
+              <p className="mt-1 text-sm"><StatusText op={s} act={acts.get(s.operation_id)} />{categoryName(s.failure_category) ? ` · category ${categoryName(s.failure_category)}` : ""}</p>
               {first ? <p className="mt-1 text-sm font-semibold text-rose-900 dark:text-rose-200">The first unverified step that later steps relied on.</p> : null}
               {isTainted ? (
                 <p className="mt-1 text-sm text-amber-950 dark:text-amber-100">
