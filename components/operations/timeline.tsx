@@ -5,6 +5,7 @@ import { LongText } from "@/components/ui/text";
 import { cellText } from "@/lib/domain/preview";
 import type { OperationDetail } from "@/lib/views/operation-detail";
 import { categoryName, OutcomeBadge } from "./badges";
+import { Differs, SideBySide } from "./compare";
 import { ParamsDiff } from "./params-diff";
 import { SenderName } from "./verdict-history";
 import { RawPayload } from "./raw-payload";
@@ -156,7 +157,19 @@ export function Timeline({ op }: { op: OperationDetail }) {
           rows={[
             ["receipt id", <span key="r" className="font-mono">{str(rp?.receipt_id) ?? "—"}</span>],
             ["partial", rp?.partial === true ? <strong key="p" className="text-rose-800 dark:text-rose-300">yes: the write executed only partially</strong> : "no"],
-            ["tool named", str(obj(rp?.tool)?.name) ?? str(rp?.tool) ?? "—"],
+            [
+              "tool named",
+              op.compared.wrong_tool ? (
+                <span key="w">
+                  <Differs label="wrong tool">{op.compared.wrong_tool.receipt}</Differs>
+                  <span className="block text-xs text-slate-700 dark:text-slate-300">
+                    The operation is for <span className="font-mono">{op.compared.wrong_tool.operation}</span>: the write boundary ran another tool (failure category 1).
+                  </span>
+                </span>
+              ) : (
+                (str(obj(rp?.tool)?.name) ?? str(rp?.tool) ?? "—")
+              ),
+            ],
             ["environment", obj(rp?.environment) ? <span key="e" className="font-mono text-xs">{cellText(obj(rp?.environment), 400)}</span> : "—"],
           ]}
         />
@@ -196,6 +209,20 @@ export function Timeline({ op }: { op: OperationDetail }) {
                     ["reader", reader ? [reader.identity, reader.account && `account ${String(reader.account)}`, reader.region && `region ${String(reader.region)}`, reader.api_version && `API ${String(reader.api_version)}`].filter(Boolean).join(" · ") : "—"],
                   ]}
                 />
+                {r.deciding && (p.status === "mismatch" || op.compared.fingerprint_differs) ? (
+                  <SideBySide
+                    title={p.status === "mismatch" ? "Mismatch: the canonical state conflicts with the intent" : "The object found is not the one intended: its fingerprint differs"}
+                    rows={[
+                      { what: "fingerprint", intended: str(ip?.fingerprint), found: str(obj(p.evidence)?.fingerprint) },
+                      { what: "target / object", intended: str(ip?.target), found: str(obj(p.evidence)?.object_id) ?? str(p.evidence), compared: false },
+                      { what: "effect", intended: str(ip?.effect), found: null, compared: false },
+                      ...Object.entries(obj(p.evidence) ?? {})
+                        .filter(([k, v]) => !["object_id", "fingerprint", "url"].includes(k) && str(v) !== null)
+                        .slice(0, 20)
+                        .map(([k, v]) => ({ what: k, intended: str(ip?.[k]) ?? str(obj(ip?.params)?.[k]), found: str(v) })),
+                    ]}
+                  />
+                ) : null}
                 <VerifierReadFacts payload={r.payload} sentBy={r.sent_by} />
                 <RawPayload value={r.payload} download={{ operationId: op.operation_id, seq: r.seq }} />
               </li>

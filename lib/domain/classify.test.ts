@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import essay from "./fixtures/essay-x-post.json";
-import { classify, type OperationFacts, type StageFact } from "./classify";
+import { classify, comparedFacts, type OperationFacts, type StageFact } from "./classify";
 import { REASONS, RETRY_DECISIONS } from "./outcomes";
 import { splitRecord } from "./stages";
 import { operationRecordSchema, type CanonicalRead, type Receipt } from "./wire";
@@ -316,5 +316,23 @@ describe("properties", () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("what the verdict compared, for showing in place", () => {
+  it("names both tools when the receipt ran another, and nothing when they agree or one is missing", () => {
+    expect(comparedFacts(op([intent(), receipt({ tool: { name: "payments.charge" } })], { tool: { name: "payments.refund" } })).wrongTool).toEqual({ operation: "payments.refund", receipt: "payments.charge" });
+    expect(comparedFacts(op([intent(), receipt({ tool: "payments.refund" })], { tool: { name: "payments.refund" } })).wrongTool).toBeNull();
+    expect(comparedFacts(op([intent(), receipt()], { tool: { name: "payments.refund" } })).wrongTool).toBeNull();
+  });
+
+  it("names both fingerprints when the deciding read's differs from the intent's, the verdict agreeing", () => {
+    const facts = op([intent(), receipt(), read("match", { evidence: { object_id: "obj-1", fingerprint: "sha256:bbbb" } })]);
+    expect(comparedFacts(facts).fingerprintDiffers).toEqual({ intent: FP, read: "sha256:bbbb" });
+    expect(classify(facts).reason).toBe(REASONS.fingerprintDiffers);
+    expect(comparedFacts(op([intent(), receipt(), read("match")])).fingerprintDiffers).toBeNull();
+    // Only the deciding read counts: a stale read before the receipt is not compared.
+    const stale = op([intent(), receipt(), read("match", { observed_at: EARLIER, evidence: { object_id: "o", fingerprint: "sha256:cccc" } })]);
+    expect(comparedFacts(stale).fingerprintDiffers).toBeNull();
   });
 });

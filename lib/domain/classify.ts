@@ -104,12 +104,38 @@ function observedSideEffects(stages: StageFact[]): string[] {
   return [...names];
 }
 
-/** DOMAIN.md "Classification": a pure function of the recorded stages. */
-export function classify(facts: OperationFacts): Classification {
+/**
+ * What the verdict compares, found once: the stages, the deciding read (the latest valid one
+ * after the receipt), the receipt's tool against the operation's, and the intent's fingerprint
+ * against the deciding read's evidence. classify decides on these; the operation page shows
+ * them in place, the two values side by side.
+ */
+export function comparedFacts(facts: OperationFacts) {
   const stages = [...facts.stages].sort((a, b) => a.seq - b.seq);
   const intent = stages.find((s) => s.stage === "intent")?.payload as Intent | undefined;
   const receipt = stages.find((s) => s.stage === "receipt")?.payload as Receipt | undefined;
   const reads = stages.filter((s): s is Extract<StageFact, { stage: "canonical_read" }> => s.stage === "canonical_read");
+  const read = receipt ? latestValidRead(reads, receipt) : null;
+  const receiptTool = receipt ? toolName(receipt.tool) : null;
+  const opTool = toolName(facts.tool);
+  const intentFp = nonEmpty(intent?.fingerprint) ? intent!.fingerprint! : null;
+  const readFp = evidenceFingerprint(read?.payload.evidence);
+  return {
+    stages,
+    intent,
+    receipt,
+    reads,
+    read,
+    /** The receipt names another tool than the operation's (failure category 1). */
+    wrongTool: receiptTool !== null && opTool !== null && receiptTool !== opTool ? { operation: opTool, receipt: receiptTool } : null,
+    /** The deciding read's object carries another fingerprint than the intent's. */
+    fingerprintDiffers: intentFp !== null && readFp !== null && intentFp !== readFp ? { intent: intentFp, read: readFp } : null,
+  };
+}
+
+/** DOMAIN.md "Classification": a pure function of the recorded stages. */
+export function classify(facts: OperationFacts): Classification {
+  const { stages, intent, receipt, reads, read, wrongTool, fingerprintDiffers } = comparedFacts(facts);
   const observed = observedSideEffects(stages);
 
   const result = (
@@ -131,24 +157,17 @@ export function classify(facts: OperationFacts): Classification {
   if (!receipt) return result("uncertain", REASONS.noReceipt, null, null, []);
 
   const stale = reads.filter((r) => compareInstants(r.payload.observed_at, receipt.observed_at) < 0).map((r) => r.seq);
-  const read = latestValidRead(reads, receipt);
   const deciding = read?.seq ?? null;
   const evidence = read?.payload.evidence;
 
   // Failure categories 1–3 depend only on intent, receipt and operation; 4–5 on the deciding read.
-  const receiptTool = toolName(receipt.tool);
-  const opTool = toolName(facts.tool);
-  const wrongTool = receiptTool !== null && opTool !== null && receiptTool !== opTool;
   const wrongParams = isPlainObject(intent?.params) && isPlainObject(receipt.params) && !jsonEqual(intent!.params, receipt.params);
   const partial = receipt.partial === true;
-  const intentFp = nonEmpty(intent?.fingerprint) ? intent!.fingerprint! : null;
-  const readFp = evidenceFingerprint(evidence);
-  const fingerprintDiffers = intentFp !== null && readFp !== null && intentFp !== readFp;
   const accepted = receipt.status === "accepted";
   const status = read?.payload.status;
   // A verifier's `absent` read inside its observation window decides nothing yet (VERIFIERS.md).
   const windowOpen = accepted && status === "absent" && observedInsideWindow(read);
-  const withoutEffect = accepted && ((status === "absent" && !windowOpen) || status === "mismatch" || (status === "match" && hasEvidence(evidence) && fingerprintDiffers));
+  const withoutEffect = accepted && ((status === "absent" && !windowOpen) || status === "mismatch" || (status === "match" && hasEvidence(evidence) && fingerprintDiffers !== null));
   const noVerification = accepted && (!read || status === "unavailable" || windowOpen || (status === "match" && !hasEvidence(evidence)));
   const category: FailureCategory | null = wrongTool ? 1 : wrongParams ? 2 : partial ? 3 : withoutEffect ? 4 : noVerification ? 5 : null;
 

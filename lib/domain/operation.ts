@@ -1,4 +1,4 @@
-import { classify, toolName, type Classification, type StageFact } from "./classify";
+import { classify, comparedFacts, toolName, type Classification, type StageFact } from "./classify";
 import { isOverclaimed, needsReview, replayCorrections, type CorrectionFact, type EffectiveState } from "./corrections";
 import { isPlainObject } from "./json";
 import { retryDecision, type EffectiveOutcome, type Idempotency, type RetryDecision } from "./outcomes";
@@ -58,6 +58,17 @@ export type OperationState = {
 
 const str = (v: unknown): string | null => (typeof v === "string" && v.length > 0 ? v : null);
 const idList = (v: unknown): string[] => (Array.isArray(v) ? [...new Set(v.filter((d): d is string => typeof d === "string"))] : []);
+
+/**
+ * What the verdict compared, for showing in place with the two values side by side: a receipt
+ * naming another tool, and a deciding read whose fingerprint differs from the intent's.
+ */
+export function comparedOf(stages: StoredStage[]): { wrong_tool: { operation: string; receipt: string } | null; fingerprint_differs: { intent: string; read: string } | null } {
+  const ordered = [...stages].sort((a, b) => a.seq - b.seq);
+  const envelope = mergeEnvelopes(ordered.map((s) => s.envelope));
+  const c = comparedFacts({ tool: envelope.tool, idempotency: envelope.idempotency as Idempotency, stages: ordered.map(stageFact) });
+  return { wrong_tool: c.wrongTool, fingerprint_differs: c.fingerprintDiffers };
+}
 
 /**
  * Everything derived about one operation from its immutable records. Stage payloads were

@@ -1,7 +1,7 @@
 import "server-only";
 import { reviewOf } from "@/lib/domain/metrics";
 import { isPossibleOperationId } from "@/lib/domain/wire";
-import { deriveOperation } from "@/lib/domain/operation";
+import { comparedOf, deriveOperation } from "@/lib/domain/operation";
 import { verdictHistory } from "@/lib/domain/verdict-history";
 import type { OperationDetail } from "@/lib/views/operation-detail";
 import { reader } from "./db";
@@ -86,5 +86,6 @@ export async function getOperation(operationId: string): Promise<OperationDetail
     upstream,
     downstream: downstreamIds.map(link),
     built_on_unverified_premise: upstream.some((u) => u.effective_outcome !== "verified"),
+    compared: comparedOf(stages),
   };
 }

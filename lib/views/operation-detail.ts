@@ -45,6 +45,11 @@ export type OperationDetail = {
   downstream: LinkedOperation[];
   /** Proposition 1: an upstream step this one relied on is not verified (or not recorded). */
   built_on_unverified_premise: boolean;
+  /** What the verdict compared and found different, both values (lib/domain/operation.ts comparedOf). */
+  compared: {
+    wrong_tool: { operation: string; receipt: string } | null;
+    fingerprint_differs: { intent: string; read: string } | null;
+  };
 };
 
 /** A stage record on the timeline; a canonical read says whether it is stale and whether it decided. */
