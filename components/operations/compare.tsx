@@ -23,27 +23,35 @@ export function SideBySide({ title, rows }: { title: string; rows: Row[] }) {
   return (
     <div role="group" aria-label={title} className="mt-3 rounded-lg border border-rose-300 bg-rose-50/60 p-3 dark:border-rose-800 dark:bg-rose-950/40">
       <p className="text-sm font-semibold text-rose-900 dark:text-rose-200">{title}</p>
-      <table className="mt-2 w-full table-fixed text-left text-sm">
-        <thead>
-          <tr className="text-slate-700 dark:text-slate-300">
-            <th scope="col" className="w-28 py-1 pr-2 font-medium">
+      {/* On a phone each row stacks (what, then intended, then found, each labelled); the
+          explicit roles keep it a table for assistive technology whatever the layout. */}
+      <table role="table" className="mt-2 w-full text-left text-sm sm:table-fixed">
+        <thead className="hidden sm:table-header-group">
+          <tr role="row" className="text-slate-700 dark:text-slate-300">
+            <th role="columnheader" scope="col" className="w-28 py-1 pr-2 font-medium">
               <span className="sr-only">what</span>
             </th>
-            <th scope="col" className="py-1 pr-2 font-medium">Intended</th>
-            <th scope="col" className="py-1 font-medium">Canonical read found</th>
+            <th role="columnheader" scope="col" className="py-1 pr-2 font-medium">Intended</th>
+            <th role="columnheader" scope="col" className="py-1 font-medium">Canonical read found</th>
           </tr>
         </thead>
-        <tbody>
+        <tbody className="block sm:table-row-group">
           {rows.map((r) => {
             const differs = r.compared !== false && r.intended !== null && r.found !== null && r.intended !== r.found;
             return (
-              <tr key={r.what} className="border-t border-rose-200 align-top dark:border-rose-900">
-                <th scope="row" className="py-1 pr-2 font-normal text-slate-700 dark:text-slate-300">
+              <tr role="row" key={r.what} className="block border-t border-rose-200 py-1 align-top sm:table-row sm:py-0 dark:border-rose-900">
+                <th role="rowheader" scope="row" className="block py-1 pr-2 font-normal text-slate-700 sm:table-cell dark:text-slate-300">
                   {r.what}
-                  {differs ? <span className="block text-xs font-semibold text-rose-800 dark:text-rose-300">differs</span> : null}
+                  {differs ? <span className="ml-2 text-xs font-semibold text-rose-800 sm:ml-0 sm:block dark:text-rose-300">differs</span> : null}
                 </th>
-                <td className="break-all py-1 pr-2 font-mono text-xs">{r.intended !== null ? <LongText value={r.intended} max={200} /> : "—"}</td>
-                <td className="break-all py-1 font-mono text-xs">{r.found !== null ? <LongText value={r.found} max={200} /> : "—"}</td>
+                <td role="cell" className="block break-all py-0.5 pr-2 font-mono text-xs sm:table-cell sm:py-1">
+                  <span className="font-sans text-slate-600 sm:hidden dark:text-slate-400">intended: </span>
+                  {r.intended !== null ? <LongText value={r.intended} max={200} /> : "—"}
+                </td>
+                <td role="cell" className="block break-all py-0.5 font-mono text-xs sm:table-cell sm:py-1">
+                  <span className="font-sans text-slate-600 sm:hidden dark:text-slate-400">found: </span>
+                  {r.found !== null ? <LongText value={r.found} max={200} /> : "—"}
+                </td>
               </tr>
             );
           })}
