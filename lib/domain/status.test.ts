@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { REASONS } from "./outcomes";
-import { statusLine } from "./status";
+import { actInEffect, statusLine } from "./status";
 
 const act = { reviewer: "rita@example.com", recorded_at: "2026-11-30T09:05:00.000Z" };
 
@@ -36,5 +36,16 @@ describe("the status an operation's outcome and reason read as", () => {
     expect(statusLine({ outcome: "divergent", reason: REASONS.absent, effective_outcome: "not_applied", review: "not_applied", act: null }).text).toBe(
       `resolved as not applied (was: divergent — ${REASONS.absent})`,
     );
+  });
+});
+
+describe("the correction a status names", () => {
+  const c = (action: string, by: string) => ({ action, reviewer: by });
+  it("is the resolve in effect, the last retraction, or none", () => {
+    expect(actInEffect("not_applied", [c("resolve", "a"), c("reopen", "b"), c("resolve", "c")])).toEqual(c("resolve", "c"));
+    // Retracted, then resolved and reopened by others: the retraction is what is in effect.
+    expect(actInEffect("retracted", [c("retract", "a"), c("resolve", "b"), c("reopen", "c")])).toEqual(c("retract", "a"));
+    expect(actInEffect("none", [c("resolve", "a"), c("reopen", "b")])).toBeNull();
+    expect(actInEffect("verified", [])).toBeNull();
   });
 });

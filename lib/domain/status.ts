@@ -37,3 +37,14 @@ export function statusLine(s: StatusInput): { text: string; corrected: boolean }
       return { text: s.reason, corrected: false };
   }
 }
+
+/**
+ * The correction a status names, from an operation's corrections in order: for a resolve in
+ * effect, the last correction (it is that resolve); for a retracted claim, the last retraction
+ * (a resolve and a reopen may have come after it); none otherwise.
+ */
+export function actInEffect<C extends { action: string }>(review: Review, corrections: readonly C[]): C | null {
+  if (review === "none") return null;
+  if (review === "retracted") return corrections.findLast((c) => c.action === "retract") ?? null;
+  return corrections.at(-1) ?? null;
+}

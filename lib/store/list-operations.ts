@@ -4,7 +4,8 @@ import { EFFECTIVE_OUTCOMES, OUTCOMES, SILENT_FAILURE_REASONS } from "@/lib/doma
 import { receiptStatuses } from "@/lib/domain/wire";
 import { textProblem } from "@/lib/domain/json";
 import { normalizeInstant } from "@/lib/domain/time";
-import type { StatusAct } from "@/lib/domain/status";
+import { actInEffect, type StatusAct } from "@/lib/domain/status";
+import type { Review } from "@/lib/domain/metrics";
 import { reader } from "./db";
 import { METRIC_NAMES, METRIC_PARTS, metricWhere } from "./metric-filters";
 
@@ -209,15 +210,25 @@ export async function lastCorrectionsOf(ids: string[]): Promise<Map<string, stri
  * status line names (lib/domain/status.ts). Only operations with a reviewer's act are looked up.
  */
 export async function correctionActsOf(items: { operation_id: string; review: string }[]): Promise<Map<string, StatusAct>> {
-  const ids = items.filter((i) => i.review !== "none").map((i) => i.operation_id);
-  if (!ids.length) return new Map();
+  const corrected = items.filter((i) => i.review !== "none");
+  if (!corrected.length) return new Map();
   const rows = await (await reader()).chainRecord.findMany({
-    where: { kind: "correction", operationId: { in: ids } },
-    orderBy: { seq: "desc" },
-    select: { operationId: true, actor: true, recordedAt: true },
+    where: { kind: "correction", operationId: { in: corrected.map((i) => i.operation_id) } },
+    orderBy: { seq: "asc" },
+    select: { operationId: true, actor: true, recordedAt: true, payload: true },
   });
+  const byOperation = new Map<string, { action: string; reviewer: string; recorded_at: string }[]>();
+  for (const r of rows) {
+    if (!r.operationId) continue;
+    const list = byOperation.get(r.operationId) ?? [];
+    list.push({ action: (JSON.parse(r.payload) as { action: string }).action, reviewer: r.actor ?? "a reviewer", recorded_at: r.recordedAt });
+    byOperation.set(r.operationId, list);
+  }
   const acts = new Map<string, StatusAct>();
-  for (const r of rows) if (r.operationId && !acts.has(r.operationId)) acts.set(r.operationId, { reviewer: r.actor ?? "a reviewer", recorded_at: r.recordedAt });
+  for (const i of corrected) {
+    const act = actInEffect(i.review as Review, byOperation.get(i.operation_id) ?? []);
+    if (act) acts.set(i.operation_id, { reviewer: act.reviewer, recorded_at: act.recorded_at });
+  }
   return acts;
 }
 

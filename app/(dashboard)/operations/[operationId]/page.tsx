@@ -4,6 +4,7 @@ import { notFound } from "next/navigation";
 import { OutcomeBadge } from "@/components/operations/badges";
 import { StatusText } from "@/components/operations/status";
 import { reviewOf } from "@/lib/domain/metrics";
+import { actInEffect } from "@/lib/domain/status";
 import { Links, Timeline } from "@/components/operations/timeline";
 import { VerdictHistory } from "@/components/operations/verdict-history";
 import { CorrectionPanel } from "@/components/review/correction-panel";
@@ -33,7 +34,7 @@ export default async function OperationPage({ params }: Params) {
   const queue = await queueNeighbours(id);
   const sample = await auditSampleOf(id);
   const review = reviewOf({ outcome: op.effective_outcome, claim_withdrawn: op.claim_withdrawn, resolved_from: op.resolved_from });
-  const lastAct = op.corrections.at(-1);
+  const act = actInEffect(review, op.corrections);
   return (
     <div className="space-y-6">
       <div className="flex flex-wrap items-start justify-between gap-2">
@@ -56,7 +57,7 @@ export default async function OperationPage({ params }: Params) {
         <h1 className="break-all font-mono text-xl font-semibold sm:text-2xl">{op.operation_id}</h1>
         <p className="flex flex-wrap items-center gap-2 text-slate-800 dark:text-slate-200">
           <OutcomeBadge outcome={op.effective_outcome} />
-          <StatusText op={{ ...op, review }} act={review === "none" || !lastAct ? null : { reviewer: lastAct.reviewer ?? "a reviewer", recorded_at: lastAct.recorded_at }} />
+          <StatusText op={{ ...op, review }} act={act ? { reviewer: act.reviewer ?? "a reviewer", recorded_at: act.recorded_at } : null} />
         </p>
         <p className="text-sm text-slate-700 dark:text-slate-300">
           Retry: {op.retry.decision}
