@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { scanDuplicateKey } from "@/lib/domain/json";
 import { parseRecordsInPieces } from "@/lib/domain/json-split";
+import { pacer } from "@/lib/store/pace";
 import { ApiError } from "./errors";
 
 export const MiB = 1024 * 1024;
@@ -102,16 +103,6 @@ function checkDeclaredLength(header: string | null, maxBytes: number) {
 /** Bodies from this size on are parsed in pieces (lib/domain/json-split.ts). */
 const PIECES_FROM_CHARS = 256 * 1024;
 
-/** A pause that yields to the event loop once `ms` have passed since the last turn. */
-function turnEvery(ms: number): () => Promise<void> {
-  let last = performance.now();
-  return async () => {
-    if (performance.now() - last < ms) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    last = performance.now();
-  };
-}
-
 /** UTF-8 (strict), JSON, and each key once per object: 400 malformed_json otherwise. */
 async function parseJsonBytes(bytes: Buffer): Promise<unknown> {
   if (bytes.length === 0) throw new ApiError("malformed_json", "the request body is empty; send a JSON object");
@@ -124,7 +115,7 @@ async function parseJsonBytes(bytes: Buffer): Promise<unknown> {
   let value: unknown;
   try {
     // A large batch is parsed record by record, letting others in every few milliseconds.
-    value = text.length < PIECES_FROM_CHARS ? JSON.parse(text) : await parseRecordsInPieces(text, turnEvery(10));
+    value = text.length < PIECES_FROM_CHARS ? JSON.parse(text) : await parseRecordsInPieces(text, pacer(10));
   } catch (e) {
     throw new ApiError("malformed_json", `the request body is not valid JSON: ${(e as Error).message}`);
   }

@@ -76,10 +76,9 @@ export function splitRecordsArray(text: string, maxPieces = 1000): RecordsSplit 
         if (split.elements.length >= maxPieces) return null;
         elementStart = i + 1;
       }
-    } else if (c === 0x3a /* : */ && depth === 1) {
-      // the key's value follows; keyIsRecords stays set for it
-    } else if (depth === 1 && !isSpace(c)) {
-      // A plain value (number, true, …) at the top level ends any pending key.
+    } else if (depth === 1 && c !== 0x3a /* : */ && !isSpace(c)) {
+      // A plain value (number, true, …) at the top level ends any pending key; after the
+      // colon, keyIsRecords stays set for the value that follows.
       keyIsRecords = false;
     }
   }
