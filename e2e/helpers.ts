@@ -13,6 +13,12 @@ export async function signIn(page: Page, email: string, password: string) {
   await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
 }
 
+/** Ingests one record as the signed-in person (their session; same-origin, as the app's own pages send). Expects 201: a new operation. */
+export async function ingestAsSignedIn(page: Page, record: Record<string, unknown>) {
+  const res = await page.request.post("/api/v1/receipts", { headers: { origin: new URL(page.url()).origin }, data: record });
+  expect(res.status()).toBe(201);
+}
+
 /** A full-page screenshot in test-results/screenshots/, to look at. */
 export const shot = (page: Page, name: string) => page.screenshot({ path: `test-results/screenshots/${name}.png`, fullPage: true });
 

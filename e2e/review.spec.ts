@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { demo, signIn } from "./helpers";
+import { demo, ingestAsSignedIn, signIn } from "./helpers";
 
 const ESSAY = "op-2026-08-28-x-post-001";
 
@@ -56,11 +56,7 @@ test("a reviewer retracts an overclaimed success", async ({ page }) => {
 test("a second browser acting on stale state gets the conflict message and the new state", async ({ page, browser }) => {
   await signIn(page, demo.reviewer.email, demo.reviewer.password);
   const id = `op-e2e-race-${Date.now()}`;
-  const res = await page.request.post("/api/v1/receipts", {
-    headers: { origin: new URL(page.url()).origin },
-    data: { operation_id: id, receipt: { status: "accepted", observed_at: "2026-11-30T10:00:00Z" }, canonical_read: { status: "absent", observed_at: "2026-11-30T10:01:00Z" } },
-  });
-  expect(res.status()).toBe(201);
+  await ingestAsSignedIn(page, { operation_id: id, receipt: { status: "accepted", observed_at: "2026-11-30T10:00:00Z" }, canonical_read: { status: "absent", observed_at: "2026-11-30T10:01:00Z" } });
   const other = await browser.newPage();
   await signIn(other, demo.admin.email, demo.admin.password);
   await page.goto(`/operations/${id}`);
@@ -85,11 +81,7 @@ test("a second browser acting on stale state gets the conflict message and the n
 test("a claim means something: another reviewer's claim blocks a correction until an admin takes it over", async ({ page, browser }) => {
   await signIn(page, demo.reviewer.email, demo.reviewer.password);
   const id = `op-e2e-claim-${Date.now()}`;
-  const res = await page.request.post("/api/v1/receipts", {
-    headers: { origin: new URL(page.url()).origin },
-    data: { operation_id: id, receipt: { status: "accepted", observed_at: "2026-11-30T10:00:00Z" }, canonical_read: { status: "absent", observed_at: "2026-11-30T10:01:00Z" } },
-  });
-  expect(res.status()).toBe(201);
+  await ingestAsSignedIn(page, { operation_id: id, receipt: { status: "accepted", observed_at: "2026-11-30T10:00:00Z" }, canonical_read: { status: "absent", observed_at: "2026-11-30T10:01:00Z" } });
   const admin = await browser.newPage();
   await signIn(admin, demo.admin.email, demo.admin.password);
   await admin.goto(`/operations/${id}`);
@@ -130,11 +122,7 @@ test("a claim means something: another reviewer's claim blocks a correction unti
 test("opening Resolve claims an unclaimed operation, and the correction releases it", async ({ page }) => {
   await signIn(page, demo.reviewer.email, demo.reviewer.password);
   const id = `op-e2e-autoclaim-${Date.now()}`;
-  const res = await page.request.post("/api/v1/receipts", {
-    headers: { origin: new URL(page.url()).origin },
-    data: { operation_id: id, receipt: { status: "accepted", observed_at: "2026-11-30T10:00:00Z" }, canonical_read: { status: "absent", observed_at: "2026-11-30T10:01:00Z" } },
-  });
-  expect(res.status()).toBe(201);
+  await ingestAsSignedIn(page, { operation_id: id, receipt: { status: "accepted", observed_at: "2026-11-30T10:00:00Z" }, canonical_read: { status: "absent", observed_at: "2026-11-30T10:01:00Z" } });
   await page.goto(`/operations/${id}`);
   await expect(page.getByRole("note").filter({ hasText: "Nobody has claimed this operation." })).toBeVisible();
   await page.getByRole("button", { name: "Resolve" }).click();

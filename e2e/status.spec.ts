@@ -1,11 +1,5 @@
-import { expect, test, type Page } from "@playwright/test";
-import { demo, noSeriousA11yViolations, shot, signIn } from "./helpers";
-
-/** One operation of its own trajectory, ingested by the signed-in reviewer. */
-async function ingest(page: Page, record: Record<string, unknown>) {
-  const res = await page.request.post("/api/v1/receipts", { headers: { origin: new URL(page.url()).origin }, data: record });
-  expect(res.status()).toBe(201);
-}
+import { expect, test } from "@playwright/test";
+import { demo, ingestAsSignedIn, noSeriousA11yViolations, shot, signIn } from "./helpers";
 
 for (const size of ["desktop", "phone"] as const) {
   test(`after a correction every status says what the reviewer did, who, when, and what it overrides (${size})`, async ({ page }) => {
@@ -16,8 +10,8 @@ for (const size of ["desktop", "phone"] as const) {
     const absent = `op-e2e-status-absent-${stamp}`;
     const claimed = `op-e2e-status-claimed-${stamp}`;
     const at = (min: number) => new Date(Date.now() - min * 60_000).toISOString();
-    await ingest(page, { operation_id: absent, trajectory_id: trajectory, tool: { name: "db.insert" }, receipt: { status: "accepted", observed_at: at(3) }, canonical_read: { status: "absent", observed_at: at(2) } });
-    await ingest(page, {
+    await ingestAsSignedIn(page, { operation_id: absent, trajectory_id: trajectory, tool: { name: "db.insert" }, receipt: { status: "accepted", observed_at: at(3) }, canonical_read: { status: "absent", observed_at: at(2) } });
+    await ingestAsSignedIn(page, {
       operation_id: claimed, trajectory_id: trajectory, tool: { name: "email.send" }, claimed_outcome: "success",
       receipt: { status: "accepted", observed_at: at(3) }, canonical_read: { status: "match", observed_at: at(2), evidence: { object_id: "msg-1" } },
     });
