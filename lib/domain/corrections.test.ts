@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { decideCorrection, isOverclaimed, needsReview, replayCorrections, type CorrectionFact, type EffectiveState } from "./corrections";
 import { RETRY_DECISIONS } from "./outcomes";
 
-const state = (outcome: EffectiveState["outcome"], more: Partial<EffectiveState> = {}): EffectiveState => ({ outcome, claim_withdrawn: false, resolved_from: null, ...more });
+const state = (outcome: EffectiveState["outcome"], more: Partial<EffectiveState> = {}): EffectiveState => ({ outcome, claim_withdrawn: false, resolved_from: null, withdrawn_by_resolve: false, ...more });
 const evidence = { object_id: "post-123" };
 const idem = { enforced: true, key: "k" };
 
@@ -18,7 +18,18 @@ const table: Row[] = [
   ["resolve with url evidence", state("divergent"), null, { action: "resolve", outcome: "verified", evidence: { url: "https://x.test/p/1" } }, "verified"],
   ["resolve without an outcome", state("divergent"), null, { action: "resolve" }, /say what it resolves to/],
   ["resolve a verified operation", state("verified"), null, { action: "resolve", outcome: "not_applied" }, /only an uncertain or divergent/],
-  ["resolve a rejected operation", state("rejected"), null, { action: "resolve", outcome: "not_applied" }, /only an uncertain or divergent/],
+  ["resolve a rejected operation nobody claimed", state("rejected"), null, { action: "resolve", outcome: "not_applied" }, /only an uncertain or divergent/],
+  ["resolve a rejected operation whose claim was withdrawn", state("rejected", { claim_withdrawn: true }), "success", { action: "resolve", outcome: "not_applied" }, /only an uncertain or divergent/],
+  ["resolve a rejected claimed success as not_applied, withdrawing the claim", state("rejected"), "success", { action: "resolve", outcome: "not_applied", withdraw_claim: true }, "not_applied"],
+  ["resolve a rejected claimed success as not_applied", state("rejected"), "success", { action: "resolve", outcome: "not_applied" }, "not_applied"],
+  ["resolve a rejected claimed success as verified with evidence", state("rejected"), "success", { action: "resolve", outcome: "verified", evidence }, "verified"],
+  ["resolve a divergent claimed success as compensated, withdrawing the claim", state("divergent"), "success", { action: "resolve", outcome: "compensated", withdraw_claim: true }, "compensated"],
+  ["withdraw a claim the agent never made", state("divergent"), null, { action: "resolve", outcome: "not_applied", withdraw_claim: true }, /claimed no success/],
+  ["withdraw a claim of failure", state("divergent"), "failure", { action: "resolve", outcome: "not_applied", withdraw_claim: true }, /claimed no success/],
+  ["withdraw a claim already withdrawn", state("divergent", { claim_withdrawn: true }), "success", { action: "resolve", outcome: "not_applied", withdraw_claim: true }, /already withdrawn/],
+  ["withdraw the claim while resolving as verified", state("divergent"), "success", { action: "resolve", outcome: "verified", evidence, withdraw_claim: true }, /held: the claim was true/],
+  ["withdraw the claim with a retraction", state("verified"), "success", { action: "retract", withdraw_claim: true }, /only with a resolve/],
+  ["withdraw the claim with a reopen", state("not_applied", { resolved_from: "divergent" }), "success", { action: "reopen", withdraw_claim: true }, /only with a resolve/],
   ["resolve an already resolved operation", state("not_applied", { resolved_from: "divergent" }), null, { action: "resolve", outcome: "compensated" }, /only an uncertain or divergent/],
   ["retract a verified operation", state("verified"), null, { action: "retract" }, "divergent"],
   ["retract a reviewer's verified", state("verified", { resolved_from: "uncertain" }), null, { action: "retract" }, "divergent"],
@@ -64,20 +75,52 @@ describe("replay", () => {
   it("resolve, reopen, resolve again, retract", () => {
     expect(replayCorrections("divergent", [c("resolve", "not_applied")]).outcome).toBe("not_applied");
     expect(replayCorrections("divergent", [c("resolve", "not_applied"), c("reopen")]).outcome).toBe("divergent");
-    expect(replayCorrections("uncertain", [c("resolve", "verified"), c("retract")])).toEqual({ outcome: "divergent", claim_withdrawn: true, resolved_from: null });
+    expect(replayCorrections("uncertain", [c("resolve", "verified"), c("retract")])).toEqual({ outcome: "divergent", claim_withdrawn: true, resolved_from: null, withdrawn_by_resolve: false });
     expect(replayCorrections("uncertain", [c("resolve", "verified"), c("reopen"), c("resolve", "compensated")]).outcome).toBe("compensated");
   });
-  it("an overclaimed success stops being overclaimed once retracted, but still needs review until resolved", () => {
+  it("a retracted success stays counted as overclaimed, and needs review until resolved", () => {
     const before = replayCorrections("uncertain", []);
     expect(isOverclaimed("success", before)).toBe(true);
     const after = replayCorrections("uncertain", [c("retract")]);
-    expect(isOverclaimed("success", after)).toBe(false);
+    expect(isOverclaimed("success", after)).toBe(true);
     expect(needsReview("success", after)).toBe(true);
-    expect(needsReview("success", replayCorrections("uncertain", [c("retract"), c("resolve", "not_applied")]))).toBe(false);
+    const resolved = replayCorrections("uncertain", [c("retract"), c("resolve", "not_applied")]);
+    expect(needsReview("success", resolved)).toBe(false);
+    expect(isOverclaimed("success", resolved)).toBe(true);
+  });
+  it("one resolve sets the outcome and withdraws the claim; a reopen undoes both", () => {
+    const withdraw: CorrectionFact = { id: "w", action: "resolve", outcome: "not_applied", withdraw_claim: true };
+    const resolved = replayCorrections("rejected", [withdraw]);
+    expect(resolved).toEqual({ outcome: "not_applied", claim_withdrawn: true, resolved_from: "rejected", withdrawn_by_resolve: true });
+    expect(needsReview("success", resolved)).toBe(false);
+    expect(isOverclaimed("success", resolved)).toBe(true);
+    // The reopen says the resolve was premature, its finding about the claim included.
+    const reopened = replayCorrections("rejected", [withdraw, c("reopen")]);
+    expect(reopened).toEqual({ outcome: "rejected", claim_withdrawn: false, resolved_from: null, withdrawn_by_resolve: false });
+    expect(needsReview("success", reopened)).toBe(true);
+    // A retraction is not undone by reopening a later resolve.
+    const retracted = replayCorrections("uncertain", [c("retract"), { id: "r", action: "resolve", outcome: "not_applied", withdraw_claim: true }, c("reopen")]);
+    expect(retracted).toEqual({ outcome: "divergent", claim_withdrawn: true, resolved_from: null, withdrawn_by_resolve: false });
+  });
+  it("resolving a claimed success as not applied keeps it counted as overclaimed (the user was told success)", () => {
+    const s = replayCorrections("rejected", [c("resolve", "not_applied")]);
+    expect(needsReview("success", s)).toBe(false);
+    expect(isOverclaimed("success", s)).toBe(true);
+    // Compensated or verified: the effect held at some point, so the claim is not counted as false unless withdrawn.
+    expect(isOverclaimed("success", replayCorrections("divergent", [c("resolve", "compensated")]))).toBe(false);
+    expect(isOverclaimed("success", replayCorrections("divergent", [c("resolve", "verified")]))).toBe(false);
+    expect(isOverclaimed("success", replayCorrections("divergent", [{ id: "x", action: "resolve", outcome: "compensated", withdraw_claim: true }]))).toBe(true);
+  });
+  it("needs review: uncertain, divergent, or rejected while the agent's success claim stands", () => {
+    expect(needsReview("success", state("rejected"))).toBe(true);
+    expect(needsReview(null, state("rejected"))).toBe(false);
+    expect(needsReview("success", state("rejected", { claim_withdrawn: true }))).toBe(false);
+    expect(needsReview(null, state("uncertain"))).toBe(true);
+    expect(needsReview("success", state("not_applied", { resolved_from: "divergent" }))).toBe(false);
   });
   it("replaying the decisions reproduces each decision's outcome (property)", () => {
     const request = fc.oneof(
-      fc.record({ action: fc.constant("resolve" as const), outcome: fc.constantFrom("verified" as const, "not_applied" as const, "compensated" as const), evidence: fc.constant(evidence) }),
+      fc.record({ action: fc.constant("resolve" as const), outcome: fc.constantFrom("verified" as const, "not_applied" as const, "compensated" as const), evidence: fc.constant(evidence), withdraw_claim: fc.boolean() }),
       fc.constant({ action: "retract" as const }),
       fc.constant({ action: "reopen" as const }),
     );
@@ -88,7 +131,7 @@ describe("replay", () => {
         for (const r of requests) {
           const d = decideCorrection(r, current, claimed, idem);
           if (!d.ok) continue;
-          made.push({ id: String(made.length), action: r.action, outcome: r.action === "resolve" ? r.outcome : null });
+          made.push({ id: String(made.length), action: r.action, outcome: r.action === "resolve" ? r.outcome : null, withdraw_claim: r.action === "resolve" && r.withdraw_claim });
           current = replayCorrections(classified, made);
           expect(current.outcome).toBe(d.outcome_after);
           expect(current).toEqual(d.state_after);

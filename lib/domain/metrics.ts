@@ -38,7 +38,7 @@ export function claimOf(claimed: string | null): Claim {
 }
 
 /** The reviewer's act in effect: a resolve not reopened, else a withdrawn success claim, else none. */
-export function reviewOf(effective: EffectiveState): Review {
+export function reviewOf(effective: Pick<EffectiveState, "outcome" | "claim_withdrawn" | "resolved_from">): Review {
   if (effective.resolved_from !== null) {
     const o = effective.outcome;
     if (o === "verified" || o === "not_applied" || o === "compensated") return o;

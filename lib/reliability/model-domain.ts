@@ -25,6 +25,8 @@ export type ModelCorrection = {
   id: string;
   action: Action;
   outcome: Resolution | null;
+  /** A resolve that also withdrew the agent's success claim (absent otherwise, as the API shows it). */
+  withdraw_claim?: true;
   outcome_seen: Effective;
   reviewer: string;
   follows: string | null;
@@ -122,25 +124,34 @@ export function derive(op: ModelOp): Derived {
   // to the outcome from before the latest resolve."
   let outcome: Effective = c.outcome;
   let withdrawn = false;
+  // The resolve in effect withdrew the claim: "a reopen returns to before the resolve, a claim it withdrew included".
+  let byResolve = false;
   let from: Effective | null = null;
   for (const k of op.corrections) {
     if (k.action === "resolve") {
       from = outcome;
       outcome = k.outcome!;
+      // "A resolve may also withdraw the claim."
+      byResolve = k.withdraw_claim === true && !withdrawn;
+      if (k.withdraw_claim) withdrawn = true;
     } else if (k.action === "retract") {
       outcome = "divergent";
       withdrawn = true;
+      byResolve = false;
       from = null;
     } else {
       outcome = from ?? outcome;
+      if (byResolve) withdrawn = false;
+      byResolve = false;
       from = null;
     }
   }
   const claimed = typeof envelope.claimed_outcome === "string" ? envelope.claimed_outcome : null;
-  // The agent's success claim still stands over an outcome nobody reconciled. (docs/API.md says
-  // "the outcome is not verified"; a reviewer's not_applied or compensated settles the claim
-  // here, as in the app: see mayRetract.)
-  const overclaimed = claimed === "success" && !withdrawn && (outcome === "uncertain" || outcome === "divergent" || outcome === "rejected");
+  // DOMAIN.md "False claims": the agent claimed success and the claim is withdrawn, or the
+  // outcome is uncertain, divergent, rejected or not_applied; it stays counted after review.
+  const overclaimed = claimed === "success" && (withdrawn || ["uncertain", "divergent", "rejected", "not_applied"].includes(outcome));
+  // Needs a person: uncertain, divergent, or rejected while the success claim stands.
+  const standing = claimed === "success" && !withdrawn;
   return {
     outcome: c.outcome,
     reason: c.reason,
@@ -149,7 +160,7 @@ export function derive(op: ModelOp): Derived {
     claim_withdrawn: withdrawn,
     resolved_from: from,
     overclaimed,
-    needs_review: outcome === "uncertain" || outcome === "divergent" || overclaimed,
+    needs_review: outcome === "uncertain" || outcome === "divergent" || (outcome === "rejected" && standing),
     retry: retryFor(outcome, envelope.idempotency),
     claimed,
     envelope,
@@ -241,6 +252,7 @@ export function ingestRecord(m: Model, operationId: string, raw: Record<string, 
 export type CorrectionBody = {
   action: Action;
   outcome?: Resolution;
+  withdraw_claim?: boolean;
   reason: string;
   evidence?: { object_id?: string; url?: string; fingerprint?: string };
   expected_last_correction_id?: string | null;
@@ -275,14 +287,19 @@ export function decideCorrection(m: Model, operationId: string, body: Correction
   if (expected !== last) return { status: 409, why: `expected ${expected}, latest is ${last}` };
   const d = derive(op);
   switch (body.action) {
-    case "resolve":
-      if (d.effective !== "uncertain" && d.effective !== "divergent") return { status: 422, why: `resolve of ${d.effective}` };
+    case "resolve": {
+      const rejectedClaim = d.effective === "rejected" && d.claimed === "success" && !d.claim_withdrawn;
+      if (d.effective !== "uncertain" && d.effective !== "divergent" && !rejectedClaim) return { status: 422, why: `resolve of ${d.effective}` };
       if (!body.outcome) return { status: 422, why: "resolve without an outcome" };
       if (body.outcome === "verified" && !reviewEvidence(body.evidence)) return { status: 422, why: "verified without evidence" };
-      return { status: 201, why: "resolve" };
+      if (body.withdraw_claim && (d.claimed !== "success" || d.claim_withdrawn || body.outcome === "verified")) return { status: 422, why: "withdraw_claim without a standing claim, or with verified" };
+      return { status: 201, why: body.withdraw_claim ? "resolve, claim withdrawn" : "resolve" };
+    }
     case "retract":
+      if (body.withdraw_claim) return { status: 422, why: "withdraw_claim with a retract" };
       return mayRetract(d) ? { status: 201, why: "retract" } : { status: 422, why: `retract of ${d.effective}${d.claimed ? ` claimed ${d.claimed}` : ""}${d.claim_withdrawn ? " (withdrawn)" : ""}` };
     case "reopen":
+      if (body.withdraw_claim) return { status: 422, why: "withdraw_claim with a reopen" };
       return d.resolved_from !== null ? { status: 201, why: "reopen" } : { status: 422, why: "reopen without a resolve in effect" };
   }
 }
@@ -294,6 +311,7 @@ export function appendCorrection(m: Model, operationId: string, body: Correction
     id,
     action: body.action,
     outcome: body.action === "resolve" ? body.outcome! : null,
+    ...(body.action === "resolve" && body.withdraw_claim === true ? { withdraw_claim: true as const } : {}),
     outcome_seen: derive(op).effective,
     reviewer,
     follows: op.corrections.at(-1)?.id ?? null,

@@ -125,6 +125,10 @@ const CORRECTIONS = {
   "verified-no-evidence": { action: "resolve", outcome: "verified" },
   "verified-empty-evidence": { action: "resolve", outcome: "verified", evidence: { object_id: "" } },
   not_applied: { action: "resolve", outcome: "not_applied" },
+  "not_applied+withdraw": { action: "resolve", outcome: "not_applied", withdraw_claim: true },
+  "compensated+withdraw": { action: "resolve", outcome: "compensated", withdraw_claim: true },
+  "verified+withdraw": { action: "resolve", outcome: "verified", evidence: { object_id: "post-123" }, withdraw_claim: true },
+  "retract+withdraw": { action: "retract", withdraw_claim: true },
   compensated: { action: "resolve", outcome: "compensated", evidence: { url: "https://social.example/deleted/123" } },
   retract: { action: "retract" },
   reopen: { action: "reopen" },
@@ -138,6 +142,7 @@ function pickCorrection(kind: CorrectionKind, pick: number, m: Model, opId: stri
   const d = derive(m.ops[opId]);
   const options: (keyof typeof CORRECTIONS)[] = [];
   if (d.effective === "uncertain" || d.effective === "divergent") options.push("not_applied", "compensated", "verified+object_id");
+  if (d.claimed === "success" && !d.claim_withdrawn && (d.effective === "uncertain" || d.effective === "divergent" || d.effective === "rejected")) options.push("not_applied+withdraw", "compensated+withdraw");
   if (d.resolved_from !== null) options.push("reopen", "reopen");
   if (d.effective === "verified" || d.overclaimed) options.push("retract", "retract");
   return options.length ? options[pick % options.length] : "reopen";
@@ -415,8 +420,8 @@ function applyExec(m: Model, e: Exec): string | { deferred: Deferred[] } {
     const c = e.response.correction;
     if (typeof c?.id !== "string" || !c.id) return `201 without a correction id: ${got}`;
     if (Object.values(m.ops).some((o) => o.corrections.some((x) => x.id === c.id))) return `correction id ${c.id} reused`;
-    const want = { action: body.action, outcome: body.action === "resolve" ? body.outcome : null, outcome_seen: before!.effective, reviewer: e.actor!.email, follows: last };
-    const have = { action: c.action, outcome: c.outcome, outcome_seen: c.outcome_seen, reviewer: c.reviewer, follows: c.follows };
+    const want = { action: body.action, outcome: body.action === "resolve" ? body.outcome : null, withdraw_claim: body.withdraw_claim === true, outcome_seen: before!.effective, reviewer: e.actor!.email, follows: last };
+    const have = { action: c.action, outcome: c.outcome, withdraw_claim: c.withdraw_claim === true, outcome_seen: c.outcome_seen, reviewer: c.reviewer, follows: c.follows };
     if (!sameJson(have, want)) return `correction ${JSON.stringify(have)}, model ${JSON.stringify(want)}`;
     appendCorrection(m, id, body, c.id, e.actor!.email);
     const after = derive(m.ops[id]);
@@ -587,7 +592,7 @@ function mismatches(m: Model, obs: Observation, r: Real): string[] {
     diff(`${id} trajectory_id`, b.trajectory_id, r.trajectory);
     diff(
       `${id} corrections`,
-      b.corrections.map((c: any) => ({ id: c.id, action: c.action, outcome: c.outcome, outcome_seen: c.outcome_seen, reviewer: c.reviewer, follows: c.follows })),
+      b.corrections.map((c: any) => ({ id: c.id, action: c.action, outcome: c.outcome, ...(c.withdraw_claim === true ? { withdraw_claim: true } : {}), outcome_seen: c.outcome_seen, reviewer: c.reviewer, follows: c.follows })),
       op.corrections,
     );
   }
@@ -864,6 +869,10 @@ const correctionArb = fc.constantFrom<CorrectionKind>(
   "verified+fingerprint",
   "verified-no-evidence",
   "verified-empty-evidence",
+  "not_applied+withdraw",
+  "compensated+withdraw",
+  "verified+withdraw",
+  "retract+withdraw",
   "retract",
   "retract",
   "retract",
