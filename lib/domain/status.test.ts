@@ -17,6 +17,12 @@ describe("the status an operation's outcome and reason read as", () => {
     expect(statusLine({ outcome, reason, effective_outcome: review, review, act })).toEqual({ text, corrected: true });
   });
 
+  it("says a resolve also withdrew the agent's success claim", () => {
+    expect(statusLine({ outcome: "rejected", reason: REASONS.rejected, effective_outcome: "not_applied", review: "not_applied", act: { ...act, withdraw_claim: true } }).text).toBe(
+      `resolved as not applied by rita@example.com at 2026-11-30 09:05:00 UTC, the agent's success claim withdrawn (was: rejected — ${REASONS.rejected})`,
+    );
+  });
+
   it("names a retracted success claim and the verdict it overrides", () => {
     expect(statusLine({ outcome: "verified", reason: REASONS.verified, effective_outcome: "divergent", review: "retracted", act })).toEqual({
       text: "success claim retracted by rita@example.com at 2026-11-30 09:05:00 UTC: now divergent (was: verified — canonical state matches the intended effect)",

@@ -3,7 +3,7 @@ import type { EffectiveOutcome, Outcome } from "./outcomes";
 import { displayUtc } from "./time";
 
 /** The correction in effect: who made it and when. */
-export type StatusAct = { reviewer: string; recorded_at: string };
+export type StatusAct = { reviewer: string; recorded_at: string; /** A resolve that also withdrew the agent's success claim. */ withdraw_claim?: boolean };
 
 export type StatusInput = {
   /** The classification's verdict and reason (what the records say). */
@@ -30,7 +30,7 @@ export function statusLine(s: StatusInput): { text: string; corrected: boolean }
     case "verified":
     case "not_applied":
     case "compensated":
-      return { text: `resolved as ${label(s.effective_outcome)}${byAt} ${was}`, corrected: true };
+      return { text: `resolved as ${label(s.effective_outcome)}${byAt}${s.act?.withdraw_claim ? ", the agent's success claim withdrawn" : ""} ${was}`, corrected: true };
     case "retracted":
       return { text: `success claim retracted${byAt}: now ${label(s.effective_outcome)} ${was}`, corrected: true };
     default:

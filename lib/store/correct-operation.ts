@@ -49,6 +49,7 @@ export async function correctOperation(input: { operationId: string; request: Co
       action: request.action,
       outcome_seen: decision.outcome_seen,
       outcome: request.action === "resolve" ? request.outcome! : null,
+      ...(request.action === "resolve" && request.withdraw_claim ? { withdraw_claim: true as const } : {}),
       reason: request.reason,
       evidence: request.evidence ? Object.fromEntries(Object.entries(request.evidence).filter(([, v]) => v)) as Record<string, string> : null,
       follows: last?.id ?? null,
@@ -60,7 +61,7 @@ export async function correctOperation(input: { operationId: string; request: Co
       undefined,
       { locked: true },
     );
-    const states = await writeProjection(tx, [{ identity, stages: records.stages, corrections: [...facts, { id: payload.id, action: payload.action, outcome: payload.outcome }] }]);
+    const states = await writeProjection(tx, [{ identity, stages: records.stages, corrections: [...facts, ...correctionFacts([{ ...payload, seq: record.seq, recorded_at: record.recorded_at, reviewer, hash: record.hash }])] }]);
     const after = states.get(operationId)!;
     const correction = { ...payload, reviewer, seq: record.seq, recorded_at: record.recorded_at };
     await announceCorrection(tx, operationId, state.effective_outcome, after, correction);

@@ -61,6 +61,7 @@ export async function getOperation(operationId: string): Promise<OperationDetail
       action: c.action,
       outcome_seen: c.outcome_seen,
       outcome: c.outcome,
+      ...(c.withdraw_claim ? { withdraw_claim: true as const } : {}),
       reason: c.reason,
       evidence: c.evidence,
       reviewer: c.reviewer,

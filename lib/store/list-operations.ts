@@ -217,17 +217,18 @@ export async function correctionActsOf(items: { operation_id: string; review: st
     orderBy: { seq: "asc" },
     select: { operationId: true, actor: true, recordedAt: true, payload: true },
   });
-  const byOperation = new Map<string, { action: string; reviewer: string; recorded_at: string }[]>();
+  const byOperation = new Map<string, { action: string; reviewer: string; recorded_at: string; withdraw_claim: boolean }[]>();
   for (const r of rows) {
     if (!r.operationId) continue;
     const list = byOperation.get(r.operationId) ?? [];
-    list.push({ action: (JSON.parse(r.payload) as { action: string }).action, reviewer: r.actor ?? "a reviewer", recorded_at: r.recordedAt });
+    const payload = JSON.parse(r.payload) as { action: string; withdraw_claim?: boolean };
+    list.push({ action: payload.action, reviewer: r.actor ?? "a reviewer", recorded_at: r.recordedAt, withdraw_claim: payload.withdraw_claim === true });
     byOperation.set(r.operationId, list);
   }
   const acts = new Map<string, StatusAct>();
   for (const i of corrected) {
     const act = actInEffect(i.review as Review, byOperation.get(i.operation_id) ?? []);
-    if (act) acts.set(i.operation_id, { reviewer: act.reviewer, recorded_at: act.recorded_at });
+    if (act) acts.set(i.operation_id, { reviewer: act.reviewer, recorded_at: act.recorded_at, withdraw_claim: act.withdraw_claim });
   }
   return acts;
 }

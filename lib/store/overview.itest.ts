@@ -119,6 +119,7 @@ async function expectReviewAgrees(all: View[]) {
     total: queue.length,
     uncertain: queue.filter((v) => v.effectiveOutcome === "uncertain").length,
     divergent: queue.filter((v) => v.effectiveOutcome === "divergent").length,
+    rejected: queue.filter((v) => v.effectiveOutcome === "rejected").length,
     overclaimed: queue.filter((v) => v.overclaimed).length,
   });
 }

@@ -80,8 +80,11 @@ export async function knownTools(): Promise<string[]> {
   return rows.map((r) => r.tool);
 }
 
-/** The review queue's counts: what needs a person, by effective outcome, and overclaimed successes. */
-export async function reviewCounts(): Promise<{ total: number; uncertain: number; divergent: number; overclaimed: number }> {
+/**
+ * The review queue's counts: what needs a person, by effective outcome (a rejected one needs a
+ * person only while its agent's success claim stands), and overclaimed successes.
+ */
+export async function reviewCounts(): Promise<{ total: number; uncertain: number; divergent: number; rejected: number; overclaimed: number }> {
   const q = asSql(await reader());
   const rows = await q.all<{ effective_outcome: string; overclaimed: boolean | number; n: number | bigint }>(
     "SELECT effective_outcome, overclaimed, SUM(operations) AS n FROM outcome_rollups WHERE needs_review GROUP BY effective_outcome, overclaimed",
@@ -91,6 +94,7 @@ export async function reviewCounts(): Promise<{ total: number; uncertain: number
     total: sum(() => true),
     uncertain: sum((r) => r.effective_outcome === "uncertain"),
     divergent: sum((r) => r.effective_outcome === "divergent"),
+    rejected: sum((r) => r.effective_outcome === "rejected"),
     overclaimed: sum((r) => Boolean(r.overclaimed)),
   };
 }

@@ -15,6 +15,8 @@ export type CorrectionPayload = {
   action: CorrectionAction;
   outcome_seen: string;
   outcome: Resolution | null;
+  /** Present (true) only on a resolve that also withdrew the agent's success claim: earlier records hash without it. */
+  withdraw_claim?: true;
   reason: string;
   evidence: Record<string, string> | null;
   follows: string | null;
@@ -72,5 +74,5 @@ export async function loadOperationRecords(db: SqlLike, operationIds: string[]):
 }
 
 export function correctionFacts(corrections: LoadedCorrection[]): CorrectionFact[] {
-  return corrections.map((c) => ({ id: c.id, action: c.action, outcome: c.outcome }));
+  return corrections.map((c) => ({ id: c.id, action: c.action, outcome: c.outcome, withdraw_claim: c.withdraw_claim === true }));
 }

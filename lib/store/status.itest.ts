@@ -42,8 +42,8 @@ describe("the correction a list row's status names", () => {
     const items = views.map((v) => ({ operation_id: v.operationId, review: v.review }));
     expect(Object.fromEntries(items.map((i) => [i.operation_id, i.review]))).toEqual({ [resolved]: "not_applied", [retracted]: "retracted", [plain]: "none" });
     const acts = await correctionActsOf(items);
-    expect(acts.get(resolved)).toEqual({ reviewer: bob.email, recorded_at: again.recorded_at });
-    expect(acts.get(retracted)).toEqual({ reviewer: alice.email, recorded_at: withdrawn.recorded_at });
+    expect(acts.get(resolved)).toEqual({ reviewer: bob.email, recorded_at: again.recorded_at, withdraw_claim: false });
+    expect(acts.get(retracted)).toEqual({ reviewer: alice.email, recorded_at: withdrawn.recorded_at, withdraw_claim: false });
     expect(acts.has(plain)).toBe(false);
   });
 });

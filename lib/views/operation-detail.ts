@@ -72,6 +72,8 @@ export type OperationCorrectionView = {
   action: CorrectionAction;
   outcome_seen: string;
   outcome: Resolution | null;
+  /** A resolve that also withdrew the agent's success claim. */
+  withdraw_claim?: true;
   reason: string;
   evidence: Record<string, string> | null;
   reviewer: string | null;
