@@ -22,7 +22,7 @@ const CHIP_NAMES: Record<string, string> = {
   needs_review: "Needs review",
   classified_as: "Classified as",
   silent_failure: "Silent failure",
-  overclaimed: "Claimed success, not verified",
+  overclaimed: "Claimed success, false or unconfirmed",
   failure_category: "Failure category",
   target: "Target",
   agent: "Agent",
@@ -104,7 +104,7 @@ export function OperationFilters({ values, tools }: { values: Values; tools: str
         <div className="mt-3 grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
           {select("classified_as", "Classified as", OUTCOMES.map((o) => [o, o]))}
           {select("silent_failure", "Silent failure", [["true", "yes: accepted, effect absent or different"]])}
-          {select("overclaimed", "Claimed success, not verified", [["true", "yes"], ["false", "no"]])}
+          {select("overclaimed", "Claimed success, false or unconfirmed", [["true", "yes"], ["false", "no"]])}
           {select("failure_category", "Failure category", Object.entries(FAILURE_CATEGORIES).map(([k, v]) => [k, `${k} · ${v}`]))}
           {text("target", "Target")}
           {text("agent", "Agent")}

@@ -269,7 +269,9 @@ export function Timeline({ op }: { op: OperationDetail }) {
         />
         {op.overclaimed ? (
           <p className="mt-3 rounded-md border border-rose-300 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-800 dark:bg-rose-950 dark:text-rose-200">
-            The agent told its user “{op.claimed_outcome}”, but the records do not verify it: an overclaimed success.
+            {op.claim_withdrawn
+              ? `The agent told its user “${op.claimed_outcome}”, and a reviewer recorded that claim as false: an overclaimed success.`
+              : `The agent told its user “${op.claimed_outcome}”, but the records do not verify it: an overclaimed success.`}
           </p>
         ) : null}
       </Step>

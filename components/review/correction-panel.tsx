@@ -26,7 +26,7 @@ type Props = {
 
 const LABEL: Record<CorrectionAction, string> = { resolve: "Resolve", retract: "Retract", reopen: "Reopen" };
 const HELP: Record<CorrectionAction, string> = {
-  resolve: "Say what actually happened to the effect, after checking the resource that owns it.",
+  resolve: "Say what actually happened to the effect, after checking the resource that owns it (and, when the agent claimed success, whether that claim was false).",
   retract: "Withdraw a success that was claimed or verified on evidence that does not hold. The operation becomes divergent.",
   reopen: "Undo the latest resolution: the operation returns to the outcome it had before.",
 };
@@ -44,6 +44,9 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
   const [open, setOpen] = useState<CorrectionAction | null>(null);
   // No resolution is chosen for the reviewer: a correction is permanent, so the choice is theirs.
   const [outcome, setOutcome] = useState<Resolution | null>(null);
+  // With a resolve: record the agent's success claim as false (offered while the claim stands).
+  const [withdraw, setWithdraw] = useState(false);
+  const claimStands = claimed === "success" && !state.claim_withdrawn;
   const [reason, setReason] = useState("");
   const [evidence, setEvidence] = useState({ object_id: "", url: "", fingerprint: "" });
   const [error, setError] = useState<string | null>(null);
@@ -54,7 +57,7 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
   const allowed = (["resolve", "retract", "reopen"] as const).filter((a) =>
     a === "resolve" ? RESOLUTIONS.some((o) => decideCorrection({ action: a, outcome: o, evidence: { object_id: "x" } }, state, claimed, idempotency, { auditSample }).ok) : decideCorrection({ action: a }, state, claimed, idempotency, { auditSample }).ok,
   );
-  const request = open && (open !== "resolve" || outcome) ? { action: open, ...(open === "resolve" ? { outcome: outcome!, evidence } : {}) } : null;
+  const request = open && (open !== "resolve" || outcome) ? { action: open, ...(open === "resolve" ? { outcome: outcome!, evidence, ...(withdraw ? { withdraw_claim: true } : {}) } : {}) } : null;
   const preview = request ? decideCorrection(request, state, claimed, idempotency, { auditSample }) : null;
 
   /**
@@ -65,6 +68,7 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
     const opening = open !== a;
     setOpen(opening ? a : null);
     setOutcome(null);
+    setWithdraw(false);
     setError(null);
     setConflict(null);
     setDone(null);
@@ -93,7 +97,7 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
         action: open,
-        ...(open === "resolve" ? { outcome } : {}),
+        ...(open === "resolve" ? { outcome, ...(withdraw ? { withdraw_claim: true } : {}) } : {}),
         reason,
         ...(Object.keys(ev).length ? { evidence: ev } : {}),
         expected_last_correction_id: lastCorrectionId,
@@ -186,12 +190,34 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
               <div className="mt-1 flex flex-wrap gap-4 text-sm">
                 {RESOLUTIONS.map((o) => (
                   <label key={o} className="flex items-center gap-2">
-                    <input type="radio" name="outcome" value={o} required checked={outcome === o} onChange={() => setOutcome(o)} />
+                    <input
+                      type="radio"
+                      name="outcome"
+                      value={o}
+                      required
+                      checked={outcome === o}
+                      onChange={() => {
+                        setOutcome(o);
+                        // The effect is absent or undone: the agent's "success" was false, unless the reviewer says otherwise.
+                        setWithdraw(claimStands && o !== "verified");
+                      }}
+                    />
                     {o === "verified" ? "verified — the effect is there" : o === "not_applied" ? "not applied — the effect is absent" : "compensated — the effect was undone"}
                   </label>
                 ))}
               </div>
             </fieldset>
+          ) : null}
+          {open === "resolve" && claimStands ? (
+            <label className="flex items-start gap-2 text-sm">
+              <input type="checkbox" className="mt-1" checked={withdraw} disabled={outcome === "verified"} onChange={(e) => setWithdraw(e.target.checked)} aria-describedby="withdraw-help" />
+              <span>
+                The agent told its user this succeeded: record that claim as false
+                <span id="withdraw-help" className="block text-slate-600 dark:text-slate-400">
+                  {outcome === "verified" ? "Resolved as verified, the claim was true." : "It stays counted as an overclaimed success after this resolve; a reopen undoes both."}
+                </span>
+              </span>
+            </label>
           ) : null}
           <Field label="Reason" htmlFor="correction-reason" hint={`Required. Say what you checked and what you saw. ${reason.length.toLocaleString("en")} of ${MAX_REASON.toLocaleString("en")} characters.`}>
             <textarea
@@ -223,6 +249,7 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
             preview.ok ? (
               <p role="status" className="rounded-md border border-slate-300 bg-white px-3 py-2 text-sm dark:border-slate-700 dark:bg-slate-900">
                 Outcome: <strong>{preview.outcome_seen.replace("_", " ")}</strong> → <strong>{preview.outcome_after.replace("_", " ")}</strong>. Retry: {preview.retry_after.decision}.
+                {preview.state_after.claim_withdrawn && !state.claim_withdrawn ? " The agent's success claim is recorded as false." : ""}
               </p>
             ) : (
               <Notice kind="error">{preview.message.charAt(0).toUpperCase() + preview.message.slice(1)}.</Notice>

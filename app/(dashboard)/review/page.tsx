@@ -19,6 +19,7 @@ const FILTERS = [
   ["", "everything"],
   ["outcome=divergent", "divergent"],
   ["outcome=uncertain", "uncertain"],
+  ["outcome=rejected", "rejected, success claimed"],
   ["overclaimed=true", "overclaimed successes"],
   ["assigned=me", "assigned to me"],
 ] as const;
@@ -47,7 +48,7 @@ export default async function ReviewPage({ searchParams }: { searchParams: Promi
         <p className="mt-1 text-slate-700 dark:text-slate-300">
           {counts.total === 0
             ? "Nothing needs a person right now: every operation is verified, rejected or reconciled."
-            : `${counts.total} operation${counts.total === 1 ? "" : "s"} need${counts.total === 1 ? "s" : ""} a person: ${counts.divergent} divergent and ${counts.uncertain} uncertain; ${counts.overclaimed} of them ${counts.overclaimed === 1 ? "is a success the agent claimed" : "are successes the agent claimed"}. Oldest recorded first; items called over ${ageHours} h ago are marked.`}
+            : `${counts.total} operation${counts.total === 1 ? "" : "s"} need${counts.total === 1 ? "s" : ""} a person: ${counts.divergent} divergent, ${counts.uncertain} uncertain and ${counts.rejected} rejected whose agent claimed success anyway; ${counts.overclaimed} of them ${counts.overclaimed === 1 ? "is a success the agent claimed" : "are successes the agent claimed"}. Oldest recorded first; items called over ${ageHours} h ago are marked.`}
         </p>
       </div>
       <nav aria-label="Queue filters" className="flex flex-wrap gap-2 text-sm">
@@ -64,7 +65,7 @@ export default async function ReviewPage({ searchParams }: { searchParams: Promi
       </nav>
       {!query.success || (!current && (pick("outcome") || pick("overclaimed") || pick("assigned"))) ? (
         <p role="alert" className="rounded-md border border-rose-300 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-800 dark:bg-rose-950 dark:text-rose-200">
-          That is not one of the queue&apos;s filters: the queue holds the divergent and uncertain operations nobody has reconciled. Pick a filter above.
+          That is not one of the queue&apos;s filters: the queue holds the divergent and uncertain operations nobody has reconciled, and the rejected ones whose agent claimed success. Pick a filter above.
         </p>
       ) : items.length === 0 ? (
         <p className="rounded-xl border border-dashed border-slate-300 p-8 text-center dark:border-slate-700">

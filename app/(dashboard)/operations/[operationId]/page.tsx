@@ -57,7 +57,7 @@ export default async function OperationPage({ params }: Params) {
         <h1 className="break-all font-mono text-xl font-semibold sm:text-2xl">{op.operation_id}</h1>
         <p className="flex flex-wrap items-center gap-2 text-slate-800 dark:text-slate-200">
           <OutcomeBadge outcome={op.effective_outcome} />
-          <StatusText op={{ ...op, review }} act={act ? { reviewer: act.reviewer ?? "a reviewer", recorded_at: act.recorded_at } : null} />
+          <StatusText op={{ ...op, review }} act={act ? { reviewer: act.reviewer ?? "a reviewer", recorded_at: act.recorded_at, withdraw_claim: act.withdraw_claim } : null} />
         </p>
         <p className="text-sm text-slate-700 dark:text-slate-300">
           Retry: {op.retry.decision}
@@ -82,7 +82,13 @@ export default async function OperationPage({ params }: Params) {
       {reviewer ? (
         <CorrectionPanel
           operationId={op.operation_id}
-          state={{ outcome: op.effective_outcome, claim_withdrawn: op.claim_withdrawn, resolved_from: op.resolved_from }}
+          state={{
+            outcome: op.effective_outcome,
+            claim_withdrawn: op.claim_withdrawn,
+            resolved_from: op.resolved_from,
+            // The resolve in effect is the last correction; one that withdrew the claim found it standing.
+            withdrawn_by_resolve: op.resolved_from !== null && op.corrections.at(-1)?.withdraw_claim === true,
+          }}
           claimed={op.claimed_outcome}
           idempotency={op.idempotency as Idempotency}
           lastCorrectionId={op.corrections.at(-1)?.id ?? null}
