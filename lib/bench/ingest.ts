@@ -128,7 +128,7 @@ function rawSqliteRate(rawDb: string, env: NodeJS.ProcessEnv): { label: string; 
   const insChain = db.prepare("INSERT INTO chain_records (seq, kind, operation_id, stage, observed_at, recorded_at, actor, payload, prev_hash, hash) VALUES (?, 'stage', ?, ?, ?, ?, 'bench', ?, ?, ?)");
   const insOp = db.prepare("INSERT INTO operations (operation_id, created_seq, created_at) VALUES (?, ?, ?)");
   const insView = db.prepare(
-    "INSERT INTO operation_views (operation_id, created_seq, created_at, last_seq, updated_at, tool, outcome, reason, effective_outcome, needs_review, overclaimed, stage_count, correction_count) VALUES (?, ?, ?, ?, ?, 'social.publish', 'verified', 'x', 'verified', 0, 0, 4, 0)",
+    "INSERT INTO operation_views (operation_id, created_seq, created_at, last_seq, updated_at, tool, outcome, reason, effective_outcome, needs_review, overclaimed, stage_count, correction_count, called_at) VALUES (?, ?, ?, ?, ?, 'social.publish', 'verified', 'x', 'verified', 0, 0, 4, 0, ?)",
   );
   const state = { seq: 0, prev: GENESIS_HASH };
   const rawBatch = db.transaction((records: ReturnType<typeof record>[]) => {
@@ -136,7 +136,7 @@ function rawSqliteRate(rawDb: string, env: NodeJS.ProcessEnv): { label: string; 
     for (const c of chain) insChain.run(...c);
     for (const [id, first, now, last] of ops) {
       insOp.run(id, first, now);
-      insView.run(id, first, now, last, now);
+      insView.run(id, first, now, last, now, now);
     }
   });
   const r0 = performance.now();

@@ -1292,7 +1292,7 @@ async function runCorrectionCases(cases: CorrCase[], stats: Stats) {
 // Query parameters: the list and the export
 // ---------------------------------------------------------------------------------------------
 
-const LIST_KEYS = ["outcome", "classified_as", "tool", "target", "agent", "failure_category", "overclaimed", "silent_failure", "trajectory_id", "needs_review", "q", "since", "until", "limit", "cursor", "order", "newer_than", "metric", "part", "audit_sample"];
+const LIST_KEYS = ["outcome", "classified_as", "tool", "target", "agent", "failure_category", "overclaimed", "silent_failure", "trajectory_id", "needs_review", "q", "since", "until", "limit", "cursor", "order", "by", "newer_than", "metric", "part", "audit_sample"];
 const EXPORT_KEYS = ["format", "since", "until", "operation_id", "trajectory_id"];
 const CURSOR = "@@CURSOR@@";
 const POOL_ID = "@@POOLID@@";
@@ -1301,7 +1301,7 @@ const POOL_TRAJECTORY = "@@POOLTRAJ@@";
 const queryValue: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: weirdText, weight: 3 },
   { arbitrary: controlText, weight: 1 },
-  { arbitrary: fc.constantFrom(...EFFECTIVE_OUTCOMES, ...OUTCOMES, ...AUDIT_FORMATS, "Verified", "NDJSON", "true", "false", "TRUE", "1", "0", "-1", "5", "6", "newest", "oldest", "yes", ...METRIC_NAMES, ...METRIC_PARTS), weight: 4 },
+  { arbitrary: fc.constantFrom(...EFFECTIVE_OUTCOMES, ...OUTCOMES, ...AUDIT_FORMATS, "Verified", "NDJSON", "true", "false", "TRUE", "1", "0", "-1", "5", "6", "newest", "oldest", "recorded", "called", "yes", ...METRIC_NAMES, ...METRIC_PARTS), weight: 4 },
   { arbitrary: fc.constantFrom("1", "50", "200", "201", "1e3", "1e400", "0x10", " 7 ", "2.5", "-0", "Infinity", "NaN", "999999999999999", "9999999999999999", "00000000000001", CURSOR), weight: 3 },
   { arbitrary: timestamp, weight: 2 },
   { arbitrary: badTimestamp, weight: 1 },

@@ -65,6 +65,8 @@ export const listQuerySchema = z
     audit_sample: z.enum(["true", "false"]).transform((v) => v === "true").optional(),
     /** newest (default) or oldest first; cursors page in the same direction. */
     order: z.enum(["newest", "oldest"]).default("newest"),
+    /** By when it was recorded (default: its place in the chain) or when the call happened (called_at). */
+    by: z.enum(["recorded", "called"]).default("recorded"),
     /** Only operations newer than this cursor (what arrived since a page was loaded). */
     newer_than: cursorSchema.optional(),
   })
@@ -99,6 +101,8 @@ export type OperationListItem = {
   audit_sample: boolean;
   /** When the receipt says the call happened (UTC), if it said. */
   receipt_at: string | null;
+  /** When the call happened: the receipt's time, else created_at (an intent carries no time). */
+  called_at: string;
   created_at: string;
   updated_at: string;
 };
@@ -128,6 +132,17 @@ export async function listOperations(query: ListQuery, only?: string[]): Promise
     if (!idFilter.length) return { items: [], next_cursor: null };
     capped = keys.length === SEARCH_KEY_LIMIT;
   }
+  // By call time, a cursor (an operation's seq) stands for its (called_at, seq): rows after it in
+  // that order. An operation the cursor names that is gone ends the paging (no rows after it).
+  const asc = query.order === "oldest";
+  let calledAfter: object | undefined;
+  if (query.by === "called" && query.cursor !== undefined) {
+    const at = await db.operationView.findUnique({ where: { createdSeq: query.cursor }, select: { calledAt: true } });
+    if (!at) return { items: [], next_cursor: null };
+    calledAfter = {
+      OR: [{ calledAt: asc ? { gt: at.calledAt } : { lt: at.calledAt } }, { calledAt: at.calledAt, createdSeq: asc ? { gt: query.cursor } : { lt: query.cursor } }],
+    };
+  }
   const rows = await db.operationView.findMany({
     where: {
       ...(query.outcome ? { effectiveOutcome: query.outcome } : {}),
@@ -141,11 +156,12 @@ export async function listOperations(query: ListQuery, only?: string[]): Promise
       ...(query.trajectory_id ? { trajectoryId: query.trajectory_id } : {}),
       // Under AND: silent_failure sets receiptStatus too, and both must hold; a metric's part
       // brings its own ORs and ANDs.
-      ...(query.receipt_status || query.metric
+      ...(query.receipt_status || query.metric || calledAfter
         ? {
             AND: [
               ...(query.receipt_status ? [{ receiptStatus: query.receipt_status }] : []),
               ...(query.metric && query.part ? [metricWhere(query.metric, query.part)] : []),
+              ...(calledAfter ? [calledAfter] : []),
             ],
           }
         : {}),
@@ -154,16 +170,16 @@ export async function listOperations(query: ListQuery, only?: string[]): Promise
       ...(idFilter ? { operationId: { in: idFilter } } : {}),
       ...(query.audit_sample !== undefined ? { auditSample: query.audit_sample } : {}),
       ...(query.since || query.until ? { createdAt: { ...(query.since ? { gte: query.since } : {}), ...(query.until ? { lt: query.until } : {}) } } : {}),
-      ...(query.cursor !== undefined || query.newer_than !== undefined
+      ...((query.cursor !== undefined && !calledAfter) || query.newer_than !== undefined
         ? {
             createdSeq: {
-              ...(query.cursor !== undefined ? (query.order === "oldest" ? { gt: query.cursor } : { lt: query.cursor }) : {}),
+              ...(query.cursor !== undefined && !calledAfter ? (asc ? { gt: query.cursor } : { lt: query.cursor }) : {}),
               ...(query.newer_than !== undefined ? { gt: query.newer_than } : {}),
             },
           }
         : {}),
     },
-    orderBy: { createdSeq: query.order === "oldest" ? "asc" : "desc" },
+    orderBy: query.by === "called" ? [{ calledAt: asc ? "asc" : "desc" }, { createdSeq: asc ? "asc" : "desc" }] : { createdSeq: asc ? "asc" : "desc" },
     take: query.limit + 1,
   });
   const page = rows.slice(0, query.limit);
@@ -187,6 +203,7 @@ export async function listOperations(query: ListQuery, only?: string[]): Promise
       overclaimed: r.overclaimed,
       audit_sample: r.auditSample,
       receipt_at: r.receiptAt,
+      called_at: r.calledAt,
       created_at: r.createdAt,
       updated_at: r.updatedAt,
     })),
@@ -234,16 +251,25 @@ export async function correctionActsOf(items: { operation_id: string; review: st
 }
 
 /**
- * The operations before and after this one in the review queue (oldest first), for moving
+ * The operations before and after this one in the review queue (oldest call first), for moving
  * through the queue from an operation's page; null at either end.
  */
 export async function queueNeighbours(operationId: string): Promise<{ previous: string | null; next: string | null }> {
   const db = await reader();
-  const me = await db.operationView.findUnique({ where: { operationId }, select: { createdSeq: true } });
+  const me = await db.operationView.findUnique({ where: { operationId }, select: { createdSeq: true, calledAt: true } });
   if (!me) return { previous: null, next: null };
+  // The queue's order: oldest call first, then place in the chain.
   const [previous, next] = await Promise.all([
-    db.operationView.findFirst({ where: { needsReview: true, createdSeq: { lt: me.createdSeq } }, orderBy: { createdSeq: "desc" }, select: { operationId: true } }),
-    db.operationView.findFirst({ where: { needsReview: true, createdSeq: { gt: me.createdSeq } }, orderBy: { createdSeq: "asc" }, select: { operationId: true } }),
+    db.operationView.findFirst({
+      where: { needsReview: true, OR: [{ calledAt: { lt: me.calledAt } }, { calledAt: me.calledAt, createdSeq: { lt: me.createdSeq } }] },
+      orderBy: [{ calledAt: "desc" }, { createdSeq: "desc" }],
+      select: { operationId: true },
+    }),
+    db.operationView.findFirst({
+      where: { needsReview: true, OR: [{ calledAt: { gt: me.calledAt } }, { calledAt: me.calledAt, createdSeq: { gt: me.createdSeq } }] },
+      orderBy: [{ calledAt: "asc" }, { createdSeq: "asc" }],
+      select: { operationId: true },
+    }),
   ]);
   return { previous: previous?.operationId ?? null, next: next?.operationId ?? null };
 }

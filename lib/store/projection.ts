@@ -10,6 +10,7 @@ export type Identity = { operationId: string; createdSeq: number; createdAt: str
 
 export function viewRow(identity: Identity, stages: StoredStage[], state: OperationState) {
   const last = stages.reduce((m, s) => (s.seq > m.seq ? s : m), stages[0]);
+  const receiptAt = stages.find((s) => s.stage === "receipt")?.observed_at ?? null;
   return {
     operationId: identity.operationId,
     createdSeq: identity.createdSeq,
@@ -23,7 +24,7 @@ export function viewRow(identity: Identity, stages: StoredStage[], state: Operat
     claimedOutcome: state.claimed_outcome,
     receiptStatus: state.receipt_status,
     receiptId: state.receipt_id,
-    receiptAt: stages.find((s) => s.stage === "receipt")?.observed_at ?? null,
+    receiptAt,
     outcome: state.classification.outcome,
     reason: state.classification.reason,
     failureCategory: state.classification.failure_category,
@@ -39,6 +40,9 @@ export function viewRow(identity: Identity, stages: StoredStage[], state: Operat
     review: reviewOf(state.effective),
     recovered: false,
     auditSample: false,
+    // When the call happened (the review queue's order): the receipt's clock, else when recorded
+    // (an intent carries no time of its own).
+    calledAt: receiptAt ?? identity.createdAt,
   };
 }
 
@@ -71,6 +75,7 @@ const VIEW_COLUMNS: Record<keyof ReturnType<typeof viewRow>, string> = {
   review: "review",
   recovered: "recovered",
   auditSample: "audit_sample",
+  calledAt: "called_at",
 };
 
 /**
