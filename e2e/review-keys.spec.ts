@@ -23,7 +23,7 @@ async function divergent(page: Page, prefix: string) {
 
 /** Keys work once the page has hydrated: pressing one before that does nothing (a slow CI machine showed it). */
 const keysReady = (page: Page) => page.locator('body[data-keys="on"]').waitFor({ state: "attached" });
-const queue = (page: Page) => page.getByRole("table", { name: "Operations that need review, oldest first" });
+const queue = (page: Page) => page.getByRole("table", { name: "Operations that need review, oldest call first" });
 const rows = (page: Page) => queue(page).locator("tbody tr");
 const currentRow = (page: Page) => queue(page).locator('tbody tr[aria-current="true"]');
 

@@ -28,7 +28,8 @@ test("a reviewer claims the essay's X post, resolves it as not applied, and the 
   await expect(page.getByRole("button", { name: "Confirm resolve" })).toBeDisabled();
   await page.getByLabel("not applied — the effect is absent").check();
   await page.getByLabel("Reason").fill("Checked the profile and exact-text search again: the post is not there. A new post may be sent.");
-  await expect(page.getByRole("status").filter({ hasText: "Outcome:" })).toHaveText("Outcome: divergent → not applied. Retry: a new operation may be issued.");
+  // The essay's agent told its user the post was published: not applied means that claim was false (ticked for the reviewer, who may untick it).
+  await expect(page.getByRole("status").filter({ hasText: "Outcome:" })).toHaveText("Outcome: divergent → not applied. Retry: a new operation may be issued. The agent's success claim is recorded as false.");
   await page.getByRole("button", { name: "Confirm resolve" }).click();
 
   const corrections = page.getByRole("region", { name: "Corrections" }).or(page.locator("section", { has: page.getByRole("heading", { name: "Corrections" }) }));
@@ -42,15 +43,15 @@ test("a reviewer claims the essay's X post, resolves it as not applied, and the 
 
 test("a reviewer retracts an overclaimed success", async ({ page }) => {
   await signIn(page, demo.reviewer.email, demo.reviewer.password);
-  await page.goto("/review?overclaimed=true");
   const id = "op-crm-42-notify";
-  await page.getByRole("link", { name: id }).click();
+  await page.goto(`/operations/${id}`);
   await page.getByRole("button", { name: "Retract" }).click();
   await page.getByLabel("Reason").fill("The notification linked to a contract whose account never existed; the success claim is withdrawn.");
   await expect(page.getByRole("status").filter({ hasText: "Outcome:" })).toContainText("uncertain → divergent");
   await page.getByRole("button", { name: "Confirm retract" }).click();
   await expect(page.getByText("The agent's success claim was withdrawn.")).toBeVisible();
-  await expect(page.getByRole("region", { name: "5. Outcome" })).not.toContainText("overclaimed success");
+  // Withdrawn, the claim stays counted: the user was told "success".
+  await expect(page.getByRole("region", { name: "5. Outcome" })).toContainText("a reviewer recorded that claim as false: an overclaimed success");
 });
 
 test("a second browser acting on stale state gets the conflict message and the new state", async ({ page, browser }) => {
@@ -151,9 +152,11 @@ test("a viewer sees the whole history and no action buttons", async ({ page }) =
 test("the queue shows both clocks as ages, the UTC time on hover, and marks items older than the threshold", async ({ page }) => {
   await signIn(page, demo.viewer.email, demo.viewer.password);
   await page.goto("/review");
-  await expect(page.getByRole("main").getByRole("paragraph").first()).toContainText("Oldest recorded first; items called over 24 h ago are marked.");
-  // The demo's CRM run was called days before the demo recorded it (its receipts say when).
+  await expect(page.getByRole("main").getByRole("paragraph").first()).toContainText("Oldest call first; items called over 24 h ago are marked.");
+  // The demo's CRM run was called days before the demo recorded it (its receipts say when). The
+  // queue is in call order, so it is wherever that puts it: follow "More" until it shows.
   const row = page.getByRole("row", { name: /op-crm-42-create-account/ });
+  for (let i = 0; i < 5 && !(await row.count()); i++) await page.goto((await page.getByRole("link", { name: "More →" }).getAttribute("href"))!);
   const called = row.locator("time").first();
   await expect(called).toHaveAttribute("title", /^\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)? UTC$/);
   await expect(called).toHaveText(/^\d+ (d|mo) ago$/);

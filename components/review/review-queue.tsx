@@ -22,7 +22,8 @@ export type QueueRow = {
   reason: string;
   created_at: string;
   /** When the call happened, as its receipt says. */
-  receipt_at: string | null;
+  /** When the call happened (the receipt's clock, else when recorded): the queue's order. */
+  called_at: string;
   holder: string | null;
   /** The latest correction, which a correction from here names as the one it follows. */
   last_correction_id: string | null;
@@ -88,7 +89,7 @@ export function ReviewQueue({ rows, me, reviewer, admin, now, ageHours }: { rows
       </div>
       <div className="overflow-x-auto">
         <table ref={table} className="w-full text-left text-sm">
-          <caption className="sr-only">Operations that need review, oldest first</caption>
+          <caption className="sr-only">Operations that need review, oldest call first</caption>
           <thead>
             <tr className="text-slate-600 dark:text-slate-400">
               {reviewer ? (
@@ -131,12 +132,12 @@ export function ReviewQueue({ rows, me, reviewer, admin, now, ageHours }: { rows
                 <td className="py-2 pr-3">{op.reason}</td>
                 <td className="py-2 pr-3 whitespace-nowrap text-xs tabular-nums">
                   <div>
-                    called <When at={op.receipt_at} now={now} className="font-medium" />
+                    called <When at={op.called_at} now={now} className="font-medium" />
                   </div>
                   <div className="text-slate-600 dark:text-slate-400">
                     recorded <When at={op.created_at} now={now} />
                   </div>
-                  {olderThan(op.receipt_at ?? op.created_at, ageHours, now) ? (
+                  {olderThan(op.called_at, ageHours, now) ? (
                     <span className="mt-1 inline-block rounded-full border border-amber-400 bg-amber-50 px-2 py-0.5 font-medium text-amber-900 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-200">
                       over {ageHours} h old
                     </span>

@@ -28,7 +28,7 @@ export default async function ReviewPage({ searchParams }: { searchParams: Promi
   const me = await requirePage("operations:read", "/review");
   const sp = await searchParams;
   const pick = (k: string) => (typeof sp[k] === "string" && sp[k] ? (sp[k] as string) : undefined);
-  const query = listQuerySchema.safeParse({ needs_review: "true", order: pick("order") ?? "oldest", outcome: pick("outcome"), overclaimed: pick("overclaimed"), cursor: pick("cursor"), limit: "50" });
+  const query = listQuerySchema.safeParse({ needs_review: "true", by: "called", order: pick("order") ?? "oldest", outcome: pick("outcome"), overclaimed: pick("overclaimed"), cursor: pick("cursor"), limit: "50" });
   const counts = await reviewCounts();
   const reviewer = can(me, "operations:correct");
   const current = FILTERS.find(([q]) => q && pick(q.split("=")[0]) === q.split("=")[1])?.[0] ?? "";
@@ -48,7 +48,7 @@ export default async function ReviewPage({ searchParams }: { searchParams: Promi
         <p className="mt-1 text-slate-700 dark:text-slate-300">
           {counts.total === 0
             ? "Nothing needs a person right now: every operation is verified, rejected or reconciled."
-            : `${counts.total} operation${counts.total === 1 ? "" : "s"} need${counts.total === 1 ? "s" : ""} a person: ${counts.divergent} divergent, ${counts.uncertain} uncertain and ${counts.rejected} rejected whose agent claimed success anyway; ${counts.overclaimed} of them ${counts.overclaimed === 1 ? "is a success the agent claimed" : "are successes the agent claimed"}. Oldest recorded first; items called over ${ageHours} h ago are marked.`}
+            : `${counts.total} operation${counts.total === 1 ? "" : "s"} need${counts.total === 1 ? "s" : ""} a person: ${counts.divergent} divergent, ${counts.uncertain} uncertain and ${counts.rejected} rejected whose agent claimed success anyway; ${counts.overclaimed} of them ${counts.overclaimed === 1 ? "is a success the agent claimed" : "are successes the agent claimed"}. Oldest call first; items called over ${ageHours} h ago are marked.`}
         </p>
       </div>
       <nav aria-label="Queue filters" className="flex flex-wrap gap-2 text-sm">
@@ -82,7 +82,7 @@ export default async function ReviewPage({ searchParams }: { searchParams: Promi
             // A reopened or retracted item says what a reviewer did, not a reason it contradicts.
             reason: statusLine({ outcome: op.outcome as Outcome, reason: op.reason, effective_outcome: op.effective_outcome as EffectiveOutcome, review: op.review as Review, act: acts.get(op.operation_id) ?? null }).text,
             created_at: op.created_at,
-            receipt_at: op.receipt_at,
+            called_at: op.called_at,
             holder: holders.get(op.operation_id) ?? null,
             last_correction_id: lastCorrections.get(op.operation_id) ?? null,
           }))}
