@@ -189,9 +189,9 @@ async function main() {
     }),
   );
   rows.push(
-    await measure("review page data (counts, oldest 50, assignees)", null, async () => {
+    await measure("review page data (counts, oldest call 50, assignees)", null, async () => {
       await reviewCounts();
-      const { items } = await listOperations(listQuerySchema.parse({ needs_review: "true", order: "oldest", limit: "50" }));
+      const { items } = await listOperations(listQuerySchema.parse({ needs_review: "true", by: "called", order: "oldest", limit: "50" }));
       await assigneesOf(items.map((i) => i.operation_id));
       return items.length;
     }),
