@@ -25,6 +25,7 @@ describe("methods a route does not take", () => {
     ["PATCH", "/api/v1/receipts", "POST"],
     ["GET", "/api/v1/operations/op-1/corrections", "POST"],
     ["PUT", "/api/v1/operations/op-1/claim", "GET, HEAD, POST, DELETE"],
+    ["DELETE", "/api/v1/operations/op-1/comments", "GET, HEAD, POST"],
     ["POST", "/api/v1/audit/export", "GET, HEAD"],
   ])("%s %s is a 405 naming what it takes, in the JSON error shape", async (method, path, allow) => {
     const before = await chainCount();
@@ -97,7 +98,7 @@ describe("what a refusal names", () => {
 describe("ids holding a NUL character", () => {
   it("are 404 on every route that takes an id, never a 5xx (PostgreSQL refuses NUL in text)", async () => {
     const admin = (await principal("admin", ["read", "review", "admin"])).token;
-    for (const path of ["/api/v1/operations/op%00x", "/api/v1/operations/op%00x/claim", "/api/v1/webhooks/ep_%00", "/api/v1/webhooks/ep_%00/deliveries", "/api/v1/verifiers/v%00"]) {
+    for (const path of ["/api/v1/operations/op%00x", "/api/v1/operations/op%00x/claim", "/api/v1/operations/op%00x/comments", "/api/v1/webhooks/ep_%00", "/api/v1/webhooks/ep_%00/deliveries", "/api/v1/verifiers/v%00"]) {
       const res = await fetch(baseUrl + path, { headers: { authorization: `Bearer ${admin}` } });
       expect(res.status, path).toBe(404);
     }

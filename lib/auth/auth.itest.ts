@@ -60,26 +60,27 @@ describe("the authorization matrix (route handlers)", () => {
 
   // ingest: a receipt; read: a canonical read alone (TRUST.md: needs verify); otlp: an OTLP
   // export with no spans (the ingest or verify permission, as for receipts); claim: GET, then
-  // POST and DELETE of the claim on an operation of its own (review).
+  // POST and DELETE of the claim on an operation of its own (review); notes: GET of an
+  // operation's notes (read), note: POST of a note on it (review).
   // verifiers: the list; define: POST of an empty (invalid) definition; dryrun: a dry run of an
   // unknown verifier (admins only: session, or a token with the admin scope). hooks, hookAdd,
   // hookTest: webhook endpoints (the same): list them, create one from an invalid body (an admin's
   // 422 shows the check came after authorization), a test event to an endpoint that does not exist.
-  type Row = { ingest: number; read: number; otlp: number; list: number; metrics: number; one: number; health: number; claim: number; take: number; release: number; verifiers: number; define: number; dryrun: number; hooks: number; hookAdd: number; hookTest: number };
+  type Row = { ingest: number; read: number; otlp: number; list: number; metrics: number; one: number; health: number; claim: number; take: number; release: number; notes: number; note: number; verifiers: number; define: number; dryrun: number; hooks: number; hookAdd: number; hookTest: number };
   const expected: Record<string, Row> = {
-    anonymous: { ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401 },
-    viewer: { ingest: 201, read: 403, otlp: 200, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 403, release: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
-    reviewer: { ingest: 201, read: 201, otlp: 200, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 200, release: 200, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
-    admin: { ingest: 201, read: 201, otlp: 200, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 200, release: 200, verifiers: 200, define: 422, dryrun: 404, hooks: 200, hookAdd: 422, hookTest: 404 },
-    "token:ingest": { ingest: 201, read: 403, otlp: 200, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
-    "token:verify": { ingest: 403, read: 201, otlp: 200, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
-    "token:read": { ingest: 403, read: 403, otlp: 403, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 403, release: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
-    "token:export": { ingest: 403, read: 403, otlp: 403, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
-    "token:review": { ingest: 403, read: 403, otlp: 403, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 200, release: 200, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
-    disabledSession: { ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401 },
-    disabledToken: { ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401 },
-    badToken: { ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401 },
-    "token:admin": { ingest: 403, read: 403, otlp: 403, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, verifiers: 200, define: 422, dryrun: 404, hooks: 200, hookAdd: 422, hookTest: 404 },
+    anonymous: { ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, notes: 401, note: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401 },
+    viewer: { ingest: 201, read: 403, otlp: 200, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 403, release: 403, notes: 200, note: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
+    reviewer: { ingest: 201, read: 201, otlp: 200, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 200, release: 200, notes: 200, note: 201, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
+    admin: { ingest: 201, read: 201, otlp: 200, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 200, release: 200, notes: 200, note: 201, verifiers: 200, define: 422, dryrun: 404, hooks: 200, hookAdd: 422, hookTest: 404 },
+    "token:ingest": { ingest: 201, read: 403, otlp: 200, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, notes: 403, note: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
+    "token:verify": { ingest: 403, read: 201, otlp: 200, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, notes: 403, note: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
+    "token:read": { ingest: 403, read: 403, otlp: 403, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 403, release: 403, notes: 200, note: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
+    "token:export": { ingest: 403, read: 403, otlp: 403, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, notes: 403, note: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
+    "token:review": { ingest: 403, read: 403, otlp: 403, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 200, release: 200, notes: 403, note: 201, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
+    disabledSession: { ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, notes: 401, note: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401 },
+    disabledToken: { ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, notes: 401, note: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401 },
+    badToken: { ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, notes: 401, note: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401 },
+    "token:admin": { ingest: 403, read: 403, otlp: 403, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, notes: 403, note: 403, verifiers: 200, define: 422, dryrun: 404, hooks: 200, hookAdd: 422, hookTest: 404 },
   };
   const readRecord = () => ({ operation_id: unique("op-authz"), canonical_read: { status: "absent", observed_at: "2026-08-28T10:05:00Z" } });
 
@@ -99,6 +100,8 @@ describe("the authorization matrix (route handlers)", () => {
         claim: (await call(`/api/v1/operations/${opId}/claim`, { headers: h() })).status,
         take: (await call(`/api/v1/operations/${mine}/claim`, { body: {}, headers: h() })).status,
         release: (await call(`/api/v1/operations/${mine}/claim`, { method: "DELETE", headers: h() })).status,
+        notes: (await call(`/api/v1/operations/${opId}/comments`, { headers: h() })).status,
+        note: (await call(`/api/v1/operations/${mine}/comments`, { body: { text: "checked with the bank" }, headers: h() })).status,
         verifiers: (await call("/api/v1/verifiers", { headers: h() })).status,
         define: (await call("/api/v1/verifiers", { body: {}, headers: h() })).status,
         dryrun: (await call("/api/v1/verifiers/no-such-verifier/dry-run", { body: { operation_id: opId }, headers: h() })).status,

@@ -5,6 +5,7 @@ import { comparedOf, deriveOperation } from "@/lib/domain/operation";
 import { verdictHistory } from "@/lib/domain/verdict-history";
 import type { OperationDetail } from "@/lib/views/operation-detail";
 import { reader } from "./db";
+import { commentsOf } from "./comments";
 import { derivedState } from "./ingest-records";
 import { correctionFacts, loadOperationRecords } from "./stage-records";
 
@@ -70,6 +71,7 @@ export async function getOperation(operationId: string): Promise<OperationDetail
       recorded_at: c.recorded_at,
       hash: c.hash,
     })),
+    comments: await commentsOf(operationId, db),
     verdict_history: history.map((h) => ({
       ...h,
       sent_by: h.kind === "stage" ? sentBy.get(h.seq)! : null,

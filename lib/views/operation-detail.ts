@@ -30,6 +30,8 @@ export type OperationDetail = {
   created_at: string;
   stages: OperationStageView[];
   corrections: OperationCorrectionView[];
+  /** Reviewers' notes, oldest first: chained records that change no outcome (lib/domain/comments.ts). */
+  comments: OperationComment[];
   /** The derived outcome after each stage record and correction, in chain order (TRUST.md). */
   verdict_history: (VerdictEntry & { sent_by: SentBy | null; reviewer: string | null })[];
   claim_withdrawn: boolean;
@@ -85,3 +87,6 @@ export type OperationCorrectionView = {
 
 /** An operation this one depends on, or one that depends on it (null: not recorded). */
 export type LinkedOperation = { operation_id: string; effective_outcome: string | null; tool: string | null };
+
+/** A reviewer's note on an operation (a chained record of kind "comment"). */
+export type OperationComment = { id: string; text: string; author: string | null; seq: number; recorded_at: string; hash: string };

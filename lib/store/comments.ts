@@ -1,0 +1,48 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import type { CommentPayload } from "@/lib/domain/comments";
+import { isPossibleOperationId } from "@/lib/domain/wire";
+import type { OperationComment } from "@/lib/views/operation-detail";
+import { appendToChain, lockChain } from "./chain";
+import { maybeCheckpoint } from "./checkpoints";
+import type { Db } from "./database";
+import { reader, writeTransaction } from "./db";
+import { StoreError } from "./errors";
+
+/**
+ * A reviewer's note on an operation: one chained record (kind "comment"), in its own
+ * transaction under the chain lock like every act. It changes nothing derived.
+ */
+export async function addComment(operationId: string, author: string, text: string): Promise<OperationComment> {
+  if (!isPossibleOperationId(operationId)) throw new StoreError("not_found", `no operation with the id ${JSON.stringify(operationId)}`);
+  const comment = await writeTransaction(async (tx) => {
+    await lockChain(tx);
+    if (!(await tx.operation.findUnique({ where: { operationId } }))) throw new StoreError("not_found", `no operation with the id ${JSON.stringify(operationId)}`);
+    const payload: CommentPayload = { id: randomUUID(), text };
+    const [record] = await appendToChain(tx, [{ kind: "comment", operation_id: operationId, actor: author, payload }], undefined, { locked: true });
+    return { id: payload.id, text, author, seq: record.seq, recorded_at: record.recorded_at, hash: record.hash };
+  });
+  void maybeCheckpoint();
+  return comment;
+}
+
+/** An operation's notes, oldest first. */
+export async function commentsOf(operationId: string, db?: Db): Promise<OperationComment[]> {
+  const rows = await (db ?? (await reader())).chainRecord.findMany({
+    where: { operationId, kind: "comment" },
+    orderBy: { seq: "asc" },
+    select: { seq: true, actor: true, recordedAt: true, payload: true, hash: true },
+  });
+  return rows.map((r) => {
+    const p = JSON.parse(r.payload) as CommentPayload;
+    return { id: p.id, text: p.text, author: r.actor, seq: Number(r.seq), recorded_at: r.recordedAt, hash: r.hash };
+  });
+}
+
+/** An operation's notes, or null when there is no such operation. */
+export async function listComments(operationId: string): Promise<OperationComment[] | null> {
+  if (!isPossibleOperationId(operationId)) return null;
+  const db = await reader();
+  if (!(await db.operation.findUnique({ where: { operationId }, select: { operationId: true } }))) return null;
+  return commentsOf(operationId, db);
+}
