@@ -78,7 +78,7 @@ export default async function OperationPage({ params }: Params) {
       ) : null}
       <Timeline op={op} />
       <VerdictHistory op={op} />
-      <CorrectionsHistory op={op} />
+      <CorrectionsHistory op={op} canNote={reviewer} />
       {reviewer ? (
         <CorrectionPanel
           operationId={op.operation_id}
