@@ -60,7 +60,7 @@ export async function correctOperation(input: { operationId: string; request: Co
       undefined,
       { locked: true },
     );
-    const states = await writeProjection(tx, [{ identity, stages: records.stages, corrections: [...facts, { id: payload.id, action: payload.action, outcome: payload.outcome }] }]);
+    const states = await writeProjection(tx, [{ identity, stages: records.stages, corrections: [...facts, { id: payload.id, action: payload.action, outcome: payload.outcome, reason: payload.reason }] }]);
     const after = states.get(operationId)!;
     const correction = { ...payload, reviewer, seq: record.seq, recorded_at: record.recorded_at };
     await announceCorrection(tx, operationId, state.effective_outcome, after, correction);

@@ -71,6 +71,6 @@ export async function loadOperationRecords(db: SqlLike, operationIds: string[]):
   return out;
 }
 
-export function correctionFacts(corrections: LoadedCorrection[]): CorrectionFact[] {
-  return corrections.map((c) => ({ id: c.id, action: c.action, outcome: c.outcome }));
+export function correctionFacts(corrections: LoadedCorrection[]): (CorrectionFact & { reason: string })[] {
+  return corrections.map((c) => ({ id: c.id, action: c.action, outcome: c.outcome, reason: c.reason }));
 }
