@@ -1,0 +1,44 @@
+import { expect, test } from "@playwright/test";
+import { demo, noSeriousA11yViolations, shot, signIn } from "./helpers";
+
+/** Free-text search on the demo data (issue 19): what the page says finds the operation, marked. */
+for (const size of ["desktop", "phone"] as const) {
+  test(`search finds an operation by what its page says and marks the matching words (${size})`, async ({ page }) => {
+    if (size === "phone") await page.setViewportSize({ width: 390, height: 844 });
+    await signIn(page, demo.viewer.email, demo.viewer.password);
+    await page.goto("/operations");
+    const form = page.getByRole("form", { name: "Filter operations" });
+
+    // A word of the tool and the effect: the refund that was charged instead comes first.
+    await form.getByLabel("Search").fill("refund");
+    await form.getByRole("button", { name: "Apply filters" }).click();
+    await expect(page).toHaveURL(/\/operations\?q=refund$/);
+    await expect(page.locator("table caption")).toHaveText("Operations matching “refund”, best match first");
+    const first = page.locator("tbody tr").first();
+    await expect(first.getByRole("link").first()).toHaveText("op-billing-7-refund");
+    await expect(first.locator("mark").first()).toHaveText("refund");
+    const where = first.getByRole("list", { name: "Where it matched" });
+    await expect(where).toContainText("tool: payments.refund");
+    await expect(where.locator("mark").first()).toHaveText("refund");
+    expect(await page.locator("tbody tr").count()).toBeGreaterThan(3);
+    await shot(page, `search-refund-${size}`);
+    await noSeriousA11yViolations(page);
+
+    // A number from the target and the params: only that operation, and where it was found.
+    await form.getByLabel("Search").fill("5531");
+    await form.getByRole("button", { name: "Apply filters" }).click();
+    await expect(page).toHaveURL(/\/operations\?q=5531$/);
+    await expect(page.locator("tbody tr")).toHaveCount(1);
+    const row = page.locator("tbody tr").first();
+    await expect(row.getByRole("link").first()).toHaveText("op-billing-7-refund");
+    await expect(row.getByRole("list", { name: "Where it matched" }).getByRole("listitem").first()).toHaveText("target: order 5531");
+    await expect(row.locator("mark")).toHaveText(["5531", "5531"]);
+    await shot(page, `search-5531-${size}`);
+    await noSeriousA11yViolations(page);
+
+    // FTS syntax is only text: no error, just no match.
+    await page.goto(`/operations?q=${encodeURIComponent('"NEAR(* OR -refund:')}`);
+    await expect(page.getByText("No operation matches these filters.")).toBeVisible();
+    await expect(page.getByText(/not valid/)).toHaveCount(0);
+  });
+}
