@@ -173,7 +173,7 @@ async function main() {
   // one tool in seven, its prefix, a target's two words (1 in 500), a params value (a few
   // operations), and a word that is nowhere.
   rows.push(await measure("search: a common word ('publish', 1 in 7)", 100, list({ q: "publish" })));
-  rows.push(await measure("search: a prefix ('publ')", 100, list({ q: "publ" })));
+  rows.push(await measure("search: a prefix ('publ*')", 100, list({ q: "publ*" })));
   rows.push(await measure("search: two words ('resource <n>', 1 in 500)", 100, async (i) => list({ q: `resource ${(i * 37) % 500}` })()));
   rows.push(await measure("search: a params value ('db-<n>', a few)", 100, async (i) => list({ q: `db-${(i * 131) % 5000}` })()));
   rows.push(await measure("search: a common word + outcome=divergent", 100, list({ q: "insert", outcome: "divergent" })));

@@ -68,27 +68,32 @@ describe("the search document: what an operator reads of an operation", () => {
 
 describe("a person's query as a safe full-text query", () => {
   it("splits on whitespace into phrases of word tokens, case and accents folded", () => {
-    expect(parseSearch("Refund  ORDER ch_5531 Crème")).toEqual({ phrases: [["refund"], ["order"], ["ch", "5531"], ["creme"]], prefix: true });
+    expect(parseSearch("Refund  ORDER ch_5531 Crème")).toEqual({ phrases: [["refund"], ["order"], ["ch", "5531"], ["creme"]], prefix: false });
   });
 
   it("has no terms when the query has no letters or digits", () => {
     for (const q of ['"', "*", "-", ":", "()", "^", "''", "   ", "!@#$%^&*()_+-=[]{};':\",./<>?`~\\|"]) expect(parseSearch(q)).toBeNull();
   });
 
-  it("treats the last term as a prefix only when it has at least three characters", () => {
-    expect(parseSearch("refun")?.prefix).toBe(true);
-    expect(parseSearch("re")?.prefix).toBe(false);
-    expect(parseSearch("refund 55")?.prefix).toBe(false);
+  it("treats the last word as a prefix only when asked with a trailing * and it has at least three characters", () => {
+    expect(parseSearch("refun*")?.prefix).toBe(true);
+    expect(parseSearch("order refun**")?.prefix).toBe(true);
+    expect(parseSearch("refun")?.prefix).toBe(false);
+    expect(parseSearch("re*")?.prefix).toBe(false);
+    expect(parseSearch("refund* 55")?.prefix).toBe(false);
+    expect(parseSearch("refund *")?.prefix).toBe(false);
   });
 
   it("quotes every term for FTS5, so that FTS syntax is only ever text", () => {
-    expect(ftsMatch(parseSearch("refund 5531")!)).toBe('"refund" "5531"*');
+    expect(ftsMatch(parseSearch("refund 5531")!)).toBe('"refund" "5531"');
+    expect(ftsMatch(parseSearch("refund 553*")!)).toBe('"refund" "553"*');
     expect(ftsMatch(parseSearch('x" OR NEAR(a b) -c * col:d')!)).toBe('"x" "or" "near a" "b" "c" "col d"');
-    expect(ftsMatch(parseSearch("ch_5531")!)).toBe('"ch 5531"*');
+    expect(ftsMatch(parseSearch("ch_5531")!)).toBe('"ch 5531"');
   });
 
   it("builds a PostgreSQL tsquery of quoted lexemes: phrases with <->, terms with &", () => {
-    expect(tsQuery(parseSearch("refund ch_5531")!)).toBe("'refund' & 'ch' <-> '5531':*");
+    expect(tsQuery(parseSearch("refund ch_5531")!)).toBe("'refund' & 'ch' <-> '5531'");
+    expect(tsQuery(parseSearch("refund ch_553*")!)).toBe("'refund' & 'ch' <-> '553':*");
     expect(tsQuery(parseSearch("a & b | !c")!)).toBe("'a' & 'b' & 'c'");
   });
 
@@ -108,7 +113,7 @@ describe("the PostgreSQL document vector", () => {
 });
 
 describe("highlighting: text split into parts, the matching words marked", () => {
-  const s = parseSearch("refund 553")!;
+  const s = parseSearch("refund 553*")!;
 
   it("marks whole words equal to a term, and words starting with the prefix term", () => {
     expect(highlightParts("payments.refund for order 5531", s)).toEqual([
@@ -121,7 +126,8 @@ describe("highlighting: text split into parts, the matching words marked", () =>
 
   it("folds case and accents as the search does, and marks nothing without a search", () => {
     expect(highlightParts("Crème", parseSearch("creme")!)).toEqual([{ text: "Crème", mark: true }]);
-    expect(highlightParts("refunded", parseSearch("refund 5")!)).toEqual([{ text: "refunded", mark: false }]);
+    expect(highlightParts("refunded", parseSearch("refund")!)).toEqual([{ text: "refunded", mark: false }]);
+    expect(highlightParts("refunded", parseSearch("refund 5*")!)).toEqual([{ text: "refunded", mark: false }]);
     expect(highlightParts("abc", null)).toEqual([{ text: "abc", mark: false }]);
   });
 

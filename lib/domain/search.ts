@@ -19,7 +19,7 @@ const VALUE_MAX = 300;
 const WALK_MAX = 2000;
 /** A query's phrases beyond this many are ignored. */
 const MAX_PHRASES = 16;
-/** The last term is a prefix only when it has at least this many characters. */
+/** A prefix (`refu*`) needs at least this many characters: shorter ones match too much. */
 const PREFIX_MIN = 3;
 
 /** What of an operation an operator reads: the fields of its list row and page. */
@@ -168,21 +168,29 @@ function words(text: string): { word: string; start: number; end: number }[] {
 
 /**
  * A parsed query: each whitespace-separated part of it is a phrase of words (`ch_5531` is the
- * phrase "ch 5531"); an operation must match every phrase. `prefix`: the last word of the last
- * phrase also matches longer words (as one types).
+ * phrase "ch 5531"); an operation must match every phrase. `prefix`: the query ends in a word
+ * of three or more characters followed by `*` (`refu*`), and that word also matches longer
+ * words. Only asked for, never implied: a prefix of a word that nearly every operation holds
+ * costs the engine far more than the word itself (search-scale bench, docs/BENCHMARKS.md).
  */
 export type ParsedSearch = { phrases: string[][]; prefix: boolean };
 
 export function parseSearch(q: string): ParsedSearch | null {
   const phrases: string[][] = [];
+  let cut = false;
   for (const part of q.split(/\s+/)) {
     const ws = words(part).map((w) => w.word);
-    if (ws.length) phrases.push(ws);
-    if (phrases.length === MAX_PHRASES) break;
+    if (!ws.length) continue;
+    if (phrases.length === MAX_PHRASES) {
+      cut = true;
+      break;
+    }
+    phrases.push(ws);
   }
   if (!phrases.length) return null;
   const last = phrases[phrases.length - 1];
-  return { phrases, prefix: last[last.length - 1].length >= PREFIX_MIN };
+  const starred = !cut && /[\p{L}\p{N}]\*+$/u.test(q.trim());
+  return { phrases, prefix: starred && last[last.length - 1].length >= PREFIX_MIN };
 }
 
 /** The FTS5 MATCH expression: every phrase quoted (implicit AND), `*` after the last for a prefix. */

@@ -107,13 +107,23 @@ async function fullText(db: Db | Tx, parsed: ParsedSearch, limit: number, only?:
     return rows.map((r) => r.id);
   }
   // FTS5: bm25 is smaller for a better match; the head's words weigh four times the body's.
-  const within = only ? ` AND operation_id IN ${inList(only.length)}` : "";
+  // Only rowids inside (reading a column costs a row of the content table each); the ids of
+  // the ranked few are read by rowid at the end.
+  let within = "";
+  let seqs: number[] = [];
+  if (only) {
+    seqs = (await selectIn<{ seq: number | bigint }>(db, "SELECT created_seq AS seq FROM operations WHERE operation_id IN %IN%", only)).map((r) => Number(r.seq));
+    if (!seqs.length) return [];
+    within = ` AND rowid IN ${inList(seqs.length)}`;
+  }
   const rows = await sql.all<{ id: string }>(
-    `SELECT id FROM (
-       SELECT operation_id AS id, rowid AS seq, bm25(operation_search, 4.0, 1.0) AS score FROM operation_search
-       WHERE operation_search MATCH ?${within} ORDER BY rowid DESC LIMIT ?
-     ) ORDER BY score, seq DESC LIMIT ?`,
-    [ftsMatch(parsed), ...(only ?? []), RANK_WINDOW, limit],
+    `SELECT t.operation_id AS id FROM (
+       SELECT seq, score FROM (
+         SELECT rowid AS seq, bm25(operation_search, 4.0, 1.0) AS score FROM operation_search
+         WHERE operation_search MATCH ?${within} ORDER BY rowid DESC LIMIT ?
+       ) ORDER BY score, seq DESC LIMIT ?
+     ) s JOIN operation_search t ON t.rowid = s.seq ORDER BY s.score, s.seq DESC`,
+    [ftsMatch(parsed), ...seqs, RANK_WINDOW, limit],
   );
   return rows.map((r) => r.id);
 }

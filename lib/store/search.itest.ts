@@ -72,9 +72,10 @@ describe("free-text search over what an operator reads", () => {
     expect(ids((await search(`ch_${order}`)).items)).toEqual([id]);
     expect(ids((await search(`CREME brulee ${tag}`)).items)).toEqual([id]);
     expect(ids((await search(`canonical state conflicts ${tag}`)).items)).toEqual([id]);
-    // The receipt's other tool, and a prefix of the last word.
+    // The receipt's other tool, and a prefix of the last word when asked for (`refu*`).
     expect(ids((await search(`payments.charge ${tag}`)).items)).toEqual([id]);
-    expect(ids((await search(`${tag} refu`)).items)).toEqual([id]);
+    expect((await search(`${tag} refu`)).items).toEqual([]);
+    expect(ids((await search(`${tag} refu*`)).items)).toEqual([id]);
     // Nothing matches a word that is not there.
     expect((await search(`${tag} ${word()}`)).items).toEqual([]);
   });
