@@ -7,13 +7,13 @@ import { asSql, deleteIn, inList, insertMany, placeholder, selectIn, type SqlLik
 /**
  * The free-text search index: one row per operation in `operation_search` (migration
  * `search_index`), an FTS5 table on SQLite (rowid = the operation's created_seq), a table with a
- * tsvector column and a GIN index on PostgreSQL. The document is built by lib/domain/search.ts,
- * so both databases index the same words; rows are replaced by writeProjection in the
- * projection's own transaction, like every other derived row.
+ * tsvector column and a GIN index on PostgreSQL (the texts in `operation_search_text`). The
+ * document is built by lib/domain/search.ts, so both databases index the same words; rows are
+ * replaced by writeProjection in the projection's own transaction, like every other derived row.
  */
 
 /** How many of the newest matching operations are ranked (keeps a common word's cost bounded at any size). */
-export const RANK_WINDOW = 2000;
+export const RANK_WINDOW = 1000;
 
 /** The search sources of operations being written by writeProjection (correction reasons when the caller has them). */
 export function searchRowsOf(
@@ -30,7 +30,10 @@ export function searchRowsOf(
 export async function writeSearchRows(db: SqlLike, ops: { createdSeq: number; source: SearchSource }[], stale: number[]): Promise<void> {
   const tx = asSql(db);
   const pg = provider() === "postgresql";
-  if (stale.length) await deleteIn(tx, "operation_search", pg ? "created_seq" : "rowid", stale as unknown as string[]);
+  if (stale.length) {
+    await deleteIn(tx, "operation_search", pg ? "created_seq" : "rowid", stale as unknown as string[]);
+    if (pg) await deleteIn(tx, "operation_search_text", "created_seq", stale as unknown as string[]);
+  }
   if (!ops.length) return;
   const docs = ops.map((o) => ({ seq: o.createdSeq, id: o.source.operation_id, doc: searchDocument(o.source) }));
   if (!pg) {
@@ -41,17 +44,16 @@ export async function writeSearchRows(db: SqlLike, ops: { createdSeq: number; so
   for (let i = 0; i < docs.length; i += 1000) {
     const chunk = docs.slice(i, i + 1000);
     let n = 1;
-    const values = chunk.map(() => `(${placeholder(n++)}, ${placeholder(n++)}, ${placeholder(n++)}, ${placeholder(n++)}, CAST(${placeholder(n++)} AS tsvector))`).join(", ");
-    await tx.run(
-      `INSERT INTO operation_search (created_seq, operation_id, head, body, document) VALUES ${values}`,
-      chunk.flatMap((d) => [d.seq, d.id, d.doc.head, d.doc.body, tsVector(d.doc)]),
-    );
+    const values = chunk.map(() => `(${placeholder(n++)}, ${placeholder(n++)}, CAST(${placeholder(n++)} AS tsvector))`).join(", ");
+    await tx.run(`INSERT INTO operation_search (created_seq, operation_id, document) VALUES ${values}`, chunk.flatMap((d) => [d.seq, d.id, tsVector(d.doc)]));
+    await insertMany(tx, "operation_search_text", ["created_seq", "head", "body"], chunk.map((d) => [d.seq, d.doc.head, d.doc.body]));
   }
 }
 
 /** Empties the index (projections:rebuild). */
 export async function clearSearchIndex(db: SqlLike): Promise<void> {
   await asSql(db).run("DELETE FROM operation_search");
+  if (provider() === "postgresql") await asSql(db).run("DELETE FROM operation_search_text");
 }
 
 export type SearchResult = {
@@ -135,7 +137,7 @@ export async function searchSnippets(db: Db | Tx, seqs: number[], parsed: Parsed
   const pg = provider() === "postgresql";
   const rows = await selectIn<{ seq: number | bigint; head: string; body: string }>(
     db,
-    pg ? "SELECT created_seq AS seq, head, body FROM operation_search WHERE created_seq IN %IN%" : "SELECT rowid AS seq, head, body FROM operation_search WHERE rowid IN %IN%",
+    pg ? "SELECT created_seq AS seq, head, body FROM operation_search_text WHERE created_seq IN %IN%" : "SELECT rowid AS seq, head, body FROM operation_search WHERE rowid IN %IN%",
     seqs as unknown as string[],
   );
   for (const r of rows) {

@@ -31,9 +31,9 @@ export const layout: Record<Provider, { schema: string; migrations: string }> = 
 /**
  * Tables that migrations create by hand and the schema language cannot model: the free-text
  * search index (an FTS5 virtual table and FTS5's shadow tables on SQLite, a table with a tsvector
- * column on PostgreSQL). Without this the engine's diff drops them in the next migration.
+ * column and one with the texts on PostgreSQL). Without this the engine's diff drops them in the next migration.
  */
-export const EXTERNAL_TABLES = ["operation_search", ...["config", "content", "data", "docsize", "idx"].map((s) => `operation_search_${s}`)];
+export const EXTERNAL_TABLES = ["operation_search", ...["config", "content", "data", "docsize", "idx", "text"].map((s) => `operation_search_${s}`)];
 /** The engine wants SQLite's tables by name and PostgreSQL's qualified by schema (the default, public). */
 export const filtersFor = (provider: Provider): SchemaFilter => ({
   externalTables: provider === "postgresql" ? EXTERNAL_TABLES.map((t) => `public.${t}`) : EXTERNAL_TABLES,

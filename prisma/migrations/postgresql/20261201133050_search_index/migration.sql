@@ -5,16 +5,28 @@
 -- by lib/domain/search.ts (no text search configuration: the same words as SQLite's FTS5, ids and
 -- numbers kept). Kept by writeProjection in the projection's transaction; recreated by
 -- `projections:rebuild`, which is also how a database that existed before this migration gets
--- its rows (docs/API.md). lib/cli/schema-engine/engine.ts names this table as external, so the
+-- its rows (docs/API.md). lib/cli/schema-engine/engine.ts names these tables as external, so the
 -- schema engine's diff never drops it.
+-- The text shown as "where it matched" lives in its own table: the rows a search scans stay
+-- narrow (docs/BENCHMARKS.md, search-scale), and only a page's few texts are read.
 CREATE TABLE "operation_search" (
     "created_seq" INTEGER NOT NULL,
     "operation_id" TEXT NOT NULL,
-    "head" TEXT NOT NULL,
-    "body" TEXT NOT NULL,
     "document" tsvector NOT NULL,
 
     CONSTRAINT "operation_search_pkey" PRIMARY KEY ("created_seq")
 );
 
 CREATE INDEX "operation_search_document_idx" ON "operation_search" USING GIN ("document");
+
+-- Words of a few tens of operations are common; of most, rare: a finer estimate of each word's
+-- share lets the planner choose between walking the newest rows and the GIN index.
+ALTER TABLE "operation_search" ALTER COLUMN "document" SET STATISTICS 1000;
+
+CREATE TABLE "operation_search_text" (
+    "created_seq" INTEGER NOT NULL,
+    "head" TEXT NOT NULL,
+    "body" TEXT NOT NULL,
+
+    CONSTRAINT "operation_search_text_pkey" PRIMARY KEY ("created_seq")
+);
