@@ -1,8 +1,8 @@
 /**
- * `search-scale` — the free-text search query alone, on an index of N operations (default a
+ * `bench:search` — the free-text search query alone, on an index of N operations (default a
  * million), without seeding the whole chain (bench:ui seeds a million in ~45 min on SQLite).
  *
- *   tsx --conditions=react-server lib/bench/search-scale.ts [--operations N] [--db PATH | --database-url URL] [--samples N]
+ *   npm run bench:search -- [--operations N] [--db PATH | --database-url URL] [--samples N]
  *
  * Fills only `operation_search` (after the project's own migrations) with the search documents
  * of bench:ui's generated operations (lib/bench/ui/generator.ts: the same tools, targets, params
