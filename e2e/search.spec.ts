@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { demo, noSeriousA11yViolations, shot, signIn } from "./helpers";
+import { demo, ingestAsSignedIn, noSeriousA11yViolations, shot, signIn } from "./helpers";
 
 /** Free-text search on the demo data (issue 19): what the page says finds the operation, marked. */
 for (const size of ["desktop", "phone"] as const) {
@@ -42,3 +42,16 @@ for (const size of ["desktop", "phone"] as const) {
     await expect(page.getByText(/not valid/)).toHaveCount(0);
   });
 }
+
+test("a search's new-operations notice counts only matches that arrived after the page loaded", async ({ page }) => {
+  await signIn(page, demo.reviewer.email, demo.reviewer.password);
+  const word = `zebra${Date.now()}`;
+  await ingestAsSignedIn(page, { operation_id: `op-e2e-search-old-${Date.now()}`, tool: { name: "payments.refund" }, intent: { target: `order ${word}` } });
+  // Ranked, the best match is not the newest: nothing is new yet, whatever the order.
+  await page.goto(`/operations?q=refund`);
+  await expect(page.locator("tbody tr").first().getByRole("link").first()).toHaveText("op-billing-7-refund");
+  await page.waitForTimeout(6_000); // one poll
+  await expect(page.getByRole("status").filter({ hasText: "since this page loaded" })).toHaveCount(0);
+  await ingestAsSignedIn(page, { operation_id: `op-e2e-search-new-${Date.now()}`, tool: { name: "payments.refund" }, intent: { target: "order 1" } });
+  await expect(page.getByRole("status").filter({ hasText: "1 new operation since this page loaded" })).toBeVisible({ timeout: 15_000 });
+});

@@ -76,6 +76,8 @@ async function Results({ query, filters, filtered, firstPage }: { query: Paramet
   const words = query.q ? parseSearch(query.q) : null;
   const hl = (text: string) => <Highlighted parts={highlightParts(text, words)} />;
   const newer = firstPage || ranked || query.order !== "newest" ? null : await newerPage(query, items[0].cursor, filters);
+  // What is new since this page loaded: above its first row, or, ranked, above every operation.
+  const newest = !firstPage ? null : ranked ? ((await listOperations(listQuerySchema.parse({ limit: "1" }))).items[0]?.cursor ?? null) : (items[0]?.cursor ?? null);
   return (
     <div className="space-y-3">
       {search_capped ? (
@@ -83,7 +85,7 @@ async function Results({ query, filters, filtered, firstPage }: { query: Paramet
           More than 500 operations match this search; only the best 500 are listed. Add a word, or more of the id, to narrow it.
         </p>
       ) : null}
-      {firstPage ? <NewOperationsNotice filters={filters} newest={items[0]?.cursor ?? null} /> : null}
+      {firstPage ? <NewOperationsNotice filters={filters} newest={newest} /> : null}
       <div className="overflow-x-auto">
         <table className="w-full min-w-[48rem] text-left text-sm">
           <caption className="sr-only">{ranked ? `Operations matching “${query.q}”, best match first` : "Operations, newest first"}</caption>
