@@ -116,7 +116,9 @@ async function fullText(db: Db | Tx, parsed: ParsedSearch, limit: number, only?:
   if (only) {
     seqs = (await selectIn<{ seq: number | bigint }>(db, "SELECT created_seq AS seq FROM operations WHERE operation_id IN %IN%", only)).map((r) => Number(r.seq));
     if (!seqs.length) return [];
-    within = ` AND rowid IN ${inList(seqs.length)}`;
+    // `+rowid`: FTS5 (SQLite 3.53) given MATCH and `rowid IN (one value)` or `rowid = ?`
+    // returned every match; filtering outside the virtual table is right (search.itest.ts).
+    within = ` AND +rowid IN ${inList(seqs.length)}`;
   }
   const rows = await sql.all<{ id: string }>(
     `SELECT t.operation_id AS id FROM (

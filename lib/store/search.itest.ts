@@ -87,6 +87,18 @@ describe("free-text search over what an operator reads", () => {
     expect(ids((await search(id.slice(0, -3))).items)).toContain(id);
   });
 
+  it("searches among given operations only (the review queue's \"assigned to me\")", async () => {
+    const tag = word();
+    const [a, b] = [await refundOperation(tag, num()), await refundOperation(tag, num())];
+    const { listOperations, listQuerySchema } = await import("@/lib/store/list-operations");
+    const among = async (q: string, only: string[]) => (await listOperations(listQuerySchema.parse({ q }), only)).items.map((i) => i.operation_id);
+    expect(new Set(await among(tag, [a, b]))).toEqual(new Set([a, b]));
+    expect(await among(tag, [b])).toEqual([b]);
+    expect(await among(a, [b])).toEqual([]); // an id prefix too
+    expect(await among(tag, [unique("op-none")])).toEqual([]);
+    expect(await among(tag, [])).toEqual([]);
+  });
+
   it("a later record and a correction change the document in their own transaction", async () => {
     const tag = word();
     const id = unique("op-fts-later");
