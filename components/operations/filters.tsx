@@ -86,7 +86,7 @@ export function OperationFilters({ values, tools }: { values: Values; tools: str
     // returns to a list the URL says is unfiltered.
     <form method="get" action="/operations" autoComplete="off" aria-label="Filter operations" className="space-y-3 rounded-xl border border-slate-200 p-4 dark:border-slate-800">
       <div className="grid grid-cols-2 items-end gap-3 lg:grid-cols-[2fr_1fr_1fr_1fr_auto]">
-        <div className="col-span-2 lg:col-span-1">{text("q", "Search", "an operation, receipt or evidence id, or how it starts", "search")}</div>
+        <div className="col-span-2 lg:col-span-1">{text("q", "Search", "words or an id: refund, order 5531, op-…", "search")}</div>
         {select("outcome", "Effective outcome", EFFECTIVE_OUTCOMES.map((o) => [o, o.replace("_", " ")]))}
         {select("tool", "Tool", toolOptions.map((t) => [t, t]))}
         {select("needs_review", "Needs review", [["true", "yes"], ["false", "no"]])}

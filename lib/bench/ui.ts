@@ -116,6 +116,7 @@ async function main() {
     operation_views: await bench.count("operation_views"),
     operation_keys: await bench.count("operation_keys"),
     operation_edges: await bench.count("operation_edges"),
+    operation_search: await bench.count("operation_search"),
   };
   const mix = await bench.outcomeMix();
   const sizeMb = (await bench.sizeMb()).toFixed(0);
@@ -168,6 +169,15 @@ async function main() {
   rows.push(await measure("list: q=<6-char prefix 'op-xxx'>", 100, async (i) => list({ q: randomOps[i].slice(0, 6) })()));
   // Wide enough to hit the search's 1,000-key cap at a million operations.
   rows.push(await measure("list: q=<5-char prefix 'op-xx'>", 100, async (i) => list({ q: randomOps[i].slice(0, 5) })()));
+  // Free-text search (issue 19), ranked among the newest matches (search-index.ts): a word of
+  // one tool in seven, its prefix, a target's two words (1 in 500), a params value (a few
+  // operations), and a word that is nowhere.
+  rows.push(await measure("search: a common word ('publish', 1 in 7)", 100, list({ q: "publish" })));
+  rows.push(await measure("search: a prefix ('publ*')", 100, list({ q: "publ*" })));
+  rows.push(await measure("search: two words ('resource <n>', 1 in 500)", 100, async (i) => list({ q: `resource ${(i * 37) % 500}` })()));
+  rows.push(await measure("search: a params value ('db-<n>', a few)", 100, async (i) => list({ q: `db-${(i * 131) % 5000}` })()));
+  rows.push(await measure("search: a common word + outcome=divergent", 100, list({ q: "insert", outcome: "divergent" })));
+  rows.push(await measure("search: no match", 100, list({ q: "nowhere" })));
   rows.push(await measure("list: failure_category=4", 100, list({ failure_category: "4" })));
   rows.push(await measure("list: failure_category=1", 100, list({ failure_category: "1" })));
   rows.push(await measure("list: page from the middle (cursor)", 100, list({ cursor: String(middleCursor) })));

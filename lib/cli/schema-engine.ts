@@ -25,7 +25,7 @@ import os from "node:os";
 import path from "node:path";
 
 import { createScratchDatabase, dropDatabase, postgresConnections, sqliteConnections, sqliteFilePath, withDatabase, type Connections } from "./schema-engine/adapters";
-import { layout, noFilters, readMigrationsList, readSchema, root, withEngine, type Provider } from "./schema-engine/engine";
+import { filtersFor, layout, readMigrationsList, readSchema, root, withEngine, type Provider } from "./schema-engine/engine";
 
 export type Log = (msg: string) => void;
 
@@ -62,7 +62,7 @@ export async function deployMigrations(
     throw new Error(`No migrations found in ${path.relative(root, migrations)}`);
   }
   const { appliedMigrationNames } = await withEngine(connections, readSchema(provider), (engine) =>
-    engine.applyMigrations({ migrationsList, filters: noFilters }),
+    engine.applyMigrations({ migrationsList, filters: filtersFor(provider) }),
   );
   for (const name of appliedMigrationNames) log(`Applied migration ${name}`);
   return { applied: appliedMigrationNames };
@@ -190,8 +190,8 @@ async function generateMigration(
   const migrationsList = await readMigrationsList(migrations);
 
   const output = await withEngine(connections, schema, async (engine) => {
-    await engine.applyMigrations({ migrationsList, filters: noFilters });
-    const { action } = await engine.devDiagnostic({ migrationsList, filters: noFilters });
+    await engine.applyMigrations({ migrationsList, filters: filtersFor(provider) });
+    const { action } = await engine.devDiagnostic({ migrationsList, filters: filtersFor(provider) });
     if (action.tag === "reset") {
       throw new Error(
         `The ${provider} migration history does not replay cleanly (${action.reason}). ` +
@@ -203,7 +203,7 @@ async function generateMigration(
       migrationName: slug,
       migrationsList,
       schema: { files: [schema] },
-      filters: noFilters,
+      filters: filtersFor(provider),
     });
   });
   if (output.migrationScript === null) return null;

@@ -1309,6 +1309,18 @@ const queryValue: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: fc.integer({ min: 0, max: 8000 }).map((n) => "v".repeat(n)), weight: 1 },
 );
 
+/**
+ * Free-text searches made to break a full-text engine's query syntax (FTS5 MATCH, PostgreSQL
+ * tsquery): operators, quotes, a lone `*`, up to 200 characters of punctuation, odd Unicode. The
+ * list answers them 200 (or 400 for text no database can hold), never a 5xx.
+ */
+const hostileSearch: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom('"', '""', "'", "*", "**", "-", ":", "^", "NEAR(", "NEAR(a b, 2)", "a OR b", "NOT", "AND", "a AND NOT b", "col:x", "head:refund", "operation_id:x", "rowid", "a & b | !c", "a <-> b", "'a':*", "x:*", "!!", "(", ")", "{a b}", "+a -b", "\\", "%", "_", "日本語の検索", "🚀 refund", "e\u0301", "Ǆ", "\u200b", "ﬁ"),
+  fc.array(fc.constantFrom('"', "*", "-", ":", "(", ")", "^", "&", "|", "!", "<", ">", "'", "\\", "{", "}", "+", ",", ".", "~", "%", "_", " "), { minLength: 1, maxLength: 200 }).map((cs) => cs.join("")),
+  fc.tuple(fc.constantFrom("", '"', "-", "*", "NEAR(", "(", "^", "col:"), safeText(12), fc.constantFrom("", '"', "*", ")", ":", ":*", " OR", " AND", " NOT x")).map(([a, b, c]) => a + b + c),
+  fc.string({ unit: "grapheme", maxLength: 60 }),
+);
+
 type QueryPart = { kind: "pair"; key: string; value: string } | { kind: "raw"; text: string };
 const rawFragment = fc.constantFrom("%FF", "%", "%zz", "%C0%80", "%ED%A0%80", "&", "&&", "=", "==", "a", "+", "%2B", "%00", "q=%E0%A4%A", ";", "q=a;b", "limit=1&limit=2", "=x", "%26=%3D", "__proto__=1", "constructor=x", "q[]=1", "q=%F0%9F%92%A5");
 
@@ -1562,6 +1574,30 @@ describe(`fuzz: bad input never gets a 5xx or stores anything (${RUNS} cases per
       expect(await appendedSinceLastLook()).toEqual([]); // reading records nothing
       await expectHealthy();
       console.log(`fuzz list: ${numRuns * LIST_GROUP} cases in ${numRuns} runs of ${LIST_GROUP}; statuses ${showStats(stats)}`);
+    },
+    TIME_LIMIT,
+  );
+
+  it(
+    "list: hostile free-text searches (FTS operators, quotes, a lone *, punctuation, Unicode), alone and with other parameters",
+    async () => {
+      const stats: Stats = new Map();
+      const numRuns = runsFor(share(0.3), LIST_GROUP);
+      const searchCase = fc
+        .tuple(hostileSearch, fc.oneof(fc.constant<QueryPart[]>([]), queryParts(LIST_KEYS.filter((k) => k !== "q"))))
+        .map(([q, rest]): QueryPart[] => [{ kind: "pair", key: "q", value: q }, ...rest]);
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(searchCase, { minLength: LIST_GROUP, maxLength: LIST_GROUP }),
+          guarded(async (group) => {
+            await Promise.all(group.map((parts) => runListCase(parts, stats, readToken)));
+          }),
+        ),
+        fcOptions(numRuns),
+      );
+      expect(await appendedSinceLastLook()).toEqual([]);
+      await expectHealthy();
+      console.log(`fuzz list search: ${numRuns * LIST_GROUP} cases in ${numRuns} runs of ${LIST_GROUP}; statuses ${showStats(stats)}`);
     },
     TIME_LIMIT,
   );

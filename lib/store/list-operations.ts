@@ -8,6 +8,8 @@ import { actInEffect, type StatusAct } from "@/lib/domain/status";
 import type { Review } from "@/lib/domain/metrics";
 import { reader } from "./db";
 import { METRIC_NAMES, METRIC_PARTS, metricWhere } from "./metric-filters";
+import { rankedPage, searchOperations, searchSnippets } from "./search-index";
+import type { SnippetLine } from "@/lib/domain/search";
 
 /** A text filter: non-empty, and text every database can compare (no NUL, no unpaired surrogate). */
 const text = z
@@ -105,6 +107,8 @@ export type OperationListItem = {
   called_at: string;
   created_at: string;
   updated_at: string;
+  /** With `q`: where the search matched (up to two "label: value" lines, the matching words marked). */
+  match?: SnippetLine[];
 };
 
 /**
@@ -113,25 +117,26 @@ export type OperationListItem = {
  */
 export const SEARCH_KEY_LIMIT = 500;
 
-/** Newest first, keyset-paginated on the operation's place in the chain (created_seq). */
+/**
+ * Newest first, keyset-paginated on the operation's place in the chain (created_seq). With `q`
+ * (search-index.ts): the matching operations, best match first (newest first among equals),
+ * paged after the last row's created_seq; `order=oldest` or `by=called` keeps them in that order.
+ */
 export async function listOperations(query: ListQuery, only?: string[]): Promise<{ items: OperationListItem[]; next_cursor: string | null; search_capped?: true }> {
   const db = await reader();
   // `only`: these operations at most (the review queue's "assigned to me"; at most SEARCH_KEY_LIMIT).
   let idFilter: string[] | undefined = only;
   if (idFilter && !idFilter.length) return { items: [], next_cursor: null };
   let capped = false;
+  let search: Awaited<ReturnType<typeof searchOperations>> | null = null;
   if (query.q) {
-    // Exact or prefix match on operation id, receipt id and evidence object ids (an index range).
-    const keys = await db.operationKey.findMany({
-      where: { key: { gte: query.q, lt: query.q + "\uffff" } },
-      select: { operationId: true },
-      take: SEARCH_KEY_LIMIT,
-    });
-    const found = [...new Set(keys.map((k) => k.operationId))];
-    idFilter = only ? found.filter((id) => only.includes(id)) : found;
+    search = await searchOperations(db, query.q, SEARCH_KEY_LIMIT, only);
+    idFilter = search.ids;
     if (!idFilter.length) return { items: [], next_cursor: null };
-    capped = keys.length === SEARCH_KEY_LIMIT;
+    capped = search.capped;
   }
+  // Ranked by relevance: a search in the default order (newest, by recorded).
+  const ranked = search !== null && query.order === "newest" && query.by === "recorded";
   // By call time, a cursor (an operation's seq) stands for its (called_at, seq): rows after it in
   // that order. An operation the cursor names that is gone ends the paging (no rows after it).
   const asc = query.order === "oldest";
@@ -143,7 +148,7 @@ export async function listOperations(query: ListQuery, only?: string[]): Promise
       OR: [{ calledAt: asc ? { gt: at.calledAt } : { lt: at.calledAt } }, { calledAt: at.calledAt, createdSeq: asc ? { gt: query.cursor } : { lt: query.cursor } }],
     };
   }
-  const rows = await db.operationView.findMany({
+  const found = await db.operationView.findMany({
     where: {
       ...(query.outcome ? { effectiveOutcome: query.outcome } : {}),
       ...(query.classified_as ? { outcome: query.classified_as } : {}),
@@ -170,19 +175,21 @@ export async function listOperations(query: ListQuery, only?: string[]): Promise
       ...(idFilter ? { operationId: { in: idFilter } } : {}),
       ...(query.audit_sample !== undefined ? { auditSample: query.audit_sample } : {}),
       ...(query.since || query.until ? { createdAt: { ...(query.since ? { gte: query.since } : {}), ...(query.until ? { lt: query.until } : {}) } } : {}),
-      ...((query.cursor !== undefined && !calledAfter) || query.newer_than !== undefined
+      ...((query.cursor !== undefined && !ranked && !calledAfter) || query.newer_than !== undefined
         ? {
             createdSeq: {
-              ...(query.cursor !== undefined && !calledAfter ? (asc ? { gt: query.cursor } : { lt: query.cursor }) : {}),
+              ...(query.cursor !== undefined && !ranked && !calledAfter ? (asc ? { gt: query.cursor } : { lt: query.cursor }) : {}),
               ...(query.newer_than !== undefined ? { gt: query.newer_than } : {}),
             },
           }
         : {}),
     },
     orderBy: query.by === "called" ? [{ calledAt: asc ? "asc" : "desc" }, { createdSeq: asc ? "asc" : "desc" }] : { createdSeq: asc ? "asc" : "desc" },
-    take: query.limit + 1,
+    ...(ranked ? {} : { take: query.limit + 1 }),
   });
+  const rows = ranked ? rankedPage(found, search!.ids, query.cursor, query.limit + 1) : found;
   const page = rows.slice(0, query.limit);
+  const matches = search ? await searchSnippets(db, page.map((r) => r.createdSeq), search.parsed) : null;
   return {
     items: page.map((r) => ({
       operation_id: r.operationId,
@@ -206,6 +213,7 @@ export async function listOperations(query: ListQuery, only?: string[]): Promise
       called_at: r.calledAt,
       created_at: r.createdAt,
       updated_at: r.updatedAt,
+      ...(matches ? { match: matches.get(r.createdSeq) ?? [] } : {}),
     })),
     next_cursor: rows.length > query.limit ? String(page[page.length - 1].createdSeq) : null,
     ...(capped ? { search_capped: true as const } : {}),

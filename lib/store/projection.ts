@@ -4,6 +4,7 @@ import { deriveOperation, type OperationState, type StoredStage } from "@/lib/do
 import { actualOf, reviewOf } from "@/lib/domain/metrics";
 import { isSilentFailure, type EffectiveOutcome } from "@/lib/domain/outcomes";
 import { finishMetricRows, prepareMetricRows, type MetricRow } from "./metrics-projection";
+import { searchRowsOf, writeSearchRows } from "./search-index";
 import { addToCounters, asSql, deleteIn, insertMany, selectIn, type Sql, type SqlLike } from "./sql";
 
 export type Identity = { operationId: string; createdSeq: number; createdAt: string };
@@ -84,7 +85,7 @@ const VIEW_COLUMNS: Record<keyof ReturnType<typeof viewRow>, string> = {
  */
 export async function writeProjection(
   db: SqlLike,
-  ops: { identity: Identity; stages: StoredStage[]; corrections?: CorrectionFact[] }[],
+  ops: { identity: Identity; stages: StoredStage[]; corrections?: (CorrectionFact & { reason?: string })[] }[],
   /** Operations that may already have derived rows (default: all of them). `drawAudits`: draw audit samples (ingest). `before` receives their effective outcome before this write (webhooks). */
   opts: { existing?: string[]; drawAudits?: boolean; before?: Map<string, EffectiveOutcome> } = {},
 ): Promise<Map<string, OperationState>> {
@@ -117,6 +118,7 @@ export async function writeProjection(
   await insertMany(tx, "operation_views", columns.map((c) => VIEW_COLUMNS[c]), views.map((v) => columns.map((c) => v[c])));
   await insertMany(tx, "operation_keys", ["key", "operation_id"], keys.map((k) => [k.key, k.operationId]));
   await insertMany(tx, "operation_edges", ["operation_id", "depends_on"], edges.map((e) => [e.operationId, e.dependsOn]));
+  await writeSearchRows(tx, searchRowsOf(ops, states), ops.filter((o) => stale.includes(o.identity.operationId)).map((o) => o.identity.createdSeq));
   await finishMetricRows(tx, { views, states, removed: replacedRows, replacedIds: stale });
   await updateRollups(tx, replaced, views);
   return states;

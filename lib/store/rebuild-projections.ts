@@ -3,13 +3,14 @@ import { lockChain } from "./chain";
 import { writeTransaction } from "./db";
 import { clearMetricProjection } from "./metrics-projection";
 import { writeProjection } from "./projection";
+import { clearSearchIndex } from "./search-index";
 import { asSql } from "./sql";
 import { correctionFacts, loadOperationRecords } from "./stage-records";
 
 const PAGE = 500;
 
 /**
- * Recreates the derived projection (views, search keys, edges, rollups) from the immutable
+ * Recreates the derived projection (views, search keys and index, edges, rollups) from the immutable
  * records alone: clears it, then derives every operation again, page by page. Each page holds
  * the chain lock, so ingest running meanwhile never interleaves with a half-derived operation.
  */
@@ -22,6 +23,7 @@ export async function rebuildProjections(onProgress?: (done: number) => void): P
     await tx.outcomeRollup.deleteMany({});
     await tx.receiptRollup.deleteMany({});
     await clearMetricProjection(asSql(tx));
+    await clearSearchIndex(tx);
   });
   let after = -1;
   let done = 0;

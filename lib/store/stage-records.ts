@@ -73,6 +73,6 @@ export async function loadOperationRecords(db: SqlLike, operationIds: string[]):
   return out;
 }
 
-export function correctionFacts(corrections: LoadedCorrection[]): CorrectionFact[] {
-  return corrections.map((c) => ({ id: c.id, action: c.action, outcome: c.outcome, withdraw_claim: c.withdraw_claim === true }));
+export function correctionFacts(corrections: LoadedCorrection[]): (CorrectionFact & { reason: string })[] {
+  return corrections.map((c) => ({ id: c.id, action: c.action, outcome: c.outcome, withdraw_claim: c.withdraw_claim === true, reason: c.reason }));
 }

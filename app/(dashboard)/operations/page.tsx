@@ -9,6 +9,8 @@ import { requirePage } from "@/lib/auth/session";
 import { describeIssues } from "@/lib/domain/wire";
 import { correctionActsOf, listOperations, listQuerySchema } from "@/lib/store/list-operations";
 import { StatusText } from "@/components/operations/status";
+import { Highlighted, MatchLines } from "@/components/operations/highlight";
+import { highlightParts, parseSearch } from "@/lib/domain/search";
 import { knownTools } from "@/lib/store/overview";
 
 export const metadata: Metadata = { title: "Operations" };
@@ -69,18 +71,24 @@ async function Results({ query, filters, filtered, firstPage }: { query: Paramet
   }
   const next = new URLSearchParams(filters);
   if (next_cursor) next.set("cursor", next_cursor);
-  const newer = firstPage || query.order !== "newest" ? null : await newerPage(query, items[0].cursor, filters);
+  // A search lists the best matches first: pages go on by rank, and there is no "newer" page.
+  const ranked = Boolean(query.q) && query.order === "newest";
+  const words = query.q ? parseSearch(query.q) : null;
+  const hl = (text: string) => <Highlighted parts={highlightParts(text, words)} />;
+  const newer = firstPage || ranked || query.order !== "newest" ? null : await newerPage(query, items[0].cursor, filters);
+  // What is new since this page loaded: above its first row, or, ranked, above every operation.
+  const newest = !firstPage ? null : ranked ? ((await listOperations(listQuerySchema.parse({ limit: "1" }))).items[0]?.cursor ?? null) : (items[0]?.cursor ?? null);
   return (
     <div className="space-y-3">
       {search_capped ? (
         <p role="note" className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">
-          More than 500 operations match this search; only the first 500 ids that match are listed. Type more of the id to narrow it.
+          More than 500 operations match this search; only the best 500 are listed. Add a word, or more of the id, to narrow it.
         </p>
       ) : null}
-      {firstPage ? <NewOperationsNotice filters={filters} newest={items[0]?.cursor ?? null} /> : null}
+      {firstPage ? <NewOperationsNotice filters={filters} newest={newest} /> : null}
       <div className="overflow-x-auto">
         <table className="w-full min-w-[48rem] text-left text-sm">
-          <caption className="sr-only">Operations, newest first</caption>
+          <caption className="sr-only">{ranked ? `Operations matching “${query.q}”, best match first` : "Operations, newest first"}</caption>
           <thead>
             <tr className="text-slate-600 dark:text-slate-400">
               <th className="py-2 pr-3 font-medium">Operation</th>
@@ -96,9 +104,10 @@ async function Results({ query, filters, filtered, firstPage }: { query: Paramet
               <tr key={op.operation_id} className="border-t border-slate-200 align-top dark:border-slate-800">
                 <td className="py-2 pr-3">
                   <Link href={`/operations/${encodeURIComponent(op.operation_id)}`} className="font-mono text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
-                    {op.operation_id}
+                    {hl(op.operation_id)}
                   </Link>
-                  {op.trajectory_id ? <div className="text-xs text-slate-600 dark:text-slate-400">{op.trajectory_id}</div> : null}
+                  {op.trajectory_id ? <div className="text-xs text-slate-600 dark:text-slate-400">{hl(op.trajectory_id)}</div> : null}
+                  {op.match ? <MatchLines lines={op.match} /> : null}
                 </td>
                 <td className="py-2 pr-3">
                   <OutcomeBadge outcome={op.effective_outcome} />
@@ -107,7 +116,7 @@ async function Results({ query, filters, filtered, firstPage }: { query: Paramet
                 <td className="py-2 pr-3 text-slate-800 dark:text-slate-200">
                   <StatusText op={op} act={acts.get(op.operation_id)} />
                 </td>
-                <td className="py-2 pr-3 font-mono text-xs">{op.tool ?? "—"}</td>
+                <td className="py-2 pr-3 font-mono text-xs">{op.tool ? hl(op.tool) : "—"}</td>
                 <td className="py-2 pr-3">{op.claimed_outcome ?? "—"}</td>
                 <td className="py-2 whitespace-nowrap tabular-nums text-slate-700 dark:text-slate-300">
                   <When at={op.created_at} now={now} />
@@ -120,7 +129,7 @@ async function Results({ query, filters, filtered, firstPage }: { query: Paramet
       <nav aria-label="Pages" className="flex gap-4 text-sm">
         {!firstPage ? (
           <Link href={`/operations${filters ? `?${filters}` : ""}`} className="text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
-            Newest
+            {ranked ? "Best matches" : "Newest"}
           </Link>
         ) : null}
         {newer ? (
@@ -130,7 +139,7 @@ async function Results({ query, filters, filtered, firstPage }: { query: Paramet
         ) : null}
         {next_cursor ? (
           <Link href={`/operations?${next}`} className="text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
-            Older →
+            {ranked ? "More matches →" : "Older →"}
           </Link>
         ) : (
           <span className="text-slate-600 dark:text-slate-400">End of the list.</span>

@@ -172,7 +172,7 @@ class PostgresBench implements BenchDb {
   }
   async settle() {
     log("VACUUM (ANALYZE) of the seeded tables, as autovacuum would do after a bulk load…");
-    for (const table of ["chain_records", "operations", "operation_views", "operation_keys", "operation_edges"]) {
+    for (const table of ["chain_records", "operations", "operation_views", "operation_keys", "operation_edges", "operation_search"]) {
       await (await writer()).$executeRawUnsafe(`VACUUM (ANALYZE) ${table}`);
     }
   }

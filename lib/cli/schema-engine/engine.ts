@@ -28,8 +28,17 @@ export const layout: Record<Provider, { schema: string; migrations: string }> = 
   },
 };
 
-/** No tables or enums are managed outside Prisma here. */
-export const noFilters: SchemaFilter = { externalTables: [], externalEnums: [] };
+/**
+ * Tables that migrations create by hand and the schema language cannot model: the free-text
+ * search index (an FTS5 virtual table and FTS5's shadow tables on SQLite, a table with a tsvector
+ * column and one with the texts on PostgreSQL). Without this the engine's diff drops them in the next migration.
+ */
+export const EXTERNAL_TABLES = ["operation_search", ...["config", "content", "data", "docsize", "idx", "text"].map((s) => `operation_search_${s}`)];
+/** The engine wants SQLite's tables by name and PostgreSQL's qualified by schema (the default, public). */
+export const filtersFor = (provider: Provider): SchemaFilter => ({
+  externalTables: provider === "postgresql" ? EXTERNAL_TABLES.map((t) => `public.${t}`) : EXTERNAL_TABLES,
+  externalEnums: [],
+});
 
 let runtimeReady: Promise<typeof engineRuntime> | undefined;
 
