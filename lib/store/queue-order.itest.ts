@@ -52,6 +52,8 @@ describe("ordering by call time", () => {
     const q = `needs_review=true&tool=${encodeURIComponent(tool)}`;
     expect(await pageThrough(`${q}&by=called&order=oldest`)).toEqual(want);
     expect(await pageThrough(`${q}&by=called&order=newest`)).toEqual([...want].reverse());
+    // A search keeps the call order when asked for it (ranked only in the default order).
+    expect(await pageThrough(`q=${encodeURIComponent(tool)}&by=called&order=oldest`)).toEqual(want);
     // The default stays the recording's order.
     expect(await pageThrough(`${q}&order=oldest`)).toEqual([op("a"), op("b"), op("c"), op("d"), op("e")]);
     const listed = await call(`/api/v1/operations?${q}&by=called&order=oldest`, { token });
