@@ -6,6 +6,7 @@
  */
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
+import { deepArrays as deep, manyKeys, OWN_OPERATION, operationIdSegment as idArb } from "./hostile-shapes";
 import { call, chainCount, db, ingest, principal, unique } from "@/lib/testing/integration";
 
 let reviewToken: string;
@@ -18,8 +19,6 @@ beforeAll(async () => {
   expect((await ingest(agent.token, { operation_id: opId, receipt: { status: "accepted", observed_at: "2026-08-28T10:00:00Z" } })).status).toBe(201);
 });
 
-const deep = (n: number) => "[".repeat(n) + "]".repeat(n);
-const manyKeys = (n: number) => `{${Array.from({ length: n }, (_, i) => `"k${i}":${i}`).join(",")}}`;
 
 const bodyArb = fc.oneof(
   fc.json().map((j) => ({ raw: j })),
@@ -40,18 +39,13 @@ const bodyArb = fc.oneof(
     { raw: JSON.stringify({ text: "a note", pad: "x".repeat(2_000_000) }) },
   ),
 );
-const idArb = fc.oneof(
-  fc.constant("@@OP@@"),
-  fc.string({ maxLength: 40 }).map(encodeURIComponent),
-  fc.constantFrom("%00", "..", "%2e%2e", "a%2Fb", "x".repeat(300), "%E0%A4%A", "op%20with%20space"),
-);
 const methodArb = fc.constantFrom("GET", "POST", "POST", "POST", "DELETE", "PUT", "PATCH", "OPTIONS");
 
 describe("fuzz: notes", () => {
   it("never answers a 5xx; a refused request adds nothing, an accepted note exactly one record", async () => {
     await fc.assert(
       fc.asyncProperty(methodArb, idArb, bodyArb, async (method, id, body) => {
-        const path = `/api/v1/operations/${id === "@@OP@@" ? opId : id}/comments`;
+        const path = `/api/v1/operations/${id === OWN_OPERATION ? opId : id}/comments`;
         const before = await chainCount();
         const withBody = method === "POST" || method === "PUT" || method === "PATCH";
         const res = await call(path, { method, token: reviewToken, ...(withBody ? { raw: body.raw } : {}) });
