@@ -157,46 +157,55 @@ export async function listOperations(query: ListQuery, only?: string[]): Promise
       OR: [{ calledAt: asc ? { gt: at.calledAt } : { lt: at.calledAt } }, { calledAt: at.calledAt, createdSeq: asc ? { gt: query.cursor } : { lt: query.cursor } }],
     };
   }
-  const found = await db.operationView.findMany({
-    where: {
-      ...(query.outcome ? { effectiveOutcome: query.outcome } : {}),
-      ...(query.classified_as ? { outcome: query.classified_as } : {}),
-      ...(query.tool ? { tool: query.tool } : {}),
-      ...(query.target ? { target: query.target } : {}),
-      ...(query.agent ? { agent: query.agent } : {}),
-      ...(query.failure_category ? { failureCategory: query.failure_category } : {}),
-      ...(query.overclaimed !== undefined ? { overclaimed: query.overclaimed } : {}),
-      ...(query.silent_failure ? { receiptStatus: "accepted", reason: { in: [...SILENT_FAILURE_REASONS] } } : {}),
-      ...(query.trajectory_id ? { trajectoryId: query.trajectory_id } : {}),
-      // Under AND: silent_failure sets receiptStatus too, and both must hold; a metric's part
-      // brings its own ORs and ANDs.
-      ...(query.receipt_status || query.metric || calledAfter
-        ? {
-            AND: [
-              ...(query.receipt_status ? [{ receiptStatus: query.receipt_status }] : []),
-              ...(query.metric && query.part ? [metricWhere(query.metric, query.part)] : []),
-              ...(calledAfter ? [calledAfter] : []),
-            ],
-          }
-        : {}),
-      ...(query.called_since || query.called_until ? { receiptAt: { ...(query.called_since ? { gte: query.called_since } : {}), ...(query.called_until ? { lt: query.called_until } : {}) } } : {}),
-      ...(query.needs_review !== undefined ? { needsReview: query.needs_review } : {}),
-      ...(query.audit_sample !== undefined ? { auditSample: query.audit_sample } : {}),
-      ...(query.since || query.until ? { createdAt: { ...(query.since ? { gte: query.since } : {}), ...(query.until ? { lt: query.until } : {}) } } : {}),
-      ...((query.cursor !== undefined && !ranked && !calledAfter) || query.newer_than !== undefined || seqFilter
-        ? {
-            createdSeq: {
-              ...(seqFilter ? { in: seqFilter } : {}),
-              ...(query.cursor !== undefined && !ranked && !calledAfter ? (asc ? { gt: query.cursor } : { lt: query.cursor }) : {}),
-              ...(query.newer_than !== undefined ? { gt: query.newer_than } : {}),
-            },
-          }
-        : {}),
-    },
-    orderBy: query.by === "called" ? [{ calledAt: asc ? "asc" : "desc" }, { createdSeq: asc ? "asc" : "desc" }] : { createdSeq: asc ? "asc" : "desc" },
-    ...(ranked ? {} : { take: query.limit + 1 }),
-  });
-  const rows = ranked ? rankedPage(found, search!.ids, query.cursor, query.limit + 1) : found;
+  const where = {
+    ...(query.outcome ? { effectiveOutcome: query.outcome } : {}),
+    ...(query.classified_as ? { outcome: query.classified_as } : {}),
+    ...(query.tool ? { tool: query.tool } : {}),
+    ...(query.target ? { target: query.target } : {}),
+    ...(query.agent ? { agent: query.agent } : {}),
+    ...(query.failure_category ? { failureCategory: query.failure_category } : {}),
+    ...(query.overclaimed !== undefined ? { overclaimed: query.overclaimed } : {}),
+    ...(query.silent_failure ? { receiptStatus: "accepted", reason: { in: [...SILENT_FAILURE_REASONS] } } : {}),
+    ...(query.trajectory_id ? { trajectoryId: query.trajectory_id } : {}),
+    // Under AND: silent_failure sets receiptStatus too, and both must hold; a metric's part
+    // brings its own ORs and ANDs.
+    ...(query.receipt_status || query.metric || calledAfter
+      ? {
+          AND: [
+            ...(query.receipt_status ? [{ receiptStatus: query.receipt_status }] : []),
+            ...(query.metric && query.part ? [metricWhere(query.metric, query.part)] : []),
+            ...(calledAfter ? [calledAfter] : []),
+          ],
+        }
+      : {}),
+    ...(query.called_since || query.called_until ? { receiptAt: { ...(query.called_since ? { gte: query.called_since } : {}), ...(query.called_until ? { lt: query.called_until } : {}) } } : {}),
+    ...(query.needs_review !== undefined ? { needsReview: query.needs_review } : {}),
+    ...(query.audit_sample !== undefined ? { auditSample: query.audit_sample } : {}),
+    ...(query.since || query.until ? { createdAt: { ...(query.since ? { gte: query.since } : {}), ...(query.until ? { lt: query.until } : {}) } } : {}),
+    ...((query.cursor !== undefined && !ranked && !calledAfter) || query.newer_than !== undefined || seqFilter
+      ? {
+          createdSeq: {
+            ...(seqFilter ? { in: seqFilter } : {}),
+            ...(query.cursor !== undefined && !ranked && !calledAfter ? (asc ? { gt: query.cursor } : { lt: query.cursor }) : {}),
+            ...(query.newer_than !== undefined ? { gt: query.newer_than } : {}),
+          },
+        }
+      : {}),
+  };
+  let rows;
+  if (ranked) {
+    // Ranked: the candidates on two columns, then the page's rows in full (≤ 51 of up to 500).
+    const keys = await db.operationView.findMany({ where, select: { operationId: true, createdSeq: true } });
+    const order = rankedPage(keys, search!.ids, query.cursor, query.limit + 1);
+    const full = new Map((await db.operationView.findMany({ where: { createdSeq: { in: order.map((k) => k.createdSeq) } } })).map((r) => [r.createdSeq, r]));
+    rows = order.flatMap((k) => full.get(k.createdSeq) ?? []);
+  } else {
+    rows = await db.operationView.findMany({
+      where,
+      orderBy: query.by === "called" ? [{ calledAt: asc ? "asc" : "desc" }, { createdSeq: asc ? "asc" : "desc" }] : { createdSeq: asc ? "asc" : "desc" },
+      take: query.limit + 1,
+    });
+  }
   const page = rows.slice(0, query.limit);
   const matches = search ? await searchSnippets(db, page.map((r) => r.createdSeq), search.parsed) : null;
   return {
