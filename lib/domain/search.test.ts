@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ftsMatch, highlightParts, parseSearch, SEARCH_DOCUMENT_MAX, searchDocument, snippetOf, tsQuery, tsVector, type SearchSource } from "./search";
+import { ftsMatch, highlightParts, MAX_WORD, parseSearch, SEARCH_DOCUMENT_MAX, searchDocument, snippetOf, tsQuery, tsVector, type SearchSource } from "./search";
 
 const refund: SearchSource = {
   operation_id: "op-billing-7-refund",
@@ -129,6 +129,25 @@ describe("highlighting: text split into parts, the matching words marked", () =>
     expect(highlightParts("refunded", parseSearch("refund")!)).toEqual([{ text: "refunded", mark: false }]);
     expect(highlightParts("refunded", parseSearch("refund 5*")!)).toEqual([{ text: "refunded", mark: false }]);
     expect(highlightParts("abc", null)).toEqual([{ text: "abc", mark: false }]);
+  });
+
+  it("folds as SQLite's unicode61 indexes: Latin accents only; Hangul, kana and ligatures as written", () => {
+    expect(parseSearch("Crème")!.phrases).toEqual([["creme"]]);
+    expect(parseSearch("환불")!.phrases).toEqual([["환불"]]);
+    expect(parseSearch("データ")!.phrases).toEqual([["データ"]]);
+    expect(parseSearch("ﬁle")!.phrases).toEqual([["ﬁle"]]);
+    expect(highlightParts("환불 요청", parseSearch("환불")!)).toEqual([{ text: "환불", mark: true }, { text: " 요청", mark: false }]);
+  });
+
+  it("never makes a word PostgreSQL refuses (over 2,046 bytes): words are cut at MAX_WORD characters", () => {
+    // U+FDFA is one character that a compatibility mapping would turn into 18; Hangul is 3 bytes a syllable.
+    for (const text of ["\ufdfa".repeat(300), "각".repeat(3000), "x".repeat(5000)]) {
+      const lexemes = tsVector({ head: text, body: text }).match(/'(?:[^']|'')*'/g)!;
+      for (const l of lexemes) expect(Buffer.byteLength(l)).toBeLessThanOrEqual(MAX_WORD * 4 + 2);
+      const q = parseSearch(text.slice(0, 200))!;
+      for (const w of q.phrases.flat()) expect([...w].length).toBeLessThanOrEqual(MAX_WORD);
+      expect(Buffer.byteLength(tsQuery(q))).toBeLessThan(2046);
+    }
   });
 
   it("returns markup-free text parts: HTML in data is text", () => {

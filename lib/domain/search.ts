@@ -146,17 +146,30 @@ export function searchDocument(src: SearchSource): SearchDocument {
 
 const WORD = /[\p{L}\p{N}]+/gu;
 
-/** A word as compared: case and accents folded (as FTS5's unicode61 remove_diacritics does). */
+/**
+ * A word as compared, folded as SQLite's FTS5 tokenizer (unicode61 remove_diacritics 2) folds
+ * what it indexes, so that a query's words are the index's on SQLite too: lower case, and
+ * diacritics removed from Latin letters only. Other scripts keep their marks and stay composed
+ * (a Hangul syllable, a voiced kana), and no compatibility mapping is made (NFKD turned one
+ * character into fifteen letters, and Korean and Japanese queries into words SQLite never held).
+ */
 export function fold(word: string): string {
-  return word.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
+  return word.normalize("NFD").replace(/(\p{Script=Latin})\p{M}+/gu, "$1").normalize("NFC").toLowerCase();
 }
+
+/**
+ * The longest word kept, in characters: PostgreSQL refuses a lexeme over 2,046 bytes (a stored
+ * document or a query holding one failed the whole request), and 200 characters are at most
+ * 800 bytes of UTF-8. Both databases see the same cut words.
+ */
+export const MAX_WORD = 200;
 
 /** The folded words of a text, in order, with where each starts and ends. */
 function words(text: string): { word: string; start: number; end: number }[] {
   const out: { word: string; start: number; end: number }[] = [];
   for (const m of text.matchAll(WORD)) {
     // Folding may leave separators behind (a compatibility character): keep only letters and digits.
-    const w = fold(m[0]).replace(/[^\p{L}\p{N}]/gu, "");
+    const w = [...fold(m[0]).replace(/[^\p{L}\p{N}]/gu, "")].slice(0, MAX_WORD).join("");
     if (w) out.push({ word: w, start: m.index, end: m.index + m[0].length });
   }
   return out;

@@ -167,6 +167,21 @@ describe("free-text search over what an operator reads", () => {
     for (const q of [`${tag}"`, `"${tag}"`, `${tag}*`, `-${tag}`, `${tag}:`]) expect((await search(q)).items.length, q).toBe(1);
   });
 
+  it("text that would make a word PostgreSQL refuses is stored and searched, never a 500; Korean and Japanese are found", async () => {
+    const tag = word();
+    const long = "\ufdfa".repeat(300);
+    const r = await ingest(token, {
+      operation_id: unique("op-search-long"),
+      tool: { name: `search.${tag}` },
+      intent: { effect: "환불 요청 データ", params: { note: long, hangul: "각".repeat(300), latin: "x".repeat(300) } },
+      receipt: { status: "accepted", observed_at: at(1) },
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    expect((await search("\ufdfa".repeat(70))).status).toBe(200);
+    expect((await search("각".repeat(200))).status).toBe(200);
+    for (const q of ["환불", "データ", `${tag} 요청`]) expect(ids((await search(q, `&tool=search.${tag}`)).items), q).toHaveLength(1);
+  });
+
   it("projections:rebuild recreates the index: the same answers, one row per operation", async () => {
     const tag = word();
     const order = num();
