@@ -1,5 +1,7 @@
 import type { IncomingMessage } from "node:http";
-import { scanDuplicateKey } from "@/lib/domain/json";
+import type { ZodType } from "zod";
+import { checkJsonShape, scanDuplicateKey } from "@/lib/domain/json";
+import { describeIssues } from "@/lib/domain/wire";
 import { parseRecordsInPieces } from "@/lib/domain/json-split";
 import { pacer } from "@/lib/store/pace";
 import { ApiError } from "./errors";
@@ -185,4 +187,23 @@ export function discardNode(req: IncomingMessage): Promise<void> {
 
 export function tooLarge(maxBytes: number) {
   return new ApiError("too_large", `the request body is larger than ${maxBytes / MiB} MiB`, { max_bytes: maxBytes });
+}
+
+/**
+ * A JSON body read (at most `maxBytes`), shape-checked when `depth` is given (no deeper nesting,
+ * no huge containers) and validated by `schema`; any refusal is the API's invalid_request naming
+ * each problem's path. What the small JSON routes (corrections, notes, claims) share.
+ */
+export async function readValidBody<T>(req: Request, schema: ZodType<T>, opts: { maxBytes: number; depth?: number }): Promise<T> {
+  const body = await readJsonBody(req, opts.maxBytes);
+  if (opts.depth !== undefined) {
+    const shape = checkJsonShape(body, opts.depth);
+    if (shape) throw new ApiError("invalid_request", `${shape.path}: ${shape.message}`, [shape]);
+  }
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    const issues = describeIssues(parsed.error, { root: "request" });
+    throw new ApiError("invalid_request", issues.map((i) => `${i.path}: ${i.message}`).join("; "), issues);
+  }
+  return parsed.data;
 }

@@ -1,9 +1,7 @@
-import { readJsonBody } from "@/lib/api/body";
+import { readValidBody } from "@/lib/api/body";
 import { ApiError } from "@/lib/api/errors";
 import { apiRoute, json, otherMethods } from "@/lib/api/route";
 import { commentRequestSchema } from "@/lib/domain/comments";
-import { checkJsonShape } from "@/lib/domain/json";
-import { describeIssues } from "@/lib/domain/wire";
 import { addComment, listComments } from "@/lib/store/comments";
 
 type Params = { operationId: string };
@@ -17,15 +15,8 @@ export const GET = apiRoute<Params>("operations:read", async ({ params }) => {
 
 /** A reviewer's note: `{"text": "…"}` → 201 with the chained note. */
 export const POST = apiRoute<Params>("operations:correct", async ({ req, principal, params }) => {
-  const body = await readJsonBody(req, 32 * 1024);
-  const shape = checkJsonShape(body, 4);
-  if (shape) throw new ApiError("invalid_request", `${shape.path}: ${shape.message}`, [shape]);
-  const parsed = commentRequestSchema.safeParse(body);
-  if (!parsed.success) {
-    const issues = describeIssues(parsed.error, { root: "request" });
-    throw new ApiError("invalid_request", issues.map((i) => `${i.path}: ${i.message}`).join("; "), issues);
-  }
-  return json({ operation_id: params.operationId, comment: await addComment(params.operationId, principal.email, parsed.data.text) }, 201);
+  const { text } = await readValidBody(req, commentRequestSchema, { maxBytes: 32 * 1024, depth: 4 });
+  return json({ operation_id: params.operationId, comment: await addComment(params.operationId, principal.email, text) }, 201);
 });
 
 export const { PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET", "POST");
