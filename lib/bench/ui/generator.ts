@@ -22,16 +22,25 @@ export const LATE_READ = 0.1;
 type Trajectory = { id: string; left: number; steps: string[] };
 
 export class Generator {
-  private rnd = mulberry32(20261130);
+  private rnd: () => number;
   private ids = new Set<string>();
   private active: Trajectory[] = [];
   private made = 0;
   private readonly start: number;
   private readonly span: number;
 
-  constructor(private readonly total: number) {
-    // Calls spread over the 30 days before the seed, so the overview's periods see them.
-    this.span = 30 * 24 * 3600_000;
+  /**
+   * `seed`: another seed makes other ids (bench:growth adds to a database bench:ui seeded).
+   * `spanMs`: how long before now (less an hour) the calls spread over.
+   */
+  constructor(
+    private readonly total: number,
+    seed = 20261130,
+    spanMs = 30 * 24 * 3600_000,
+  ) {
+    this.rnd = mulberry32(seed);
+    // Calls spread over the 30 days before the seed by default, so the overview's periods see them.
+    this.span = spanMs;
     this.start = Date.now() - this.span - 3600_000;
   }
 
