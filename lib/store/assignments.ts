@@ -1,6 +1,6 @@
 import "server-only";
 import { isPossibleOperationId } from "@/lib/domain/wire";
-import { appendToChain, lockChain } from "./chain";
+import { appendToChain, lockChain, OF_OPERATIONS } from "./chain";
 import type { Db, Tx } from "./database";
 import { reader, writeTransaction } from "./db";
 import { StoreError } from "./errors";
@@ -20,8 +20,8 @@ type AssignmentPayload = { action: "claim" | "release"; assignee: string | null;
 export async function currentAssignees(db: Db | Tx, operationIds: string[]): Promise<Map<string, string>> {
   const rows = await selectIn<{ operation_id: string; kind: string; payload: string }>(
     db,
-    // Filtered by kind in code so that SQLite uses the (operation_id, seq) index (see stage-records.ts).
-    "SELECT operation_id, kind, payload FROM chain_records WHERE operation_id IN %IN% ORDER BY seq",
+    // Filtered by kind in code so that SQLite uses the (op_seq, seq) index (see stage-records.ts).
+    `SELECT operation_id, kind, payload FROM chain_records WHERE ${OF_OPERATIONS} ORDER BY seq`,
     operationIds,
   );
   const out = new Map<string, string>();

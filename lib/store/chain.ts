@@ -1,6 +1,12 @@
 import "server-only";
 import { chainHash, GENESIS_HASH, type ChainFields, type ChainRecord } from "@/lib/domain/hash";
-import { asSql, insertMany, type SqlLike } from "./sql";
+import { asSql, insertMany, selectIn, type SqlLike } from "./sql";
+
+/**
+ * `WHERE` text for chain records of the operations in %IN% (for selectIn): through their
+ * created_seq, on the (op_seq, seq) index.
+ */
+export const OF_OPERATIONS = "op_seq IN (SELECT created_seq FROM operations WHERE operation_id IN %IN%)";
 
 export type ChainEntry = {
   kind: ChainFields["kind"];
@@ -12,6 +18,12 @@ export type ChainEntry = {
   observed_at?: string | null;
   /** canonicalJson(payload), when the caller already has it (see chainHash). */
   payloadCanonical?: string;
+  /**
+   * The operation's created_seq, stored as op_seq (not hashed) so its records are found by it
+   * (prisma/schema.prisma). "new": the operation is first recorded by this append (its first
+   * record's seq). Looked up when absent.
+   */
+  op_seq?: number | "new";
 };
 
 /**
@@ -29,13 +41,30 @@ export async function appendToChain(
   const tx = asSql(db);
   if (!opts.locked) await lockChain(tx);
   const [head] = await tx.all<{ seq: number | bigint; hash: string }>("SELECT seq, hash FROM chain_records ORDER BY seq DESC LIMIT 1");
+  const lookUp = [...new Set(entries.filter((e) => e.operation_id !== null && e.op_seq === undefined).map((e) => e.operation_id!))];
+  const opSeqs = new Map<string, number>();
+  if (lookUp.length) {
+    const rows = await selectIn<{ operation_id: string; created_seq: number | bigint }>(
+      tx,
+      "SELECT operation_id, created_seq FROM operations WHERE operation_id IN %IN%",
+      lookUp,
+    );
+    for (const r of rows) opSeqs.set(r.operation_id, Number(r.created_seq));
+  }
   let seq = head ? Number(head.seq) : 0;
   let prev = head?.hash ?? GENESIS_HASH;
   const out: ChainRecord[] = [];
   const texts: string[] = [];
+  const ops: (number | null)[] = [];
   for (const e of entries) {
     await opts.pace?.();
     seq += 1;
+    if (e.operation_id === null) ops.push(null);
+    else {
+      const given = typeof e.op_seq === "number" ? e.op_seq : opSeqs.get(e.operation_id);
+      if (given === undefined) opSeqs.set(e.operation_id, seq); // its first record: this one
+      ops.push(given ?? seq);
+    }
     const fields: ChainFields = {
       seq,
       kind: e.kind,
@@ -53,7 +82,7 @@ export async function appendToChain(
   await insertMany(
     tx,
     "chain_records",
-    ["seq", "kind", "operation_id", "stage", "observed_at", "recorded_at", "actor", "payload", "prev_hash", "hash"],
+    ["seq", "kind", "operation_id", "stage", "observed_at", "recorded_at", "actor", "payload", "prev_hash", "hash", "op_seq"],
     out.map((r, i) => [
       r.seq,
       r.kind,
@@ -65,6 +94,7 @@ export async function appendToChain(
       texts[i],
       r.prev_hash,
       r.hash,
+      ops[i],
     ]),
   );
   return out;

@@ -2,6 +2,7 @@ import "server-only";
 import { isPossibleOperationId } from "@/lib/domain/wire";
 import { analyzeTrajectory } from "@/lib/domain/trajectory";
 import { reader } from "./db";
+import { OF_OPERATIONS } from "./chain";
 import { selectIn } from "./sql";
 
 const MAX_STEPS = 1000;
@@ -42,7 +43,7 @@ async function intendedEffects(ids: string[]): Promise<Map<string, string>> {
     db,
     // No `kind = 'stage'` (only stage records have a stage): with it SQLite planned on the
     // (kind, seq) index and walked every stage record (175 ms at 100,000 operations in bench:ui).
-    "SELECT operation_id, payload FROM chain_records WHERE stage = 'intent' AND operation_id IN %IN%",
+    `SELECT operation_id, payload FROM chain_records WHERE stage = 'intent' AND ${OF_OPERATIONS}`,
     ids,
   );
   const out = new Map<string, string>();

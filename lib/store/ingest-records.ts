@@ -143,6 +143,7 @@ export async function ingestRecords(records: ValidRecord[], opts: { tx?: Sql } =
           sent_by: record.sender.sent_by,
         },
         payloadCanonical: stageChainPayloadCanonical(d, keys[i], sentByKey(record.sender)),
+        op_seq: identities.get(record.operationId)?.createdSeq ?? ("new" as const),
       })),
     );
     const appended = await appendToChain(tx, entries, undefined, { locked: true, pace });

@@ -6,7 +6,9 @@ import { textProblem } from "@/lib/domain/json";
 import { normalizeInstant } from "@/lib/domain/time";
 import { actInEffect, type StatusAct } from "@/lib/domain/status";
 import type { Review } from "@/lib/domain/metrics";
+import { OF_OPERATIONS } from "./chain";
 import { reader } from "./db";
+import { selectIn } from "./sql";
 import { METRIC_NAMES, METRIC_PARTS, metricWhere } from "./metric-filters";
 import { rankedPage, searchOperations, searchSnippets } from "./search-index";
 import type { SnippetLine } from "@/lib/domain/search";
@@ -255,18 +257,19 @@ export async function lastCorrectionsOf(ids: string[]): Promise<Map<string, stri
 export async function correctionActsOf(items: { operation_id: string; review: string }[]): Promise<Map<string, StatusAct>> {
   const corrected = items.filter((i) => i.review !== "none");
   if (!corrected.length) return new Map();
-  const rows = await (await reader()).chainRecord.findMany({
-    where: { kind: "correction", operationId: { in: corrected.map((i) => i.operation_id) } },
-    orderBy: { seq: "asc" },
-    select: { operationId: true, actor: true, recordedAt: true, payload: true },
-  });
+  // `kind || ''`: an expression, so that SQLite plans on (op_seq, seq), not on (kind, seq) (see stage-records.ts).
+  const rows = await selectIn<{ operation_id: string; kind: string; actor: string | null; recorded_at: string; payload: string }>(
+    await reader(),
+    `SELECT operation_id, kind, actor, recorded_at, payload FROM chain_records WHERE kind || '' = 'correction' AND ${OF_OPERATIONS} ORDER BY seq`,
+    corrected.map((i) => i.operation_id),
+  );
   const byOperation = new Map<string, { action: string; reviewer: string; recorded_at: string; withdraw_claim: boolean }[]>();
   for (const r of rows) {
-    if (!r.operationId) continue;
-    const list = byOperation.get(r.operationId) ?? [];
+    if (r.kind !== "correction") continue;
+    const list = byOperation.get(r.operation_id) ?? [];
     const payload = JSON.parse(r.payload) as { action: string; withdraw_claim?: boolean };
-    list.push({ action: payload.action, reviewer: r.actor ?? "a reviewer", recorded_at: r.recordedAt, withdraw_claim: payload.withdraw_claim === true });
-    byOperation.set(r.operationId, list);
+    list.push({ action: payload.action, reviewer: r.actor ?? "a reviewer", recorded_at: r.recorded_at, withdraw_claim: payload.withdraw_claim === true });
+    byOperation.set(r.operation_id, list);
   }
   const acts = new Map<string, StatusAct>();
   for (const i of corrected) {

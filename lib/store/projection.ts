@@ -93,32 +93,35 @@ export async function writeProjection(
   if (!ops.length) return states;
   const ids = ops.map((o) => o.identity.operationId);
   const views = [];
-  const keys: { key: string; operationId: string }[] = [];
+  const keys: { key: string; createdSeq: number }[] = [];
   const edges: { operationId: string; dependsOn: string }[] = [];
   for (const { identity, stages, corrections } of ops) {
     const state = deriveOperation(identity.operationId, stages, corrections);
     states.set(identity.operationId, state);
     views.push(viewRow(identity, stages, state));
-    for (const key of state.search_keys) keys.push({ key, operationId: identity.operationId });
+    // An operation's own id is found by the operations table's key: not repeated here.
+    for (const key of state.search_keys) if (key !== identity.operationId) keys.push({ key, createdSeq: identity.createdSeq });
     for (const dep of state.depends_on) edges.push({ operationId: identity.operationId, dependsOn: dep });
   }
   const tx = asSql(db);
   await prepareMetricRows(tx, views, { draw: opts.drawAudits ?? false, now: new Date().toISOString() });
   const stale = opts.existing ?? ids;
+  const staleIds = new Set(stale);
+  const staleSeqs = ops.filter((o) => staleIds.has(o.identity.operationId)).map((o) => o.identity.createdSeq);
   let replaced: RollupFacts[] = [];
   let replacedRows: (RollupRow & MetricRow)[] = [];
   if (stale.length) {
     replacedRows = await selectIn<RollupRow & MetricRow>(tx, `DELETE FROM operation_views WHERE operation_id IN %IN% RETURNING *`, stale);
     replaced = replacedRows.map(rollupFacts);
     for (const r of replacedRows) opts.before?.set(r.operation_id, r.effective_outcome as EffectiveOutcome);
-    await deleteIn(tx, "operation_keys", "operation_id", stale);
+    await deleteIn(tx, "operation_keys", "created_seq", staleSeqs);
     await deleteIn(tx, "operation_edges", "operation_id", stale);
   }
   const columns = Object.keys(VIEW_COLUMNS) as (keyof ReturnType<typeof viewRow>)[];
   await insertMany(tx, "operation_views", columns.map((c) => VIEW_COLUMNS[c]), views.map((v) => columns.map((c) => v[c])));
-  await insertMany(tx, "operation_keys", ["key", "operation_id"], keys.map((k) => [k.key, k.operationId]));
+  await insertMany(tx, "operation_keys", ["key", "created_seq"], keys.map((k) => [k.key, k.createdSeq]));
   await insertMany(tx, "operation_edges", ["operation_id", "depends_on"], edges.map((e) => [e.operationId, e.dependsOn]));
-  await writeSearchRows(tx, searchRowsOf(ops, states), ops.filter((o) => stale.includes(o.identity.operationId)).map((o) => o.identity.createdSeq));
+  await writeSearchRows(tx, searchRowsOf(ops, states), staleSeqs);
   await finishMetricRows(tx, { views, states, removed: replacedRows, replacedIds: stale });
   await updateRollups(tx, replaced, views);
   return states;

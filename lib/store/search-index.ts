@@ -66,18 +66,14 @@ export type SearchResult = {
 };
 
 /**
- * Operations matching `q`: an operation, receipt or evidence id that is `q` or starts with it
- * (an index range on operation_keys), then the full-text matches, ranked (bm25 / ts_rank) among
- * the RANK_WINDOW newest. At most `limit` in all; `only`: among these operations alone.
+ * Operations matching `q`: an operation id that is `q` or starts with it (a range on the
+ * operations table's key), then a receipt or evidence id that does (a range on operation_keys),
+ * then the full-text matches, ranked (bm25 / ts_rank) among the RANK_WINDOW newest. At most
+ * `limit` in all; `only`: among these operations alone.
  */
 export async function searchOperations(db: Db | Tx, q: string, limit: number, only?: string[]): Promise<SearchResult> {
-  const keys = await db.operationKey.findMany({
-    where: { key: { gte: q, lt: q + "\uffff" }, ...(only ? { operationId: { in: only } } : {}) },
-    select: { operationId: true },
-    take: limit,
-  });
-  const ids = [...new Set(keys.map((k) => k.operationId))];
-  let capped = keys.length === limit;
+  const { ids, capped: idsCapped } = await idMatches(db, q, limit, only);
+  let capped = idsCapped;
   const parsed = parseSearch(q);
   if (parsed && !capped) {
     const found = await fullText(db, parsed, limit, only);
@@ -92,6 +88,42 @@ export async function searchOperations(db: Db | Tx, q: string, limit: number, on
     }
   }
   return { ids, capped, parsed };
+}
+
+/** Operations whose id, receipt id or evidence id is `q` or starts with it: at most `limit`. */
+async function idMatches(db: Db | Tx, q: string, limit: number, only?: string[]): Promise<{ ids: string[]; capped: boolean }> {
+  const range = { gte: q, lt: q + "\uffff" };
+  const own = await db.operation.findMany({
+    where: { operationId: only ? { ...range, in: only } : range },
+    select: { operationId: true },
+    orderBy: { operationId: "asc" },
+    take: limit,
+  });
+  let within: number[] | undefined;
+  if (only) {
+    within = (await db.operation.findMany({ where: { operationId: { in: only } }, select: { createdSeq: true } })).map((o) => o.createdSeq);
+  }
+  const keyed = await db.operationKey.findMany({
+    where: { key: range, ...(within ? { createdSeq: { in: within } } : {}) },
+    select: { createdSeq: true },
+    take: limit,
+  });
+  const ids = [...new Set(own.map((o) => o.operationId))];
+  if (keyed.length) {
+    const seqs = [...new Set(keyed.map((k) => k.createdSeq))];
+    const named = await db.operation.findMany({ where: { createdSeq: { in: seqs } }, select: { operationId: true, createdSeq: true } });
+    const idOf = new Map(named.map((o) => [o.createdSeq, o.operationId]));
+    const have = new Set(ids);
+    for (const seq of seqs) {
+      const id = idOf.get(seq);
+      if (id !== undefined && !have.has(id)) {
+        have.add(id);
+        ids.push(id);
+      }
+    }
+  }
+  const capped = own.length === limit || keyed.length === limit || ids.length > limit;
+  return { ids: ids.slice(0, limit), capped };
 }
 
 async function fullText(db: Db | Tx, parsed: ParsedSearch, limit: number, only?: string[]): Promise<string[]> {

@@ -130,7 +130,7 @@ export async function selectIn<T>(db: SqlLike, sql: string, ids: string[]): Prom
   return out;
 }
 
-export async function deleteIn(db: SqlLike, table: string, column: string, ids: string[]): Promise<void> {
+export async function deleteIn(db: SqlLike, table: string, column: string, ids: (string | number)[]): Promise<void> {
   const q = asSql(db);
   for (const chunk of statementChunks(ids, 1)) {
     await q.run(`DELETE FROM ${table} WHERE ${column} IN ${inList(chunk.length)}`, chunk);

@@ -4,6 +4,7 @@ import type { StoredStage } from "@/lib/domain/operation";
 import { legacySentBy, type SentBy } from "@/lib/domain/trust";
 import type { Stage } from "@/lib/domain/wire";
 import { pacer } from "./pace";
+import { OF_OPERATIONS } from "./chain";
 import { selectIn, type SqlLike } from "./sql";
 
 /** The chain payload of a stage record. */
@@ -51,9 +52,9 @@ export async function loadOperationRecords(db: SqlLike, operationIds: string[]):
   const rows = await selectIn<{ seq: number | bigint; kind: string; operation_id: string; recorded_at: string; actor: string | null; payload: string; hash: string }>(
     db,
     // No `kind` predicate on purpose: with it, SQLite plans on (kind, seq) and walks every stage
-    // record (2 s at a million operations, bench:ui); by operation_id alone it uses
-    // (operation_id, seq). Other kinds are skipped below.
-    "SELECT seq, kind, operation_id, recorded_at, actor, payload, hash FROM chain_records WHERE operation_id IN %IN% ORDER BY seq",
+    // record (2 s at a million operations, bench:ui); by operation alone it uses
+    // (op_seq, seq). Other kinds are skipped below.
+    `SELECT seq, kind, operation_id, recorded_at, actor, payload, hash FROM chain_records WHERE ${OF_OPERATIONS} ORDER BY seq`,
     operationIds,
   );
   // Parsing stored payloads (megabytes for a hostile operation) in slices: see pace.ts.

@@ -62,7 +62,7 @@ describe("the projection is derived, never the truth", () => {
     const client = await db();
     const snapshot = async () => ({
       views: await client.operationView.findMany({ orderBy: { operationId: "asc" } }),
-      keys: await client.operationKey.findMany({ orderBy: [{ key: "asc" }, { operationId: "asc" }] }),
+      keys: await client.operationKey.findMany({ orderBy: [{ key: "asc" }, { createdSeq: "asc" }] }),
       edges: await client.operationEdge.findMany({ orderBy: [{ operationId: "asc" }, { dependsOn: "asc" }] }),
     });
     const before = await snapshot();
