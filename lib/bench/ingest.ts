@@ -112,7 +112,7 @@ function rawRows(records: ReturnType<typeof record>[], state: { seq: number; pre
       state.seq++;
       const payload = { stage: d.stage, observed_at: d.observed_at, data: d.payload };
       const hash = chainHash({ seq: state.seq, kind: "stage", operation_id: r.operation_id, recorded_at: now, actor: "bench", payload, prev_hash: state.prev });
-      chain.push([state.seq, r.operation_id, d.stage, d.observed_at, now, JSON.stringify(payload), state.prev, hash]);
+      chain.push([state.seq, r.operation_id, d.stage, d.observed_at, now, JSON.stringify(payload), state.prev, hash, first]);
       state.prev = hash;
     }
     ops.push([r.operation_id, first, now, state.seq]);
@@ -125,7 +125,7 @@ function rawSqliteRate(rawDb: string, env: NodeJS.ProcessEnv): { label: string; 
   const db = new Database(rawDb);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = FULL");
-  const insChain = db.prepare("INSERT INTO chain_records (seq, kind, operation_id, stage, observed_at, recorded_at, actor, payload, prev_hash, hash) VALUES (?, 'stage', ?, ?, ?, ?, 'bench', ?, ?, ?)");
+  const insChain = db.prepare("INSERT INTO chain_records (seq, kind, operation_id, stage, observed_at, recorded_at, actor, payload, prev_hash, hash, op_seq) VALUES (?, 'stage', ?, ?, ?, ?, 'bench', ?, ?, ?, ?)");
   const insOp = db.prepare("INSERT INTO operations (operation_id, created_seq, created_at) VALUES (?, ?, ?)");
   const insView = db.prepare(
     "INSERT INTO operation_views (operation_id, created_seq, created_at, last_seq, updated_at, tool, outcome, reason, effective_outcome, needs_review, overclaimed, stage_count, correction_count, called_at) VALUES (?, ?, ?, ?, ?, 'social.publish', 'verified', 'x', 'verified', 0, 0, 4, 0, ?)",
@@ -161,7 +161,7 @@ async function rawPostgresRate(url: string): Promise<{ label: string; rate: numb
     for (let i = 0; i < BATCHES; i++) {
       const { chain, ops } = rawRows(Array.from({ length: 100 }, () => record("raw")), state);
       await client.query("BEGIN");
-      await client.query(`INSERT INTO raw_chain_records (seq, operation_id, stage, observed_at, recorded_at, payload, prev_hash, hash, kind, actor) VALUES ${values(chain.map((c) => [...c, "stage", "bench"]))}`, chain.flatMap((c) => [...c, "stage", "bench"]));
+      await client.query(`INSERT INTO raw_chain_records (seq, operation_id, stage, observed_at, recorded_at, payload, prev_hash, hash, op_seq, kind, actor) VALUES ${values(chain.map((c) => [...c, "stage", "bench"]))}`, chain.flatMap((c) => [...c, "stage", "bench"]));
       await client.query(`INSERT INTO raw_operations (operation_id, created_seq, created_at) VALUES ${values(ops.map((o) => o.slice(0, 3)))}`, ops.flatMap((o) => o.slice(0, 3)));
       const views = ops.map(([id, first, now, last]) => [id, first, now, last, now, "social.publish", "verified", "x", "verified", false, false, 4, 0]);
       await client.query(

@@ -40,16 +40,23 @@ export async function* exportRecords(q: ExportQuery, snapshot: { head?: number }
   } else if (q.operation_id) {
     ids = [q.operation_id];
   }
+  // An operation's records are found by its created_seq (op_seq, on the (op_seq, seq) index),
+  // and none comes before it.
+  let opSeqs: number[] | undefined;
+  if (ids) {
+    opSeqs = (await db.operation.findMany({ where: { operationId: { in: ids } }, select: { createdSeq: true } })).map((o) => o.createdSeq);
+    if (!opSeqs.length) return;
+  }
   // A time range becomes a seq range first. Both databases otherwise walk the primary key from
   // the start and filter by time (4–8 s at 3.3M records for the last minute); ordered by
   // recorded_at, the subquery reads only the matching index entries. The time filter stays on
   // the pages too: recorded_at follows seq, but clocks are not trusted to be monotonic.
-  let after = 0;
+  let after = opSeqs ? opSeqs.reduce((a, b) => Math.min(a, b)) - 1 : 0;
   let last = head.seq;
   if (q.since) {
     const lo = await seqBound(db, "min", ">=", q.since);
     if (lo === null) return;
-    after = lo - 1;
+    after = Math.max(after, lo - 1);
   }
   if (q.until) {
     const hi = await seqBound(db, "max", "<", q.until);
@@ -60,7 +67,7 @@ export async function* exportRecords(q: ExportQuery, snapshot: { head?: number }
     const rows = await db.chainRecord.findMany({
       where: {
         seq: { gt: after, lte: last },
-        ...(ids ? { operationId: { in: ids } } : {}),
+        ...(opSeqs ? { opSeq: { in: opSeqs } } : {}),
         ...(q.since || q.until ? { recordedAt: { ...(q.since ? { gte: q.since } : {}), ...(q.until ? { lt: q.until } : {}) } } : {}),
       },
       orderBy: { seq: "asc" },

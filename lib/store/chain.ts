@@ -21,7 +21,7 @@ export type ChainEntry = {
   /**
    * The operation's created_seq, stored as op_seq (not hashed) so its records are found by it
    * (prisma/schema.prisma). "new": the operation is first recorded by this append (its first
-   * record's seq). Looked up when absent.
+   * record's seq). Looked up when absent; an operation that does not exist is an error.
    */
   op_seq?: number | "new";
 };
@@ -61,9 +61,13 @@ export async function appendToChain(
     seq += 1;
     if (e.operation_id === null) ops.push(null);
     else {
-      const given = typeof e.op_seq === "number" ? e.op_seq : opSeqs.get(e.operation_id);
-      if (given === undefined) opSeqs.set(e.operation_id, seq); // its first record: this one
-      ops.push(given ?? seq);
+      let given = typeof e.op_seq === "number" ? e.op_seq : opSeqs.get(e.operation_id);
+      if (given === undefined) {
+        // Only an operation this append creates has no created_seq yet: its first record's seq.
+        if (e.op_seq !== "new") throw new Error(`appendToChain: a ${e.kind} record for ${JSON.stringify(e.operation_id)}, which is no operation`);
+        opSeqs.set(e.operation_id, (given = seq));
+      }
+      ops.push(given);
     }
     const fields: ChainFields = {
       seq,

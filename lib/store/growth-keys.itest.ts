@@ -127,3 +127,39 @@ describe("the growth_keys migration's backfill", () => {
     await expect(run('UPDATE "chain_records" SET "op_seq" = 1')).rejects.toThrow(/append-only/);
   });
 });
+
+describe("op_seq is checked by audit:verify", () => {
+  it("a record moved to another operation, or left without one, is reported by seq; put back, the chain verifies", async () => {
+    const { provider } = await import("@/lib/store/database");
+    const { verifyStoredChain } = await import("@/lib/store/verify-chain");
+    const pg = provider() === "postgresql";
+    const client = await db();
+    const tool = unique("growth.verify");
+    const a = await ingestOne(tool);
+    const b = await ingestOne(tool);
+    const [ra, rb] = [a, b].map(async (id) => (await client.operation.findUniqueOrThrow({ where: { operationId: id } })).createdSeq);
+    const [sa, sb] = [await ra, await rb];
+    const victim = (await client.chainRecord.findFirstOrThrow({ where: { operationId: b, seq: { gt: sb } } })).seq;
+    const set = async (value: number | null) => {
+      // Past the append-only guard, as an attacker with the database would be.
+      if (pg) await client.$executeRawUnsafe('ALTER TABLE "chain_records" DISABLE TRIGGER "chain_records_append_only"');
+      else await client.$executeRawUnsafe('DROP TRIGGER "chain_records_no_update"');
+      await client.$executeRawUnsafe(`UPDATE chain_records SET op_seq = ${value === null ? "NULL" : value} WHERE seq = ${victim}`);
+      if (pg) await client.$executeRawUnsafe('ALTER TABLE "chain_records" ENABLE TRIGGER "chain_records_append_only"');
+      else await client.$executeRawUnsafe(`CREATE TRIGGER "chain_records_no_update" BEFORE UPDATE ON "chain_records"\nBEGIN\n    SELECT RAISE(ABORT, 'chain_records is append-only');\nEND`);
+    };
+    try {
+      await set(sa); // b's read now shows on a's page
+      let { verdict } = await verifyStoredChain();
+      expect(verdict).toMatchObject({ ok: false, badSeq: victim });
+      expect(verdict.ok === false && verdict.problem).toMatch(/op_seq/);
+      await set(null);
+      ({ verdict } = await verifyStoredChain());
+      expect(verdict).toMatchObject({ ok: false, badSeq: victim, problem: expect.stringMatching(/op_seq is missing/) });
+    } finally {
+      await set(sb);
+    }
+    expect((await verifyStoredChain()).verdict.ok).toBe(true);
+  });
+});
+

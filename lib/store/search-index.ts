@@ -90,7 +90,10 @@ export async function searchOperations(db: Db | Tx, q: string, limit: number, on
   return { ids, capped, parsed };
 }
 
-/** Operations whose id, receipt id or evidence id is `q` or starts with it: at most `limit`. */
+/**
+ * Operations whose id, receipt id or evidence id is `q` or starts with it: at most `limit`,
+ * exact matches first, then operation ids, then receipt and evidence ids, each in key order.
+ */
 async function idMatches(db: Db | Tx, q: string, limit: number, only?: string[]): Promise<{ ids: string[]; capped: boolean }> {
   const range = { gte: q, lt: q + "\uffff" };
   const own = await db.operation.findMany({
@@ -103,26 +106,26 @@ async function idMatches(db: Db | Tx, q: string, limit: number, only?: string[])
   if (only) {
     within = (await db.operation.findMany({ where: { operationId: { in: only } }, select: { createdSeq: true } })).map((o) => o.createdSeq);
   }
-  const keyed = await db.operationKey.findMany({
-    where: { key: range, ...(within ? { createdSeq: { in: within } } : {}) },
-    select: { createdSeq: true },
-    take: limit,
-  });
-  const ids = [...new Set(own.map((o) => o.operationId))];
-  if (keyed.length) {
-    const seqs = [...new Set(keyed.map((k) => k.createdSeq))];
-    const named = await db.operation.findMany({ where: { createdSeq: { in: seqs } }, select: { operationId: true, createdSeq: true } });
-    const idOf = new Map(named.map((o) => [o.createdSeq, o.operationId]));
-    const have = new Set(ids);
-    for (const seq of seqs) {
-      const id = idOf.get(seq);
-      if (id !== undefined && !have.has(id)) {
-        have.add(id);
-        ids.push(id);
-      }
-    }
+  const among = within ? { createdSeq: { in: within } } : {};
+  // An exact receipt or evidence id always; the prefix range only while there is room.
+  const keyed = await db.operationKey.findMany({ where: { key: q, ...among }, select: { key: true, createdSeq: true }, take: limit });
+  let prefixed: typeof keyed = [];
+  if (own.length < limit) {
+    prefixed = await db.operationKey.findMany({ where: { key: range, ...among }, select: { key: true, createdSeq: true }, orderBy: { key: "asc" }, take: limit });
   }
-  const capped = own.length === limit || keyed.length === limit || ids.length > limit;
+  const seqs = [...new Set([...keyed, ...prefixed].map((k) => k.createdSeq))];
+  const idOf = new Map<number, string>();
+  if (seqs.length) {
+    for (const o of await db.operation.findMany({ where: { createdSeq: { in: seqs } }, select: { operationId: true, createdSeq: true } })) idOf.set(o.createdSeq, o.operationId);
+  }
+  const ordered = [
+    ...own.filter((o) => o.operationId === q).map((o) => o.operationId),
+    ...keyed.map((k) => idOf.get(k.createdSeq)),
+    ...own.map((o) => o.operationId),
+    ...prefixed.map((k) => idOf.get(k.createdSeq)),
+  ];
+  const ids = [...new Set(ordered.filter((id): id is string => id !== undefined))];
+  const capped = own.length === limit || prefixed.length === limit || ids.length > limit;
   return { ids: ids.slice(0, limit), capped };
 }
 

@@ -121,7 +121,7 @@ export async function addToCounters(db: SqlLike, table: string, keys: string[], 
 }
 
 /** SELECT … WHERE column IN (ids), chunked; `sql` holds one `%IN%` marker. */
-export async function selectIn<T>(db: SqlLike, sql: string, ids: string[]): Promise<T[]> {
+export async function selectIn<T>(db: SqlLike, sql: string, ids: (string | number)[]): Promise<T[]> {
   const out: T[] = [];
   const q = asSql(db);
   for (const chunk of statementChunks(ids, 1)) {

@@ -1,11 +1,47 @@
 import "server-only";
 import { ChainVerifier, type ChainVerdict } from "@/lib/domain/hash";
 import { toChainRecord } from "./chain";
+import type { Db } from "./database";
 import { reader } from "./db";
+import { selectIn } from "./sql";
 
 const PAGE = 5000;
 
-/** Checks every link of the stored chain, page by page, in seq order. */
+type Row = { seq: number; operationId: string | null; opSeq: number | null };
+
+/**
+ * op_seq is outside the hash (a lookup column): it must name the operation's created_seq, and the
+ * record there must be that operation's. Otherwise an edit that got past the triggers could hide
+ * records from their operation while every link still verified. The first wrong one, or null.
+ */
+async function opSeqProblem(db: Db, rows: Row[]): Promise<{ seq: number; problem: string } | null> {
+  const owned = rows.filter((r) => r.operationId !== null);
+  const ids = [...new Set(owned.map((r) => r.operationId!))];
+  const created = new Map(
+    (await selectIn<{ operation_id: string; created_seq: number | bigint }>(db, "SELECT operation_id, created_seq FROM operations WHERE operation_id IN %IN%", ids)).map(
+      (o) => [o.operation_id, Number(o.created_seq)],
+    ),
+  );
+  const targets = [...new Set(owned.filter((r) => r.opSeq !== null).map((r) => r.opSeq!))];
+  const at = new Map(
+    (await selectIn<{ seq: number | bigint; operation_id: string | null }>(db, "SELECT seq, operation_id FROM chain_records WHERE seq IN %IN%", targets)).map((r) => [
+      Number(r.seq),
+      r.operation_id,
+    ]),
+  );
+  for (const r of owned) {
+    if (r.opSeq === null) return { seq: r.seq, problem: "op_seq is missing on a record of an operation" };
+    if (created.get(r.operationId!) !== r.opSeq || at.get(r.opSeq) !== r.operationId || r.opSeq > r.seq) {
+      return { seq: r.seq, problem: `op_seq ${r.opSeq} is not the created_seq of ${r.operationId}` };
+    }
+  }
+  return null;
+}
+
+/**
+ * Checks every link of the stored chain, page by page, in seq order, and that each record's
+ * op_seq names its operation (opSeqProblem).
+ */
 export async function verifyStoredChain(
   onProgress?: (checked: number) => void,
   opts: { watch?: number[] } = {},
@@ -17,7 +53,9 @@ export async function verifyStoredChain(
   for (;;) {
     const rows = await db.chainRecord.findMany({ where: { seq: { gt: after } }, orderBy: { seq: "asc" }, take: PAGE });
     if (!rows.length) break;
+    const wrong = await opSeqProblem(db, rows);
     for (const row of rows) {
+      if (wrong && row.seq === wrong.seq) return { verdict: { ok: false, badSeq: row.seq, count: verifier.verdict().count, problem: wrong.problem }, hashes: verifier.hashes };
       let record;
       try {
         record = toChainRecord(row);

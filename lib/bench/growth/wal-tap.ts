@@ -29,7 +29,8 @@ export class WalTap {
     try {
       const head = Buffer.alloc(WAL_HEADER);
       if (readSync(fd, head, 0, WAL_HEADER, 0) < WAL_HEADER) return;
-      const pageSize = head.readUInt32BE(8);
+      // The header stores a 65,536-byte page size as 1.
+      const pageSize = head.readUInt32BE(8) === 1 ? 65536 : head.readUInt32BE(8);
       const salt = head.subarray(16, 24).toString("hex");
       // A new generation (the WAL restarted after a checkpoint) starts again from its first frame.
       if (salt !== this.salt) {
