@@ -8,6 +8,16 @@ import { asSql, insertMany, selectIn, type SqlLike } from "./sql";
  */
 export const OF_OPERATIONS = "op_seq IN (SELECT created_seq FROM operations WHERE operation_id IN %IN%)";
 
+/** Each of these operations' created_seq (the ones that exist). */
+export async function createdSeqsOf(db: SqlLike, operationIds: string[]): Promise<Map<string, number>> {
+  const rows = await selectIn<{ operation_id: string; created_seq: number | bigint }>(
+    db,
+    "SELECT operation_id, created_seq FROM operations WHERE operation_id IN %IN%",
+    operationIds,
+  );
+  return new Map(rows.map((r) => [r.operation_id, Number(r.created_seq)]));
+}
+
 export type ChainEntry = {
   kind: ChainFields["kind"];
   operation_id: string | null;
@@ -42,15 +52,7 @@ export async function appendToChain(
   if (!opts.locked) await lockChain(tx);
   const [head] = await tx.all<{ seq: number | bigint; hash: string }>("SELECT seq, hash FROM chain_records ORDER BY seq DESC LIMIT 1");
   const lookUp = [...new Set(entries.filter((e) => e.operation_id !== null && e.op_seq === undefined).map((e) => e.operation_id!))];
-  const opSeqs = new Map<string, number>();
-  if (lookUp.length) {
-    const rows = await selectIn<{ operation_id: string; created_seq: number | bigint }>(
-      tx,
-      "SELECT operation_id, created_seq FROM operations WHERE operation_id IN %IN%",
-      lookUp,
-    );
-    for (const r of rows) opSeqs.set(r.operation_id, Number(r.created_seq));
-  }
+  const opSeqs = lookUp.length ? await createdSeqsOf(tx, lookUp) : new Map<string, number>();
   let seq = head ? Number(head.seq) : 0;
   let prev = head?.hash ?? GENESIS_HASH;
   const out: ChainRecord[] = [];

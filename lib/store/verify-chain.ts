@@ -1,6 +1,6 @@
 import "server-only";
 import { ChainVerifier, type ChainVerdict } from "@/lib/domain/hash";
-import { toChainRecord } from "./chain";
+import { createdSeqsOf, toChainRecord } from "./chain";
 import type { Db } from "./database";
 import { reader } from "./db";
 import { selectIn } from "./sql";
@@ -17,11 +17,7 @@ type Row = { seq: number; operationId: string | null; opSeq: number | null };
 async function opSeqProblem(db: Db, rows: Row[]): Promise<{ seq: number; problem: string } | null> {
   const owned = rows.filter((r) => r.operationId !== null);
   const ids = [...new Set(owned.map((r) => r.operationId!))];
-  const created = new Map(
-    (await selectIn<{ operation_id: string; created_seq: number | bigint }>(db, "SELECT operation_id, created_seq FROM operations WHERE operation_id IN %IN%", ids)).map(
-      (o) => [o.operation_id, Number(o.created_seq)],
-    ),
-  );
+  const created = await createdSeqsOf(db, ids);
   const targets = [...new Set(owned.filter((r) => r.opSeq !== null).map((r) => r.opSeq!))];
   const at = new Map(
     (await selectIn<{ seq: number | bigint; operation_id: string | null }>(db, "SELECT seq, operation_id FROM chain_records WHERE seq IN %IN%", targets)).map((r) => [
