@@ -5,6 +5,7 @@ import { PrismaClient as PgClient } from "./generated/pg/client";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
 import { databaseUrl, providerOf, type Db, type Provider, type Tx } from "./database";
 import { asSql, type Sql } from "./sql";
+import { DirectPg } from "./pg-direct";
 import { DirectSqlite } from "./sqlite-direct";
 
 /**
@@ -19,6 +20,8 @@ type Clients = {
   ready: Promise<void>;
   /** SQLite only: the direct ingest connection (sqlite-direct.ts), opened at first use. */
   direct: (() => DirectSqlite) | null;
+  /** PostgreSQL only: the ingest pool of the pg driver (pg-direct.ts), opened at first use. */
+  directPg: (() => DirectPg) | null;
   /** SQLite only: one write transaction at a time across the writer and the direct connection. */
   lock: WriteLock;
   close: () => Promise<void>;
@@ -46,7 +49,20 @@ function connect(url: string): Clients {
     const client = new PgClient({
       adapter: new PrismaPg({ connectionString: url, max: Number(process.env.DATABASE_POOL_SIZE || 10) }),
     }) as unknown as Db;
-    return { provider, writer: client, reader: client, ready: Promise.resolve(), direct: null, lock: new WriteLock(), close: () => client.$disconnect() };
+    let directPg: DirectPg | null = null;
+    return {
+      provider,
+      writer: client,
+      reader: client,
+      ready: Promise.resolve(),
+      direct: null,
+      directPg: () => (directPg ??= new DirectPg(url)),
+      lock: new WriteLock(),
+      close: async () => {
+        await directPg?.close();
+        await client.$disconnect();
+      },
+    };
   }
   // better-sqlite3 is one connection per client, and Prisma's adapter runs every query of an
   // open interactive transaction *and any other query issued meanwhile* on it. A second,
@@ -72,6 +88,7 @@ function connect(url: string): Clients {
     reader,
     ready,
     direct: () => (direct ??= new DirectSqlite(url.replace(/^file:/, ""))),
+    directPg: null,
     lock: new WriteLock(),
     close: async () => {
       direct?.close();
@@ -127,12 +144,14 @@ export async function writeTransaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T
 }
 
 /**
- * A write transaction for the hot path's raw SQL (ingest): on SQLite through the direct
- * connection, on PostgreSQL a Prisma transaction. Same guarantees as writeTransaction.
+ * A write transaction for the hot path's raw SQL (ingest): through the direct connection of
+ * either database (sqlite-direct.ts, pg-direct.ts). Same guarantees as writeTransaction.
+ * `RECONCILE_PG_DIRECT=off` sends PostgreSQL's through a Prisma transaction instead.
  */
 export async function sqlWriteTransaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
   const c = clients();
   await c.ready;
+  if (c.directPg && process.env.RECONCILE_PG_DIRECT !== "off") return c.directPg().transaction(fn);
   if (!c.direct) return writeTransaction((tx) => fn(asSql(tx)));
   const direct = c.direct;
   return c.lock.run(() => direct().transaction(fn));
