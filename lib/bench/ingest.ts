@@ -20,10 +20,11 @@ import { chainHash, GENESIS_HASH } from "../domain/hash";
 import { splitRecord } from "../domain/stages";
 
 const { values } = parseArgs({
-  options: { seconds: { type: "string", default: "15" }, batches: { type: "string", default: "60" }, "database-url": { type: "string" } },
+  options: { seconds: { type: "string", default: "15" }, batches: { type: "string", default: "60" }, clients: { type: "string", default: "4" }, "database-url": { type: "string" } },
 });
 const SECONDS = Number(values.seconds);
 const BATCHES = Number(values.batches);
+const CLIENTS = Number(values.clients);
 const tsx = [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts"];
 
 let counter = 0;
@@ -56,7 +57,7 @@ async function main() {
   // warm-up
   for (let i = 0; i < 20; i++) await fetch(`${base}/api/v1/receipts`, { method: "POST", headers, body: JSON.stringify(record("warm")) });
 
-  // 1. batches of 100, 4 clients
+  // 1. batches of 100, 4 clients (--clients)
   const batchLatencies: number[] = [];
   let batchErrors = 0;
   let done = 0;
@@ -64,7 +65,7 @@ async function main() {
   const bodies = Array.from({ length: BATCHES }, () => JSON.stringify({ records: Array.from({ length: 100 }, () => record("batch")) }));
   const t0 = performance.now();
   await Promise.all(
-    Array.from({ length: 4 }, async () => {
+    Array.from({ length: CLIENTS }, async () => {
       while (done < BATCHES) {
         const body = bodies[done++];
         const s = performance.now();
@@ -78,7 +79,7 @@ async function main() {
   const batchSeconds = (performance.now() - t0) / 1000;
   const batchRate = (BATCHES * 100) / batchSeconds;
   batchLatencies.sort((a, b) => a - b);
-  console.log(`batched (100 records/request, 4 clients): ${BATCHES} requests, ${(BATCHES * 100).toLocaleString()} receipts in ${batchSeconds.toFixed(1)} s`);
+  console.log(`batched (100 records/request, ${CLIENTS} clients): ${BATCHES} requests, ${(BATCHES * 100).toLocaleString()} receipts in ${batchSeconds.toFixed(1)} s`);
   console.log(`  throughput ${batchRate.toFixed(0)} receipts/s · p50 ${pct(batchLatencies, 50).toFixed(0)} ms · p99 ${pct(batchLatencies, 99).toFixed(0)} ms per request · errors ${batchErrors}`);
 
   // 2. single records, 50 connections
