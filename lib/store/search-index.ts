@@ -2,7 +2,7 @@ import "server-only";
 import type { OperationState, StoredStage } from "@/lib/domain/operation";
 import { ftsMatch, parseSearch, searchDocument, searchSourceOf, snippetOf, tsQuery, tsVector, type ParsedSearch, type SearchSource, type SnippetLine } from "@/lib/domain/search";
 import { provider, type Db, type Tx } from "./database";
-import { asSql, deleteIn, inList, insertMany, placeholder, selectIn, type SqlLike } from "./sql";
+import { asSql, deleteIn, inList, insertMany, selectIn, type SqlLike } from "./sql";
 
 /**
  * The free-text search index: one row per operation in `operation_search` (migration
@@ -40,12 +40,15 @@ export async function writeSearchRows(db: SqlLike, ops: { createdSeq: number; so
     await insertMany(tx, "operation_search", ["rowid", "head", "body", "operation_id"], docs.map((d) => [d.seq, d.doc.head, d.doc.body, d.id]));
     return;
   }
-  // The document is a tsvector literal built in code: cast it (a text parameter is not one).
+  // The document is a tsvector literal built in code, cast by the server. The rows travel as one
+  // JSON document, as pg-direct.ts sends every INSERT: faster than rows × columns parameters
+  // (bench:ingest prints both raw methods).
   for (let i = 0; i < docs.length; i += 1000) {
     const chunk = docs.slice(i, i + 1000);
-    let n = 1;
-    const values = chunk.map(() => `(${placeholder(n++)}, ${placeholder(n++)}, CAST(${placeholder(n++)} AS tsvector))`).join(", ");
-    await tx.run(`INSERT INTO operation_search (created_seq, operation_id, document) VALUES ${values}`, chunk.flatMap((d) => [d.seq, d.id, tsVector(d.doc)]));
+    await tx.run(
+      "INSERT INTO operation_search (created_seq, operation_id, document) SELECT (r->>0)::int4, r->>1, (r->>2)::tsvector FROM jsonb_array_elements($1::jsonb) AS r",
+      [JSON.stringify(chunk.map((d) => [d.seq, d.id, tsVector(d.doc)]))],
+    );
     await insertMany(tx, "operation_search_text", ["created_seq", "head", "body"], chunk.map((d) => [d.seq, d.doc.head, d.doc.body]));
   }
 }
