@@ -4,8 +4,9 @@
  * rate of the same rows as a ceiling. Prints figures; asserts nothing (docs/BENCHMARKS.md).
  *
  * Needs a build (`npm run build`). Options: --seconds N (single-record run, default 15),
- * --batches N (default 60), --database-url postgresql://… (an empty database made for the
- * purpose; the ceiling is then raw pg inserts into temporary copies of the tables).
+ * --batches N (default 60), --clients N (concurrent batch clients, default 4), --database-url
+ * postgresql://… (an empty database made for the purpose; the ceiling is then the best of raw pg
+ * methods into copies of the tables, rawPostgresRate).
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -147,31 +148,63 @@ function rawSqliteRate(rawDb: string, env: NodeJS.ProcessEnv): { label: string; 
   return { label: "raw better-sqlite3 ceiling", rate: rawRate };
 }
 
-/** The same rows into temporary copies of the tables (same columns and indexes) with the pg driver. */
+/**
+ * The same rows with the pg driver alone, 100 receipts a transaction, into copies of the tables
+ * (same columns and indexes), by each raw method; the best logged one is the ceiling:
+ * - `values`: multi-row INSERT … VALUES, rows × columns parameters;
+ * - `json`: the rows as one JSON document the server unpacks (what the ingest path does);
+ * - `temp`: `values` into temporary tables, which write no WAL and so no durable commit: more
+ *   than any durable ingest can do, printed for comparison only.
+ */
 async function rawPostgresRate(url: string): Promise<{ label: string; rate: number }> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  try {
-    for (const t of ["chain_records", "operations", "operation_views"]) await client.query(`CREATE TEMP TABLE raw_${t} (LIKE ${t} INCLUDING DEFAULTS INCLUDING INDEXES)`);
-    const values = (rows: unknown[][]) => {
-      let n = 0;
-      return rows.map((r) => `(${r.map(() => `$${++n}`).join(", ")})`).join(", ");
-    };
+  const tables = ["chain_records", "operations", "operation_views"];
+  const chainCols = ["seq", "operation_id", "stage", "observed_at", "recorded_at", "payload", "prev_hash", "hash", "op_seq", "kind", "actor"];
+  const viewCols = ["operation_id", "created_seq", "created_at", "last_seq", "updated_at", "tool", "outcome", "reason", "effective_outcome", "needs_review", "overclaimed", "stage_count", "correction_count"];
+  const values = (rows: unknown[][]) => {
+    let n = 0;
+    return rows.map((r) => `(${r.map(() => `$${++n}`).join(", ")})`).join(", ");
+  };
+  const types = new Map<string, Map<string, string>>();
+  for (const t of tables) {
+    const r = await client.query<{ column_name: string; udt_name: string }>("SELECT column_name, udt_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1", [t]);
+    types.set(t, new Map(r.rows.map((c) => [c.column_name, c.udt_name])));
+  }
+  const fromJson = (table: string, cols: string[]) =>
+    `INSERT INTO raw_${table} (${cols.join(", ")}) SELECT ${cols.map((c, i) => `(r->>${i})::${types.get(table)!.get(c)}`).join(", ")} FROM jsonb_array_elements($1::jsonb) AS r`;
+  const run = async (method: "values" | "json" | "temp") => {
+    for (const t of tables) {
+      await client.query(`DROP TABLE IF EXISTS raw_${t}`);
+      await client.query(`CREATE ${method === "temp" ? "TEMP " : ""}TABLE raw_${t} (LIKE ${t} INCLUDING DEFAULTS INCLUDING INDEXES)`);
+    }
     const state = { seq: 0, prev: GENESIS_HASH };
     const r0 = performance.now();
     for (let i = 0; i < BATCHES; i++) {
       const { chain, ops } = rawRows(Array.from({ length: 100 }, () => record("raw")), state);
+      const chainRows = chain.map((c) => [...c, "stage", "bench"]);
+      const opRows = ops.map((o) => o.slice(0, 3));
+      const viewRows = ops.map(([id, first, now, last]) => [id, first, now, last, now, "social.publish", "verified", "x", "verified", false, false, 4, 0]);
       await client.query("BEGIN");
-      await client.query(`INSERT INTO raw_chain_records (seq, operation_id, stage, observed_at, recorded_at, payload, prev_hash, hash, op_seq, kind, actor) VALUES ${values(chain.map((c) => [...c, "stage", "bench"]))}`, chain.flatMap((c) => [...c, "stage", "bench"]));
-      await client.query(`INSERT INTO raw_operations (operation_id, created_seq, created_at) VALUES ${values(ops.map((o) => o.slice(0, 3)))}`, ops.flatMap((o) => o.slice(0, 3)));
-      const views = ops.map(([id, first, now, last]) => [id, first, now, last, now, "social.publish", "verified", "x", "verified", false, false, 4, 0]);
-      await client.query(
-        `INSERT INTO raw_operation_views (operation_id, created_seq, created_at, last_seq, updated_at, tool, outcome, reason, effective_outcome, needs_review, overclaimed, stage_count, correction_count) VALUES ${values(views)}`,
-        views.flat(),
-      );
+      if (method === "json") {
+        await client.query(fromJson("chain_records", chainCols), [JSON.stringify(chainRows)]);
+        await client.query(fromJson("operations", ["operation_id", "created_seq", "created_at"]), [JSON.stringify(opRows)]);
+        await client.query(fromJson("operation_views", viewCols), [JSON.stringify(viewRows)]);
+      } else {
+        await client.query(`INSERT INTO raw_chain_records (${chainCols.join(", ")}) VALUES ${values(chainRows)}`, chainRows.flat());
+        await client.query(`INSERT INTO raw_operations (operation_id, created_seq, created_at) VALUES ${values(opRows)}`, opRows.flat());
+        await client.query(`INSERT INTO raw_operation_views (${viewCols.join(", ")}) VALUES ${values(viewRows)}`, viewRows.flat());
+      }
       await client.query("COMMIT");
     }
-    return { label: "raw pg ceiling", rate: (BATCHES * 100) / ((performance.now() - r0) / 1000) };
+    const rate = (BATCHES * 100) / ((performance.now() - r0) / 1000);
+    for (const t of tables) await client.query(`DROP TABLE raw_${t}`);
+    return rate;
+  };
+  try {
+    const rates = { values: await run("values"), json: await run("json"), temp: await run("temp") };
+    console.log(`raw pg by method, receipts/s: multi-row VALUES ${rates.values.toFixed(0)} · one JSON document ${rates.json.toFixed(0)} · VALUES into temporary tables (no WAL, not durable) ${rates.temp.toFixed(0)}`);
+    return { label: "raw pg ceiling, best durable method", rate: Math.max(rates.values, rates.json) };
   } finally {
     await client.end();
   }
