@@ -68,6 +68,9 @@ export function checkJsonShape(value: unknown, maxDepth = MAX_DEPTH, maxContaine
   return null;
 }
 
+/** The first `n` UTF-16 units of a text, never ending inside a surrogate pair (a lone half is not Unicode: ingest refuses it). */
+export const cut = (text: string, n: number): string => (text.length <= n ? text : text.slice(0, n).replace(/[\uD800-\uDBFF]$/, ""));
+
 /**
  * Text every database stores the same way: no unpaired UTF-16 surrogate (a `\uD800` escape
  * alone is valid JSON but not Unicode, and cannot be hashed canonically), and no NUL character

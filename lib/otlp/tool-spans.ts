@@ -1,4 +1,4 @@
-import { checkJsonShape, isPlainObject, MAX_DEPTH } from "@/lib/domain/json";
+import { checkJsonShape, cut, isPlainObject, MAX_DEPTH } from "@/lib/domain/json";
 import { isPossibleOperationId } from "@/lib/domain/wire";
 import { instantOf, type AttrValue, type Attributes, type Span } from "./spans";
 
@@ -46,9 +46,6 @@ const PREVIEW_CHARS = 4096;
 /** The span's attributes are copied onto the record for the page's "raw" view: at most this many, each text cut to this length. */
 export const MAX_COPIED_ATTRIBUTES = 128;
 const MAX_COPIED_TEXT = 2048;
-
-/** The first `n` UTF-16 units of a text, never ending inside a surrogate pair (a lone half is not Unicode: ingest refuses it). */
-export const cut = (text: string, n: number): string => (text.length <= n ? text : text.slice(0, n).replace(/[\uD800-\uDBFF]$/, ""));
 
 const str = (v: AttrValue | undefined): string | null => (typeof v === "string" && v !== "" ? v : typeof v === "number" ? String(v) : null);
 
