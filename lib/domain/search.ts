@@ -8,7 +8,7 @@
  * and quoted, so FTS syntax in a query (`"`, `*`, `NEAR(`, `-`, `:`, `OR`, `&`, `!`) is only ever
  * text: it can neither fail nor change the query.
  */
-import { isPlainObject } from "./json";
+import { cut, isPlainObject } from "./json";
 import type { OperationState, StoredStage } from "./operation";
 
 /** The most characters of an operation's document that are indexed (head and body together). */
@@ -81,7 +81,7 @@ export function searchSourceOf(operationId: string, stages: StoredStage[], state
 
 const clean = (v: string) => {
   const flat = v.replace(/\s+/g, " ").trim();
-  return flat.length > VALUE_MAX ? flat.slice(0, VALUE_MAX) : flat;
+  return cut(flat, VALUE_MAX);
 };
 
 /** Builds the capped document; lines repeat nothing, and huge or deep values are walked iteratively. */

@@ -1,6 +1,6 @@
 import { get as pointerGet, type Json } from "@hyperjump/json-pointer";
 import { jsonEqual } from "./hash";
-import { isPlainObject } from "./json";
+import { cut, isPlainObject } from "./json";
 import type { VerifierDefinition } from "./verifier";
 import { expectedValue, maskSecrets, TemplateError, type TemplateContext } from "./verifier-template";
 import type { ReadStatus } from "./wire";
@@ -76,7 +76,7 @@ export function judgeResponse(def: Pick<VerifierDefinition, "expect">, ctx: Temp
     let evidence: Record<string, string> | null = null;
     for (const [k, pointer] of Object.entries(rule.evidence ?? {})) {
       const v = evidenceText(pointerAt(doc(), pointer as string));
-      if (v !== null) (evidence ??= {})[k] = v.slice(0, 4096);
+      if (v !== null) (evidence ??= {})[k] = cut(v, 4096);
     }
     return { status: rule.read, rule: i, evidence, error: null };
   }

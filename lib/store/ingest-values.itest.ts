@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { beforeAll, expect, it } from "vitest";
+import { beforeAll, expect, inject, it } from "vitest";
 import { call, db, ingest, principal, unique } from "@/lib/testing/integration";
 
 /**
@@ -27,10 +27,13 @@ const hostile = [
   "emoji 🧾 and ñ, 환불, データ",
   "tab\tnew\nline",
   "x".repeat(5000),
+  // The search document cuts a value at 300 UTF-16 units: here, between the halves of the emoji.
+  `${"b".repeat(299)}😀 after the cut`,
 ];
 
 it("stores every value as sent, in batches larger than one slice of rows, and the chain verifies", { timeout: 120_000 }, async () => {
   const run = unique("vals");
+  const word = `zq${run.replace(/[^a-z0-9]/gi, "")}`;
   const records = Array.from({ length: 450 }, (_, i) => {
     const text = hostile[i % hostile.length];
     return {
@@ -39,7 +42,7 @@ it("stores every value as sent, in batches larger than one slice of rows, and th
       tool: { name: i % 3 ? "null" : "true", version: "007" },
       agent: { name: text.slice(0, 100) },
       claimed_outcome: "success",
-      intent: { target: text.slice(0, 4096), effect: text.slice(0, 4096), params: { text, n: i, nested: { text, list: [text, null, true, 0] } } },
+      intent: { target: text.slice(0, 4096), effect: `${text.slice(0, 4000)} ${word}`, params: { text, n: i, nested: { text, list: [text, null, true, 0] } } },
       receipt: { status: "accepted", receipt_id: `${run}-r-${i}`, observed_at: "2026-08-28T10:00:00Z", params: { text } },
       canonical_read: { status: "match", observed_at: "2026-08-28T10:01:00Z", evidence: { object_id: `${run}-o-${i}`, text } },
     };
@@ -49,7 +52,7 @@ it("stores every value as sent, in batches larger than one slice of rows, and th
   const res = await ingest(token, { records });
   expect(res.status).toBe(200);
   expect(res.body.results.map((r: { status: number }) => r.status)).toEqual(records.map(() => 201));
-  for (const i of [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 449]) {
+  for (const i of [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 449]) {
     const sent = records[i];
     const op = (await call(`/api/v1/operations/${sent.operation_id}`, { token })).body;
     expect(op.operation_id).toBe(sent.operation_id);
@@ -73,6 +76,22 @@ it("stores every value as sent, in batches larger than one slice of rows, and th
   // Found by a receipt id, through the search keys written on the same path.
   const found = (await call(`/api/v1/operations?q=${encodeURIComponent(`${run}-r-449`)}`, { token })).body;
   expect(found.items.map((o: { operation_id: string }) => o.operation_id)).toContain(`${run}-449`);
+  // Found by a word of their text, through the search documents written on the same path.
+  const byWord = (await call(`/api/v1/operations?q=${word}&limit=200`, { token })).body;
+  expect(byWord.items).toHaveLength(200);
+  expect(byWord.items.every((o: { operation_id: string }) => o.operation_id.startsWith(`${run}-`))).toBe(true);
+  // The one cut inside an emoji is stored and found too (PostgreSQL refuses half of one in JSON).
+  const cutOne = records.findIndex((r) => r.intent.target.startsWith("bbb"));
+  const cutFound = (await call(`/api/v1/operations?q=${encodeURIComponent(`${run}-r-${cutOne}`)}`, { token })).body;
+  expect(cutFound.items.map((o: { operation_id: string }) => o.operation_id)).toContain(`${run}-${cutOne}`);
+
+  if (!inject("databaseUrl").startsWith("file:")) {
+    // On PostgreSQL these rows went through the ingest pool (pg-direct.ts), not Prisma's.
+    const [pool] = await client.$queryRawUnsafe<{ n: number | bigint }[]>(
+      "SELECT COUNT(*) AS n FROM pg_stat_activity WHERE application_name = 'reconcile-ingest' AND datname = current_database()",
+    );
+    expect(Number(pool.n)).toBeGreaterThan(0);
+  }
 
   const verify = spawnSync(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", "audit:verify"], {
     env: { ...process.env },

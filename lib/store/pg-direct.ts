@@ -31,9 +31,14 @@ export class DirectPg {
     this.pool = new pg.Pool({
       connectionString: url,
       max: size,
-      // As writeTransaction allows: 20 s to get a connection, 60 s for a statement.
+      // As writeTransaction allows: 20 s to get a connection, 60 s for a statement, and a
+      // transaction that sends nothing for 60 s (a stuck caller holding the chain lock) is ended
+      // by the server. PostgreSQL 15 has no limit on a whole transaction's time.
       connectionTimeoutMillis: 20_000,
       statement_timeout: 60_000,
+      idle_in_transaction_session_timeout: 60_000,
+      // Told apart from the Prisma pool in pg_stat_activity.
+      application_name: "reconcile-ingest",
       // Counts and sums as numbers, as the shared SQL reads them (Number(...) of a bigint or string works too).
       types: {
         getTypeParser: ((oid: number, format?: string) =>
@@ -46,10 +51,11 @@ export class DirectPg {
     this.pool.on("error", (e) => console.error(`reconcile: an idle ingest connection to PostgreSQL failed: ${e.message}`));
   }
 
-  private types(table: string): Promise<Map<string, string>> {
+  /** Read on the transaction's own connection: another one could be what it waits for (a pool of one, or every connection taken). */
+  private types(table: string, client: pg.PoolClient): Promise<Map<string, string>> {
     let t = this.columnTypes.get(table);
     if (!t) {
-      t = this.pool
+      t = client
         .query<{ column_name: string; udt_name: string }>("SELECT column_name, udt_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1", [table])
         .then((r) => new Map(r.rows.map((c) => [c.column_name, c.udt_name])));
       t.catch(() => this.columnTypes.delete(table));
@@ -60,18 +66,26 @@ export class DirectPg {
 
   async transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
-    const sql = new PgSql(client, (table) => this.types(table));
+    // A connection lost while checked out is an error event on it: unhandled, it would end the
+    // process. The query in progress fails too, which rolls the transaction back below.
+    const lost = (e: Error) => console.error(`reconcile: an ingest connection to PostgreSQL failed: ${e.message}`);
+    client.on("error", lost);
+    const release = (err?: Error) => {
+      client.off("error", lost);
+      client.release(err);
+    };
+    const sql = new PgSql(client, (table) => this.types(table, client));
     try {
       await client.query("BEGIN");
       const value = await fn(sql);
       await client.query("COMMIT");
-      client.release();
+      release();
       return value;
     } catch (e) {
       // A connection whose ROLLBACK fails is not reused.
       await client.query("ROLLBACK").then(
-        () => client.release(),
-        (err: Error) => client.release(err),
+        () => release(),
+        (err: Error) => release(err),
       );
       throw e;
     }
@@ -143,9 +157,19 @@ function insertText(table: string, columns: string[], types: Map<string, string>
   return text;
 }
 
-/** A value as JSON carries it to `->>`: null for undefined, text for big integers and dates. */
-function jsonable(v: unknown): unknown {
+/** String.prototype.toWellFormed (Node 20+; typed from ES2024, past this project's lib). */
+export const wellFormed = (s: string): string => (s as unknown as { toWellFormed(): string }).toWellFormed();
+
+/**
+ * A value as JSON carries it to `->>`: null for undefined, text for big integers and dates.
+ * Text is made well-formed: a string cut in the middle of an emoji (a search excerpt, a
+ * response excerpt) holds half a surrogate pair, which JSON writes as an escape that jsonb
+ * refuses; it is stored as U+FFFD, as the driver's text parameters and SQLite store it.
+ */
+export function jsonable(v: unknown): unknown {
   if (v === undefined) return null;
+  if (typeof v === "string") return wellFormed(v);
+  if (typeof v === "number" && !Number.isFinite(v)) throw new Error(`a row value for PostgreSQL's ingest must be a finite number, not ${v}`);
   if (typeof v === "bigint") return v.toString();
   if (v instanceof Date) return v.toISOString();
   if (v !== null && typeof v === "object") throw new Error("a row value for PostgreSQL's ingest must be a string, number, boolean, date or null");

@@ -2,6 +2,7 @@ import "server-only";
 import type { OperationState, StoredStage } from "@/lib/domain/operation";
 import { ftsMatch, parseSearch, searchDocument, searchSourceOf, snippetOf, tsQuery, tsVector, type ParsedSearch, type SearchSource, type SnippetLine } from "@/lib/domain/search";
 import { provider, type Db, type Tx } from "./database";
+import { wellFormed } from "./pg-direct";
 import { asSql, deleteIn, inList, insertMany, selectIn, type SqlLike } from "./sql";
 
 /**
@@ -47,7 +48,7 @@ export async function writeSearchRows(db: SqlLike, ops: { createdSeq: number; so
     const chunk = docs.slice(i, i + 1000);
     await tx.run(
       "INSERT INTO operation_search (created_seq, operation_id, document) SELECT (r->>0)::int4, r->>1, (r->>2)::tsvector FROM jsonb_array_elements($1::jsonb) AS r",
-      [JSON.stringify(chunk.map((d) => [d.seq, d.id, tsVector(d.doc)]))],
+      [JSON.stringify(chunk.map((d) => [d.seq, d.id, wellFormed(tsVector(d.doc))]))],
     );
     await insertMany(tx, "operation_search_text", ["created_seq", "head", "body"], chunk.map((d) => [d.seq, d.doc.head, d.doc.body]));
   }

@@ -1,5 +1,6 @@
 import "server-only";
 import { existsSync, readFileSync } from "node:fs";
+import { cut } from "@/lib/domain/json";
 import { afterAttempt, ATTEMPT_TIMEOUT_MS, scheduleScale } from "@/lib/domain/webhooks/schedule";
 import { openSecret, signedHeaders } from "@/lib/domain/webhooks/signing";
 import { slackMessage } from "@/lib/domain/webhooks/slack";
@@ -135,7 +136,7 @@ export async function deliverWebhook(job: Job): Promise<void> {
   const ms = Math.round(res?.ms ?? performance.now() - started);
   const status = res?.status ?? null;
   if (res && (status! < 200 || status! >= 300)) error = `the receiver answered ${status}`;
-  const excerpt = res ? res.body.subarray(0, EXCERPT * 4).toString("utf8").slice(0, EXCERPT) : (error ?? "");
+  const excerpt = res ? cut(res.body.subarray(0, EXCERPT * 4).toString("utf8"), EXCERPT) : (error ?? "");
   const attempt = { n, at: at.toISOString(), statusCode: status, ms, excerpt, error };
   const now = Date.now();
   const verdict = afterAttempt(n, status, { now, retryAfter: res?.headers["retry-after"], scale: scheduleScale(process.env.RECONCILE_WEBHOOK_SCHEDULE_SCALE) });
