@@ -202,7 +202,10 @@ async function rawPostgresRate(url: string): Promise<{ label: string; rate: numb
     return rate;
   };
   try {
+    // Each durable method twice, in both orders, its better run kept: neither gains from going second.
     const rates = { values: await run("values"), json: await run("json"), temp: await run("temp") };
+    rates.json = Math.max(rates.json, await run("json"));
+    rates.values = Math.max(rates.values, await run("values"));
     console.log(`raw pg by method, receipts/s: multi-row VALUES ${rates.values.toFixed(0)} · one JSON document ${rates.json.toFixed(0)} · VALUES into temporary tables (no WAL, not durable) ${rates.temp.toFixed(0)}`);
     return { label: "raw pg ceiling, best durable method", rate: Math.max(rates.values, rates.json) };
   } finally {
