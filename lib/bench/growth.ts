@@ -11,7 +11,7 @@
  * written pages belong to.
  *
  *   npm run bench:growth -- [--db FILE | --database-url postgresql://…] [--stages 0,1000000,3000000]
- *                           [--window 20000] [--batch 100] [--attribute]
+ *                           [--window 20000] [--batch 100] [--warmup 2000] [--attribute]
  *
  * A database that already holds data is added to (bench:ui's million, say): stages below what
  * it holds are skipped, and the windows measure at the sizes it reaches.
@@ -33,14 +33,17 @@ const { values } = parseArgs({
     window: { type: "string", default: "20000" },
     batch: { type: "string", default: "100" },
     attribute: { type: "boolean", default: false },
+    warmup: { type: "string", default: "2000" },
   },
 });
 const STAGES = values.stages.split(",").map(Number);
 const WINDOW = Number(values.window);
 const BATCH = Number(values.batch);
+const WARMUP = Number(values.warmup);
 if (STAGES.some((s) => !Number.isInteger(s) || s < 0)) throw new Error("--stages: whole numbers of operations, comma-separated");
 if (!Number.isInteger(WINDOW) || WINDOW < 1000) throw new Error("--window must be a whole number ≥ 1000");
 if (!Number.isInteger(BATCH) || BATCH < 1 || BATCH > 2000) throw new Error("--batch must be 1–2000");
+if (!Number.isInteger(WARMUP) || WARMUP < 0) throw new Error("--warmup must be a whole number of operations");
 
 type Row = { stage: number; held: number; records: number; seconds: number; bytes: number | null; wal: Map<string, number> | null; sizeMb: number };
 
@@ -66,11 +69,21 @@ async function main() {
   // Another seed than bench:ui's, so operations added to its database are new ones; calls 10 ms
   // apart, ending an hour ago: the times grow as the operations arrive, as in a live deployment
   // (bench:ui's 30 days would put a small window's calls all over the time indexes).
-  const total = Math.max(0, last - held) + WINDOW * stages.length;
+  const total = Math.max(0, last - held) + WINDOW * stages.length + WARMUP;
   const feed = new Feeder(total, 20261201 + held, total * 10);
   const tap = values.attribute ? new WalTap(bench.where) : null;
   console.log(`bench:growth · ${await bench.kind()} · ${bench.where} · holds ${held.toLocaleString()} operations`);
   console.log(`stages ${stages.map((s) => s.toLocaleString()).join(", ")} · window ${WINDOW.toLocaleString()} operations · ${BATCH} records a transaction`);
+
+  // Warm-up, not measured: the first window would otherwise also pay for compiling the code,
+  // opening connections and preparing statements, and understate the first stage's rate (which
+  // every ratio divides by). The operations count towards the size.
+  if (WARMUP > 0) {
+    log(`warming up with ${WARMUP.toLocaleString()} operations (not measured)…`);
+    const start = feed.made;
+    for (let b = feed.next(BATCH, start + WARMUP); b; b = feed.next(BATCH, start + WARMUP)) await ingestBatch(b, "bench-growth");
+    held += feed.made - start;
+  }
 
   const rows: Row[] = [];
   for (const stage of stages) {
