@@ -127,9 +127,8 @@ class PgSql implements Sql {
     const types = await this.typesOf(table);
     const text = insertText(table, columns, types);
     // The rows travel as one JSON array of arrays, which the server unpacks: JSON.stringify is
-    // native, where the driver's array literals escaped every value in JavaScript (a sixth of
-    // the ingest's time, and most of its garbage). Built in slices, so that a 4 MiB batch
-    // leaves turns for other requests.
+    // native, where the driver's parameters (or array literals) were each prepared and escaped
+    // in JavaScript. Built in slices, so that a 4 MiB batch leaves turns for other requests.
     const pace = pacer();
     const out: unknown[][] = new Array(rows.length);
     for (let r = 0; r < rows.length; r++) {
