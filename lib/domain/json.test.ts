@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkJsonShape, findDuplicateKey, MAX_CONTAINERS, scanDuplicateKey } from "./json";
+import { checkJsonShape, cut, findDuplicateKey, MAX_CONTAINERS, scanDuplicateKey, wellFormed } from "./json";
 
 describe("findDuplicateKey", () => {
   it.each([
@@ -84,5 +84,20 @@ describe("containers per record", () => {
     expect(checkJsonShape(of(MAX_CONTAINERS))).toBeNull();
     expect(checkJsonShape(of(MAX_CONTAINERS + 1))?.message).toMatch(/more than 100,000 arrays and objects/);
     expect(checkJsonShape({ keys: Object.fromEntries(Array.from({ length: 150_000 }, (_, i) => [`k${i}`, i])) })).toBeNull();
+  });
+});
+
+describe("cutting and storing text", () => {
+  it("cut never ends inside a surrogate pair, and leaves shorter text alone", () => {
+    expect(cut(`${"a".repeat(299)}😀 after`, 300)).toBe("a".repeat(299));
+    expect(cut(`${"a".repeat(298)}😀 after`, 300)).toBe(`${"a".repeat(298)}😀`);
+    expect(cut("short", 300)).toBe("short");
+    fc.assert(fc.property(fc.string({ unit: "grapheme" }), fc.nat(40), (text, n) => wellFormed(cut(text, n)) === cut(text, n)));
+  });
+
+  it("wellFormed puts U+FFFD for an unpaired surrogate and keeps pairs", () => {
+    expect(wellFormed("a\ud83d")).toBe("a\ufffd");
+    expect(wellFormed("\ude00b")).toBe("\ufffdb");
+    expect(wellFormed("😀")).toBe("😀");
   });
 });

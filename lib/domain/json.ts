@@ -68,6 +68,9 @@ export function checkJsonShape(value: unknown, maxDepth = MAX_DEPTH, maxContaine
   return null;
 }
 
+/** The text with every unpaired surrogate as U+FFFD (String.prototype.toWellFormed, Node 20+; typed from ES2024, past this project's lib). */
+export const wellFormed = (s: string): string => (s as unknown as { toWellFormed(): string }).toWellFormed();
+
 /** The first `n` UTF-16 units of a text, never ending inside a surrogate pair (a lone half is not Unicode: ingest refuses it). */
 export const cut = (text: string, n: number): string => (text.length <= n ? text : text.slice(0, n).replace(/[\uD800-\uDBFF]$/, ""));
 

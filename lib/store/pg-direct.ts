@@ -1,6 +1,7 @@
 import "server-only";
 import { createHash } from "node:crypto";
 import pg from "pg";
+import { wellFormed } from "@/lib/domain/json";
 import { pacer } from "./pace";
 import type { Sql } from "./sql";
 
@@ -155,9 +156,6 @@ function insertText(table: string, columns: string[], types: Map<string, string>
   }
   return text;
 }
-
-/** String.prototype.toWellFormed (Node 20+; typed from ES2024, past this project's lib). */
-export const wellFormed = (s: string): string => (s as unknown as { toWellFormed(): string }).toWellFormed();
 
 /**
  * A value as JSON carries it to `->>`: null for undefined, text for big integers and dates.

@@ -1,8 +1,8 @@
 import "server-only";
 import type { OperationState, StoredStage } from "@/lib/domain/operation";
+import { wellFormed } from "@/lib/domain/json";
 import { ftsMatch, parseSearch, searchDocument, searchSourceOf, snippetOf, tsQuery, tsVector, type ParsedSearch, type SearchSource, type SnippetLine } from "@/lib/domain/search";
 import { provider, type Db, type Tx } from "./database";
-import { wellFormed } from "./pg-direct";
 import { asSql, deleteIn, inList, insertMany, selectIn, type SqlLike } from "./sql";
 
 /**
