@@ -1,4 +1,4 @@
-import { checkpointSignatureValid, pinnedKeyProblem, type Checkpoint } from "./checkpoint";
+import { checkpointSignatureValid, headsProblem, pinnedKeyProblem, type Checkpoint } from "./checkpoint";
 import type { ChainVerdict } from "./hash";
 
 export type CheckpointVerdict = { ok: true; size: number } | { ok: false; problem: string; badSeq?: number };
@@ -13,11 +13,16 @@ export type CheckpointVerdict = { ok: true; size: number } | { ok: false; proble
 export function checkAgainstCheckpoints(verdict: ChainVerdict, hashes: Map<number, string>, checkpoints: Checkpoint[], pinnedKey?: string): CheckpointVerdict[] {
   const sorted = [...checkpoints].sort((a, b) => a.size - b.size);
   let lastGood = 0;
+  const lastGoodOf = new Map<number, number>();
   return sorted.map((c) => {
     const wrongKey = pinnedKeyProblem(c, pinnedKey);
     if (wrongKey) return { ok: false, problem: wrongKey };
     if (!checkpointSignatureValid(c)) return { ok: false, problem: `the checkpoint at size ${c.size} has an invalid signature` };
+    const badHeads = headsProblem(c);
+    if (badHeads) return { ok: false, problem: badHeads };
     if (!verdict.ok) return { ok: false, problem: "the chain itself is broken", badSeq: verdict.badSeq };
+    if (c.heads) return againstHeads(verdict, hashes, c, c.heads, lastGoodOf);
+    if (verdict.chains) return { ok: false, problem: `the checkpoint at size ${c.size} is of one chain, but this database has ${verdict.chains.length}` };
     if (verdict.lastSeq < c.size) {
       return { ok: false, problem: `truncated: the chain ends at seq ${verdict.lastSeq}, but a checkpoint signed at ${c.time} covers ${c.size} records`, badSeq: verdict.lastSeq + 1 };
     }
@@ -29,4 +34,40 @@ export function checkAgainstCheckpoints(verdict: ChainVerdict, hashes: Map<numbe
     lastGood = c.size;
     return { ok: true, size: c.size };
   });
+}
+
+/** A version 2 checkpoint: every chain must reach its head, with the hash the checkpoint names there. */
+function againstHeads(
+  verdict: Extract<ChainVerdict, { ok: true }>,
+  hashes: Map<number, string>,
+  c: Checkpoint,
+  heads: { seq: number; hash: string }[],
+  lastGoodOf: Map<number, number>,
+): CheckpointVerdict {
+  const ends = verdict.chains;
+  if (!ends || ends.length !== heads.length) {
+    return { ok: false, problem: `the checkpoint at size ${c.size} covers ${heads.length} chains, but the records were read as ${ends?.length ?? 1}` };
+  }
+  for (const [i, h] of heads.entries()) {
+    if (h.seq === 0) continue;
+    if (ends[i].lastSeq < h.seq) {
+      return {
+        ok: false,
+        problem: `truncated: chain ${i} ends at seq ${ends[i].lastSeq}, but a checkpoint signed at ${c.time} covers it up to seq ${h.seq}`,
+        badSeq: ends[i].lastSeq === 0 ? i + 1 : ends[i].lastSeq + heads.length,
+      };
+    }
+    const found = hashes.get(h.seq);
+    if (found === undefined) return { ok: false, problem: `seq ${h.seq} (chain ${i}) is not in this file: the checkpoint cannot be checked against it` };
+    if (found !== h.hash) {
+      const from = (lastGoodOf.get(i) ?? 0) || i + 1 - heads.length;
+      return {
+        ok: false,
+        problem: `rewritten: chain ${i} at seq ${h.seq} does not match the checkpoint signed at ${c.time}; the first changed record of that chain is between seq ${from + heads.length} and ${h.seq}`,
+        badSeq: from + heads.length,
+      };
+    }
+  }
+  for (const [i, h] of heads.entries()) if (h.seq) lastGoodOf.set(i, h.seq);
+  return { ok: true, size: c.size };
 }

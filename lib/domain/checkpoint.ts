@@ -1,3 +1,5 @@
+import { chainOfSeq, headsRoot, headsSize, type ChainHead } from "./chains";
+import { GENESIS_HASH } from "./hash";
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from "node:crypto";
 
 /**
@@ -14,12 +16,27 @@ import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sig
  *   key: ed25519:MCowBQYDK2VwAyEA…   (SPKI DER, base64)
  *   signature: 3f1c…                  (base64, over the first four lines joined by "\n", with a final "\n")
  */
-export type Checkpoint = { size: number; head: string; time: string; key: string; signature: string };
+export type Checkpoint = { size: number; head: string; time: string; key: string; signature: string; heads?: ChainHead[] };
 
-const HEADER = "reconcile-checkpoint v1";
+/*
+ * With several chains (lib/domain/chains.ts) a checkpoint is version 2: `head` is the Merkle
+ * root of every chain's head and `size` the records of all chains together; each chain's head
+ * follows the signature, one line each, bound to the signature by the root:
+ *
+ *   reconcile-checkpoint v2
+ *   chains: 4
+ *   size: 12345
+ *   head: <Merkle root of the heads>
+ *   time: 2026-11-30T12:00:00.000Z
+ *   key: ed25519:…
+ *   signature: …                    (over the first five lines joined by "\n", with a final "\n")
+ *   chain 0: 12341 9f86d081…          (chain, its last seq, that record's hash; 0 and the genesis hash when empty)
+ *   …
+ */
 
-export function signedText(c: Pick<Checkpoint, "size" | "head" | "time">): string {
-  return `${HEADER}\nsize: ${c.size}\nhead: ${c.head}\ntime: ${c.time}\n`;
+export function signedText(c: Pick<Checkpoint, "size" | "head" | "time" | "heads">): string {
+  if (c.heads) return `reconcile-checkpoint v2\nchains: ${c.heads.length}\nsize: ${c.size}\nhead: ${c.head}\ntime: ${c.time}\n`;
+  return `reconcile-checkpoint v1\nsize: ${c.size}\nhead: ${c.head}\ntime: ${c.time}\n`;
 }
 
 export function publicKeyText(key: KeyObject): string {
@@ -32,14 +49,47 @@ export function createCheckpoint(privateKey: KeyObject, size: number, head: stri
   return { size, head, time, key: publicKeyText(privateKey), signature };
 }
 
+/** A version 2 checkpoint of several chains' heads (in chain order): signs their Merkle root and total size. */
+export function createChainsCheckpoint(privateKey: KeyObject, heads: ChainHead[], time = new Date().toISOString()): Checkpoint {
+  const size = headsSize(heads);
+  const head = headsRoot(heads);
+  const signature = sign(null, Buffer.from(signedText({ size, head, time, heads })), privateKey).toString("base64");
+  return { size, head, time, key: publicKeyText(privateKey), signature, heads };
+}
+
 export function formatCheckpoint(c: Checkpoint): string {
-  return `${signedText(c)}key: ${c.key}\nsignature: ${c.signature}\n`;
+  const heads = c.heads ? c.heads.map((h, i) => `chain ${i}: ${h.seq} ${h.hash}\n`).join("") : "";
+  return `${signedText(c)}key: ${c.key}\nsignature: ${c.signature}\n${heads}`;
 }
 
 export function parseCheckpoint(text: string): Checkpoint | null {
-  const m = /^reconcile-checkpoint v1\nsize: (\d+)\nhead: ([0-9a-f]{64})\ntime: (\S+)\nkey: (ed25519:[A-Za-z0-9+/=]+)\nsignature: ([A-Za-z0-9+/=]+)\n?$/.exec(text.replace(/\r\n/g, "\n").trim() + "\n");
-  if (!m) return null;
-  return { size: Number(m[1]), head: m[2], time: m[3], key: m[4], signature: m[5] };
+  const t = text.replace(/\r\n/g, "\n").trim() + "\n";
+  const m = /^reconcile-checkpoint v1\nsize: (\d+)\nhead: ([0-9a-f]{64})\ntime: (\S+)\nkey: (ed25519:[A-Za-z0-9+/=]+)\nsignature: ([A-Za-z0-9+/=]+)\n?$/.exec(t);
+  if (m) return { size: Number(m[1]), head: m[2], time: m[3], key: m[4], signature: m[5] };
+  const v2 = /^reconcile-checkpoint v2\nchains: ([1-9]\d{0,2})\nsize: (\d+)\nhead: ([0-9a-f]{64})\ntime: (\S+)\nkey: (ed25519:[A-Za-z0-9+/=]+)\nsignature: ([A-Za-z0-9+/=]+)\n((?:chain \d+: \d+ [0-9a-f]{64}\n)*)$/.exec(t);
+  if (!v2) return null;
+  const heads = [...v2[7].matchAll(/chain (\d+): (\d+) ([0-9a-f]{64})\n/g)].map((h) => ({ chain: Number(h[1]), seq: Number(h[2]), hash: h[3] }));
+  const n = Number(v2[1]);
+  if (heads.length !== n || heads.some((h, i) => h.chain !== i)) return null;
+  return { size: Number(v2[2]), head: v2[3], time: v2[4], key: v2[5], signature: v2[6], heads: heads.map(({ seq, hash }) => ({ seq, hash })) };
+}
+
+/**
+ * Why a version 2 checkpoint's heads do not add up (null: they do, or it is version 1): the
+ * signature covers the root and the size, so the heads listed must give exactly those.
+ */
+export function headsProblem(c: Checkpoint): string | null {
+  if (!c.heads) return null;
+  const n = c.heads.length;
+  for (const [i, h] of c.heads.entries()) {
+    const empty = h.seq === 0;
+    if (empty ? h.hash !== GENESIS_HASH : !Number.isSafeInteger(h.seq) || h.seq < 1 || chainOfSeq(h.seq, n) !== i) {
+      return `the checkpoint's head of chain ${i} (seq ${h.seq}) is not a seq of that chain`;
+    }
+  }
+  if (headsRoot(c.heads) !== c.head) return `the checkpoint's chain heads do not give its signed root ${c.head}`;
+  if (headsSize(c.heads) !== c.size) return `the checkpoint's chain heads cover ${headsSize(c.heads)} records, not the ${c.size} it signs`;
+  return null;
 }
 
 /** True when the signature is valid for the key the checkpoint names. Which key that is, is another question: see pinnedKeyProblem. */

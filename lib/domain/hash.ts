@@ -119,8 +119,11 @@ function hashMatches(r: ChainRecord): boolean {
   }
 }
 
+/** One chain's end, in a verdict over several chains (lib/domain/chains.ts): seq 0 and the genesis hash when it is empty. */
+export type ChainEnd = { lastSeq: number; head: string; count: number };
+
 export type ChainVerdict =
-  | { ok: true; count: number; head: string; lastSeq: number }
+  | { ok: true; count: number; head: string; lastSeq: number; chains?: ChainEnd[] }
   | { ok: false; badSeq: number; count: number; problem: string };
 
 /**
@@ -134,14 +137,20 @@ export class ChainVerifier {
   private count = 0;
   private failure: { badSeq: number; problem: string } | null = null;
   private readonly allowGaps: boolean;
+  /** How far apart one chain's seqs are: 1, or the chain count when several chains share the seq space. */
+  private readonly stride: number;
   /** Hashes seen at the seqs someone asked about (checkpoint sizes). */
   readonly hashes = new Map<number, string>();
   private readonly watch: Set<number>;
 
-  constructor(start: { prevHash: string; prevSeq: number } = { prevHash: GENESIS_HASH, prevSeq: 0 }, opts: { allowGaps?: boolean; watch?: Iterable<number> } = {}) {
+  constructor(
+    start: { prevHash: string; prevSeq: number } = { prevHash: GENESIS_HASH, prevSeq: 0 },
+    opts: { allowGaps?: boolean; watch?: Iterable<number>; stride?: number } = {},
+  ) {
     this.prevHash = start.prevHash;
     this.prevSeq = start.prevSeq;
     this.allowGaps = opts.allowGaps ?? false;
+    this.stride = opts.stride ?? 1;
     this.watch = new Set(opts.watch ?? []);
   }
 
@@ -151,7 +160,7 @@ export class ChainVerifier {
    */
   push(r: ChainRecord): boolean {
     if (this.failure) return false;
-    const expected = this.prevSeq + 1;
+    const expected = this.prevSeq + this.stride;
     const gap = this.allowGaps && Number.isInteger(r.seq) && r.seq > expected;
     const problem =
       r.seq !== expected && !gap
@@ -160,7 +169,7 @@ export class ChainVerifier {
           : `expected seq ${expected}, found ${r.seq}`
         : !gap && r.prev_hash !== this.prevHash
           ? "prev_hash does not match the previous record's hash"
-          : r.seq === 1 && r.prev_hash !== GENESIS_HASH
+          : r.seq >= 1 && r.seq <= this.stride && r.prev_hash !== GENESIS_HASH
             ? "the first record does not start from the genesis hash"
             : !hashMatches(r)
               ? "hash does not match the record's content"

@@ -1,0 +1,132 @@
+import { createHash } from "node:crypto";
+import { ChainVerifier, GENESIS_HASH, type ChainEnd, type ChainRecord, type ChainVerdict } from "./hash";
+
+/*
+ * Several hash chains in one seq space (issue 17, docs/DEPLOY.md). A database has N chains,
+ * fixed when it is created and recorded in it. Chain c (0 ≤ c < N) holds the seqs c+1, c+1+N,
+ * c+1+2N, …: gapless within the chain, unique across all of them, and with N = 1 exactly the
+ * one chain of before. An operation's records all go to one chain, chosen by a stable hash of
+ * its id; records of no operation (security events) go to chain 0. Each chain links its own
+ * records from the genesis hash, and a checkpoint signs the Merkle root of every chain's head.
+ */
+
+/** The most chains a database may have (RECONCILE_CHAINS). */
+export const MAX_CHAINS = 64;
+
+/** The chain an operation's records go to: the first four bytes of SHA-256(id), modulo n. */
+export function chainOf(operationId: string | null, n: number): number {
+  if (n <= 1 || operationId === null) return 0;
+  return createHash("sha256").update(operationId, "utf8").digest().readUInt32BE(0) % n;
+}
+
+/** The chain a seq belongs to. */
+export const chainOfSeq = (seq: number, n: number): number => (seq - 1) % n;
+
+/** Chain c's first seq. */
+export const firstSeq = (c: number): number => c + 1;
+
+/** How many records chain c holds when its head is at `headSeq` (0: none). */
+export const recordsUpTo = (headSeq: number, c: number, n: number): number => (headSeq === 0 ? 0 : (headSeq - firstSeq(c)) / n + 1);
+
+/** Parses RECONCILE_CHAINS: an integer 1–64, default 1. Throws with the reason otherwise. */
+export function parseChainCount(text: string | undefined): number {
+  if (text === undefined || text.trim() === "") return 1;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_CHAINS) throw new Error(`RECONCILE_CHAINS must be a whole number from 1 to ${MAX_CHAINS}, not ${JSON.stringify(text)}`);
+  return n;
+}
+
+/** One chain's head as a checkpoint names it: seq 0 and the genesis hash for an empty chain. */
+export type ChainHead = { seq: number; hash: string };
+
+const sha = (...parts: (string | Buffer)[]) => {
+  const h = createHash("sha256");
+  for (const p of parts) h.update(p);
+  return h.digest();
+};
+
+/** The Merkle leaf of chain c's head: SHA-256(0x00 ‖ "c seq hash"), RFC 6962's leaf prefix. */
+export function headLeaf(c: number, head: ChainHead): Buffer {
+  return sha(Buffer.from([0]), `${c} ${head.seq} ${head.hash}`);
+}
+
+/**
+ * The Merkle root (hex) of the chains' heads, in chain order: RFC 6962's tree hash (a node is
+ * SHA-256(0x01 ‖ left ‖ right), split at the largest power of two below the count), so a
+ * checkpoint's one root covers every chain and one chain's head can be proved with log N hashes.
+ */
+export function headsRoot(heads: ChainHead[]): string {
+  if (!heads.length) throw new Error("headsRoot: no chains");
+  const tree = (from: number, to: number): Buffer => {
+    if (to - from === 1) return headLeaf(from, heads[from]);
+    let k = 1;
+    while (k * 2 < to - from) k *= 2;
+    return sha(Buffer.from([1]), tree(from, from + k), tree(from + k, to));
+  };
+  return tree(0, heads.length).toString("hex");
+}
+
+/** How many records the heads cover. */
+export const headsSize = (heads: ChainHead[]): number => heads.reduce((sum, h, c) => sum + recordsUpTo(h.seq, c, heads.length), 0);
+
+/**
+ * Checks several chains sharing one seq space in one pass over the records in seq order (an
+ * export, or the table page by page): each record goes to its chain's own ChainVerifier, which
+ * expects that chain's next seq. With one chain it is a plain ChainVerifier.
+ */
+export class MultiChainVerifier {
+  private readonly chains: ChainVerifier[];
+  private failure: ChainVerdict | null = null;
+  readonly hashes = new Map<number, string>();
+
+  constructor(
+    readonly n: number,
+    opts: { allowGaps?: boolean; watch?: Iterable<number> } = {},
+  ) {
+    const watch = [...(opts.watch ?? [])];
+    this.chains = Array.from(
+      { length: n },
+      (_, c) => new ChainVerifier({ prevHash: GENESIS_HASH, prevSeq: firstSeq(c) - n }, { allowGaps: opts.allowGaps, watch: watch.filter((s) => chainOfSeq(s, n) === c), stride: n }),
+    );
+  }
+
+  push(r: ChainRecord): boolean {
+    if (this.failure) return false;
+    const c = Number.isSafeInteger(r.seq) && r.seq >= 1 ? chainOfSeq(r.seq, this.n) : 0;
+    const chain = this.chains[c];
+    if (chain.push(r)) {
+      const h = chain.hashes.get(r.seq);
+      if (h !== undefined) this.hashes.set(r.seq, h);
+      return true;
+    }
+    const v = chain.verdict();
+    this.failure = v.ok ? null : { ...v, count: this.count() };
+    return false;
+  }
+
+  private count(): number {
+    return this.chains.reduce((sum, c) => sum + c.verdict().count, 0);
+  }
+
+  /** Each chain's end (seq 0 and the genesis hash when it has no record). */
+  ends(): ChainEnd[] {
+    return this.chains.map((chain) => {
+      const v = chain.verdict();
+      return v.ok && v.count > 0 ? { lastSeq: v.lastSeq, head: v.head, count: v.count } : { lastSeq: 0, head: GENESIS_HASH, count: 0 };
+    });
+  }
+
+  /** With several chains, `head` is the Merkle root of their heads and `lastSeq` the highest seq. */
+  verdict(): ChainVerdict {
+    if (this.failure) return this.failure;
+    if (this.n === 1) return this.chains[0].verdict();
+    const ends = this.ends();
+    return {
+      ok: true,
+      count: this.count(),
+      head: headsRoot(ends.map((e) => ({ seq: e.lastSeq, hash: e.head }))),
+      lastSeq: Math.max(0, ...ends.map((e) => e.lastSeq)),
+      chains: ends,
+    };
+  }
+}
