@@ -1,23 +1,34 @@
 import "server-only";
-import { csvCheckpointRow, csvHeader, csvRow, ndjsonLine, type AuditFormat } from "@/lib/domain/audit-format";
+import { csvChainsRow, csvCheckpointRow, csvHeader, csvRow, ndjsonLine, type AuditFormat } from "@/lib/domain/audit-format";
 import { formatCheckpoint } from "@/lib/domain/checkpoint";
-import { exportRecords, type ExportQuery } from "@/lib/store/audit-export";
+import { checkpointWithin, exportRecords, type ExportQuery, type ExportSnapshot } from "@/lib/store/audit-export";
 import { allCheckpoints } from "@/lib/store/checkpoints";
 
 /**
  * The export as text chunks, for the HTTP stream and the CLI file alike. Signed checkpoints
  * follow the records, so an auditor has them in hand: in NDJSON and CSV a line (row) with a
- * top-level kind "checkpoint" and no seq, in JSON the separate `checkpoints` array.
+ * top-level kind "checkpoint" and no seq, in JSON the separate `checkpoints` array. A trail of
+ * several chains starts with their count: a line (row) of kind "chains", in JSON a `chains` field.
  */
 export async function* exportText(q: ExportQuery): AsyncGenerator<string> {
   const format: AuditFormat = q.format;
   let batch = "";
   const flushAt = 64 * 1024;
   if (format === "csv") batch += csvHeader();
-  if (format === "json") batch += '{"records":[';
   let first = true;
-  const snapshot: { head?: number } = {};
-  for await (const r of exportRecords(q, snapshot)) {
+  const snapshot: ExportSnapshot = {};
+  const records = exportRecords(q, snapshot);
+  // The first record is read before anything is written, so the chain count is known: several
+  // chains are named first (a verifier needs the count to know which seqs belong together).
+  const next = await records.next();
+  const chains = snapshot.chains ?? 1;
+  if (chains > 1) batch += format === "ndjson" ? ndjsonLine({ kind: "chains", chains }) : format === "csv" ? csvChainsRow(chains) : "";
+  if (format === "json") batch += chains > 1 ? `{"chains":${chains},"records":[` : '{"records":[';
+  async function* all() {
+    if (!next.done) yield next.value;
+    yield* records;
+  }
+  for await (const r of all()) {
     batch += format === "ndjson" ? ndjsonLine(r) : format === "csv" ? csvRow(r) : `${first ? "" : ","}${JSON.stringify(r)}`;
     first = false;
     if (batch.length >= flushAt) {
@@ -26,7 +37,7 @@ export async function* exportText(q: ExportQuery): AsyncGenerator<string> {
     }
   }
   // Only checkpoints within the exported chain: one signed while the export ran lies beyond it.
-  const checkpoints = (await allCheckpoints()).filter((c) => snapshot.head !== undefined && c.size <= snapshot.head);
+  const checkpoints = (await allCheckpoints()).filter((c) => checkpointWithin(c, snapshot));
   if (format === "json") {
     batch += `],"checkpoints":${JSON.stringify(checkpoints.map((c) => ({ ...c, text: formatCheckpoint(c) })))}}`;
   } else {

@@ -5,6 +5,7 @@ import { knownError } from "@/lib/api/errors";
 import { can } from "@/lib/auth/permissions";
 import { currentPrincipal } from "@/lib/auth/session";
 import { checkAgainstCheckpoints } from "@/lib/domain/audit-verify";
+import { checkpointSeqs } from "@/lib/domain/checkpoint";
 import { allCheckpoints } from "@/lib/store/checkpoints";
 import { startUserJob } from "@/lib/api/user-jobs";
 import { verifyStoredChain } from "@/lib/store/verify-chain";
@@ -29,12 +30,12 @@ export async function verifyChainAction(): Promise<VerifyState> {
   }
   try {
     const checkpoints = await allCheckpoints();
-    const { verdict, hashes } = await verifyStoredChain(undefined, { watch: checkpoints.map((c) => c.size) });
+    const { verdict, hashes } = await verifyStoredChain(undefined, { watch: checkpoints.flatMap(checkpointSeqs) });
     const bad = verdict.ok ? checkAgainstCheckpoints(verdict, hashes, checkpoints).find((c) => !c.ok) : undefined;
     if (!verdict.ok || (bad && !bad.ok)) await announceChainFailure(chainFailure(verdict, bad), me.email);
     if (!verdict.ok) return { ok: false, message: `Broken at seq ${verdict.badSeq}: ${verdict.problem}.` };
     if (bad && !bad.ok) return { ok: false, message: `The chain links, but ${bad.problem}.` };
-    return { ok: true, message: `Intact: all ${verdict.count.toLocaleString()} records link, up to seq ${verdict.lastSeq}; ${checkpoints.length} checkpoint${checkpoints.length === 1 ? "" : "s"} match.` };
+    return { ok: true, message: `Intact: all ${verdict.count.toLocaleString()} records link, ${verdict.chains ? ` in ${verdict.chains.length} chains` : `, up to seq ${verdict.lastSeq}`}; ${checkpoints.length} checkpoint${checkpoints.length === 1 ? "" : "s"} match.` };
   } finally {
     release();
   }

@@ -8,8 +8,9 @@ import { createInterface } from "node:readline";
 import { knownError } from "@/lib/api/errors";
 import { exportText } from "@/lib/api/audit-stream";
 import { checkAgainstCheckpoints } from "@/lib/domain/audit-verify";
-import { formatCheckpoint, keyFingerprint, parseCheckpoint, publicKeyFromText, type Checkpoint } from "@/lib/domain/checkpoint";
-import { ChainVerifier, type ChainRecord } from "@/lib/domain/hash";
+import { checkpointSeqs, formatCheckpoint, keyFingerprint, parseCheckpoint, publicKeyFromText, type Checkpoint } from "@/lib/domain/checkpoint";
+import { MAX_CHAINS, MultiChainVerifier } from "@/lib/domain/chains";
+import type { ChainRecord } from "@/lib/domain/hash";
 import { describeIssues } from "@/lib/domain/wire";
 import { exportQuerySchema, recordExport } from "@/lib/store/audit-export";
 import { allCheckpoints, latestCheckpoint, writeCheckpoint } from "@/lib/store/checkpoints";
@@ -68,18 +69,21 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
     const external = values.checkpoint ? parseCheckpoint(readFileSync(values.checkpoint, "utf8")) : null;
     if (values.checkpoint && !external) throw new UsageError(`${values.checkpoint} is not a reconcile checkpoint`);
     const found: Checkpoint[] = [];
-    const watch = external ? [external.size] : undefined;
+    const watch = external ? checkpointSeqs(external) : undefined;
     let result;
     if (values.file) {
       result = await verifyFile(values.file, { allowGaps: values.subset ?? false, watch, checkpoints: found });
     } else {
       const stored = await allCheckpoints();
       found.push(...stored);
-      result = await verifyStoredChain(undefined, { watch: [...(watch ?? []), ...stored.map((c) => c.size)] });
+      result = await verifyStoredChain(undefined, { watch: [...(watch ?? []), ...stored.flatMap(checkpointSeqs)] });
     }
     const { verdict, hashes } = result;
     let ok = verdict.ok;
-    if (verdict.ok) console.log(`chain intact: ${verdict.count} records${values.subset ? " (each checked on its own; contiguous ones linked)" : ""}, head ${verdict.head}`);
+    if (verdict.ok) {
+      const where = verdict.chains ? `in ${verdict.chains.length} chains, Merkle root of the heads` : "head";
+      console.log(`chain intact: ${verdict.count} records${values.subset ? " (each checked on its own; contiguous ones linked)" : ""}, ${where} ${verdict.head}`);
+    }
     else console.error(`chain broken at seq ${verdict.badSeq}: ${verdict.problem} (${verdict.count} records verified before it)`);
     const checks = external ? [external] : values.subset ? [] : found;
     for (const [i, c] of checkAgainstCheckpoints(verdict, hashes, checks, pinned?.key).entries()) {
@@ -186,10 +190,11 @@ function readKeyFile(file: string, what: string): string {
 /** Verifies an NDJSON export line by line (streamed: any size); collects its checkpoints. */
 async function verifyFile(file: string, opts: { allowGaps: boolean; watch?: number[]; checkpoints: Checkpoint[] }) {
   const lines0: Checkpoint[] = [];
+  let chains: number | undefined;
   // Checkpoints ride at the end of an export; read them first so their sizes are watched. The
   // text test only skips parsing lines that cannot be one; what decides is the structure.
   for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
-    if (!line.includes('"checkpoint"')) continue;
+    if (!line.includes('"checkpoint"') && !line.includes('"chains"')) continue;
     let value: unknown;
     try {
       value = JSON.parse(line);
@@ -198,9 +203,13 @@ async function verifyFile(file: string, opts: { allowGaps: boolean; watch?: numb
     }
     const c = checkpointLine(value);
     if (c) lines0.push(c);
+    const n = chainsLine(value);
+    if (n !== null) chains ??= n;
   }
   opts.checkpoints.push(...lines0);
-  const verifier = new ChainVerifier(undefined, { allowGaps: opts.allowGaps, watch: [...(opts.watch ?? []), ...lines0.map((c) => c.size)] });
+  // A trail of several chains names their count first; an older export's checkpoints say it too.
+  chains ??= lines0.find((c) => c.heads)?.heads?.length ?? 1;
+  const verifier = new MultiChainVerifier(chains, { allowGaps: opts.allowGaps, watch: [...(opts.watch ?? []), ...lines0.flatMap(checkpointSeqs)] });
   const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
   let lineNo = 0;
   for await (const line of lines) {
@@ -212,6 +221,7 @@ async function verifyFile(file: string, opts: { allowGaps: boolean; watch?: numb
     } catch {
       return { verdict: { ok: false as const, badSeq: verifier.verdict().count + 1, count: verifier.verdict().count, problem: `line ${lineNo} is not JSON` }, hashes: verifier.hashes };
     }
+    if (chainsLine(value) !== null) continue;
     if (isCheckpointLine(value)) {
       if (checkpointLine(value)) continue;
       return { verdict: { ok: false as const, badSeq: verifier.verdict().count + 1, count: verifier.verdict().count, problem: `line ${lineNo} is a checkpoint line without a size, head, time, key and signature` }, hashes: verifier.hashes };
@@ -232,9 +242,20 @@ function isCheckpointLine(v: unknown): v is Record<string, unknown> {
 
 function checkpointLine(v: unknown): Checkpoint | null {
   if (!isCheckpointLine(v)) return null;
-  const { size, head, time, key, signature } = v;
+  const { size, head, time, key, signature, heads } = v;
   if (!Number.isSafeInteger(size) || typeof head !== "string" || typeof time !== "string" || typeof key !== "string" || typeof signature !== "string") return null;
-  return { size: size as number, head, time, key, signature };
+  if (heads === undefined) return { size: size as number, head, time, key, signature };
+  const isHead = (h: unknown): h is { seq: number; hash: string } =>
+    typeof h === "object" && h !== null && Number.isSafeInteger((h as { seq?: unknown }).seq) && typeof (h as { hash?: unknown }).hash === "string";
+  if (!Array.isArray(heads) || !heads.length || heads.length > MAX_CHAINS || !heads.every(isHead)) return null;
+  return { size: size as number, head, time, key, signature, heads: heads.map((h) => ({ seq: h.seq, hash: h.hash })) };
+}
+
+/** The chain count line of a trail of several chains (`{"kind":"chains","chains":N}`, no seq), or null. */
+function chainsLine(v: unknown): number | null {
+  if (typeof v !== "object" || v === null || Array.isArray(v) || Object.hasOwn(v, "seq")) return null;
+  const { kind, chains } = v as Record<string, unknown>;
+  return kind === "chains" && Number.isInteger(chains) && (chains as number) >= 1 && (chains as number) <= MAX_CHAINS ? (chains as number) : null;
 }
 
 async function main(): Promise<number> {

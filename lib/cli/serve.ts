@@ -24,6 +24,7 @@ import { createServer, type IncomingMessage } from "node:http";
 import { createRequire } from "node:module";
 import path from "node:path";
 import next from "next";
+import { parseChainCount } from "@/lib/domain/chains";
 import { parseCheckpointEvery } from "@/lib/domain/checkpoint";
 import { CLIENT_ADDRESS_HEADER, clientAddress, isLoopbackHost, parseTrustedProxies, type TrustedProxies } from "@/lib/auth/client-address";
 import { trustClientAddressHeader } from "@/lib/auth/request";
@@ -55,6 +56,7 @@ async function main() {
   (process.env as Record<string, string>).NODE_ENV ??= "production";
   // A mistyped setting stops the start, instead of silently signing on the defaults.
   parseCheckpointEvery(process.env.RECONCILE_CHECKPOINT_EVERY);
+  const wantedChains = parseChainCount(process.env.RECONCILE_CHAINS);
   const port = Number(process.env.PORT || 3000);
   const hostname = process.env.HOSTNAME || undefined;
   const proxies = parseTrustedProxies(process.env.RECONCILE_TRUSTED_PROXIES);
@@ -65,6 +67,12 @@ async function main() {
   const { answeredUndecodablePath, handleIngestNode, isFastIngest } = await import("@/lib/api/ingest-node");
   const { setupCodeAtStart } = await import("@/lib/store/setup-code");
   const setupCode = await setupCodeAtStart(!isLoopbackHost(hostname));
+  // The chain count is fixed when the database is first used, and recorded in it.
+  const { recordChainCount } = await import("@/lib/store/chain");
+  const chains = await recordChainCount();
+  if (chains !== wantedChains && process.env.RECONCILE_CHAINS) {
+    console.warn(`RECONCILE_CHAINS=${process.env.RECONCILE_CHAINS} is ignored: this database was created with ${chains} hash chain${chains === 1 ? "" : "s"}, and that never changes`);
+  }
   let jobs: { stop: () => Promise<void> } | null = null;
   if (process.env.RECONCILE_JOBS !== "off") {
     const { registerJobHandlers } = await import("@/lib/jobs/handlers");
@@ -88,7 +96,7 @@ async function main() {
     });
   }
   server.listen(port, hostname, () => {
-    console.log(`Reconcile is listening on http://${hostname ?? "localhost"}:${port}`);
+    console.log(`Reconcile is listening on http://${hostname ?? "localhost"}:${port}${chains > 1 ? ` (${chains} hash chains)` : ""}`);
     if (setupCode) {
       console.log(`No user exists yet, and this server is reachable from other machines: /setup asks for this one-time setup code.`);
       console.log(`Setup code: ${setupCode}`);

@@ -41,6 +41,11 @@ export function csvCheckpointRow(c: { size: number; head: string; time: string }
   return stringify([["", "checkpoint", "", c.time, "", JSON.stringify(payload), "", c.head].map(inertCell)]);
 }
 
+/** The chain count of a trail of several chains, as the first CSV row: `kind` chains, an empty `seq`, the count in `payload`. */
+export function csvChainsRow(chains: number): string {
+  return stringify([["", "chains", "", "", "", JSON.stringify({ chains }), "", ""]]);
+}
+
 export function csvRow(r: ChainRecord): string {
   const cells = [String(r.seq), r.kind, r.operation_id ?? "", r.recorded_at, r.actor ?? "", JSON.stringify(r.payload), r.prev_hash, r.hash];
   return stringify([cells.map(inertCell)]);

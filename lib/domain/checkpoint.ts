@@ -184,3 +184,8 @@ export function newSigningKey(): string {
 export function loadSigningKey(pem: string): KeyObject {
   return createPrivateKey(pem);
 }
+
+/** The seqs whose hashes a verification must note to check this checkpoint: its size, or each chain's head. */
+export function checkpointSeqs(c: Checkpoint): number[] {
+  return c.heads ? c.heads.map((h) => h.seq).filter((s) => s > 0) : [c.size];
+}

@@ -98,7 +98,7 @@ async function requireOperation(tx: Tx, operationId: string): Promise<void> {
 /** Claims an operation for `who`. Taking over someone else's claim must be asked for. */
 export async function claimOperation(operationId: string, who: string, opts: { takeOver?: boolean } = {}): Promise<{ holder: string; previous: string | null }> {
   return writeTransaction(async (tx) => {
-    await lockChain(tx);
+    await lockChain(tx, [operationId]);
     await requireOperation(tx, operationId);
     const holder = (await currentAssignees(tx, [operationId])).get(operationId) ?? null;
     if (holder === who) return { holder: who, previous: holder };
@@ -116,7 +116,7 @@ export async function claimOperation(operationId: string, who: string, opts: { t
  */
 export async function releaseOperation(operationId: string, who: string, opts: { admin?: boolean } = {}): Promise<{ previous: string | null }> {
   return writeTransaction(async (tx) => {
-    await lockChain(tx);
+    await lockChain(tx, [operationId]);
     await requireOperation(tx, operationId);
     const holder = (await currentAssignees(tx, [operationId])).get(operationId) ?? null;
     if (!holder) return { previous: null };

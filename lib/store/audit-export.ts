@@ -1,10 +1,12 @@
 import "server-only";
 import { z } from "zod";
 import { AUDIT_FORMATS } from "@/lib/domain/audit-format";
+import { chainOfSeq, headsRoot, headsSize, type ChainHead } from "@/lib/domain/chains";
+import type { Checkpoint } from "@/lib/domain/checkpoint";
 import type { ChainRecord } from "@/lib/domain/hash";
 import { normalizeInstant } from "@/lib/domain/time";
 import { operationIdSchema } from "@/lib/domain/wire";
-import { toChainRecord } from "./chain";
+import { chainCountIn, committedHeads, toChainRecord } from "./chain";
 import { provider, type Db } from "./database";
 import { reader, writeTransaction } from "./db";
 import { recordSecurityEvent } from "./security-events";
@@ -25,13 +27,21 @@ export type ExportQuery = z.infer<typeof exportQuerySchema>;
 const PAGE = 1000;
 
 /** Records of the chain in seq order, filtered, read page by page: memory stays flat for any size. */
-export async function* exportRecords(q: ExportQuery, snapshot: { head?: number } = {}): AsyncGenerator<ChainRecord> {
+export async function* exportRecords(q: ExportQuery, snapshot: ExportSnapshot = {}): AsyncGenerator<ChainRecord> {
   const db = await reader();
   // The export is the chain as it stood when the export began: records appended meanwhile wait
   // for the next one (an export that followed the head could page forever under steady ingest).
-  const head = await db.chainRecord.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } });
-  if (!head) return;
+  // With several chains, each chain's committed head (one that lags may still append below the
+  // highest seq).
+  const n = await chainCountIn(db, { readOnly: true });
+  snapshot.chains = n;
+  const heads = n > 1 ? await committedHeads(db, n) : null;
+  const head = heads
+    ? { seq: Math.max(...heads.map((h) => h.seq)) }
+    : await db.chainRecord.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } });
+  if (!head || head.seq === 0) return;
   snapshot.head = head.seq;
+  if (heads) snapshot.heads = heads;
   let ids: string[] | undefined;
   if (q.trajectory_id) {
     ids = (await db.operationView.findMany({ where: { trajectoryId: q.trajectory_id }, select: { operationId: true } })).map((v) => v.operationId);
@@ -74,7 +84,7 @@ export async function* exportRecords(q: ExportQuery, snapshot: { head?: number }
       take: PAGE,
       select: { seq: true, kind: true, operationId: true, recordedAt: true, actor: true, payload: true, prevHash: true, hash: true },
     });
-    for (const r of rows) yield toChainRecord(r);
+    for (const r of rows) if (!heads || r.seq <= heads[chainOfSeq(r.seq, n)].seq) yield toChainRecord(r);
     if (rows.length < PAGE) return;
     after = rows[rows.length - 1].seq;
   }
@@ -95,7 +105,25 @@ export async function recordExport(actor: string, q: ExportQuery, source: string
   await writeTransaction((tx) => recordSecurityEvent(tx, actor, { type: "audit.exported", format, filter, source }));
 }
 
-export async function chainHead(): Promise<{ seq: number; hash: string } | null> {
+/** What an export covered: the highest seq, and with several chains their count and each one's head. */
+export type ExportSnapshot = { head?: number; chains?: number; heads?: ChainHead[] };
+
+/** True when a checkpoint lies within what the export covered (one signed while it ran may not). */
+export function checkpointWithin(c: Checkpoint, snapshot: ExportSnapshot): boolean {
+  if (snapshot.head === undefined) return false;
+  if (!c.heads || !snapshot.heads) return !c.heads && !snapshot.heads && c.size <= snapshot.head;
+  return c.heads.length === snapshot.heads.length && c.heads.every((h, i) => h.seq <= snapshot.heads![i].seq);
+}
+
+/** The trail's size and head: with several chains, all their records and the Merkle root of their heads. */
+export async function chainHead(): Promise<{ records: number; hash: string; chains: number } | null> {
   const db = await reader();
-  return db.chainRecord.findFirst({ orderBy: { seq: "desc" }, select: { seq: true, hash: true } });
+  const n = await chainCountIn(db, { readOnly: true });
+  if (n > 1) {
+    const heads = await committedHeads(db, n);
+    const records = headsSize(heads);
+    return records ? { records, hash: headsRoot(heads), chains: n } : null;
+  }
+  const head = await db.chainRecord.findFirst({ orderBy: { seq: "desc" }, select: { seq: true, hash: true } });
+  return head ? { records: head.seq, hash: head.hash, chains: 1 } : null;
 }

@@ -1,6 +1,9 @@
 import "server-only";
+import { chainOf, firstSeq, parseChainCount, type ChainHead } from "@/lib/domain/chains";
 import { chainHash, GENESIS_HASH, type ChainFields, type ChainRecord } from "@/lib/domain/hash";
-import { asSql, insertMany, selectIn, type SqlLike } from "./sql";
+import { databaseUrl } from "./database";
+import { writeTransaction } from "./db";
+import { asSql, insertMany, placeholder, selectIn, type Sql, type SqlLike } from "./sql";
 
 /**
  * `WHERE` text for chain records of the operations in %IN% (for selectIn): through their
@@ -49,18 +52,29 @@ export async function appendToChain(
 ): Promise<ChainRecord[]> {
   if (entries.length === 0) return [];
   const tx = asSql(db);
-  if (!opts.locked) await lockChain(tx);
-  const [head] = await tx.all<{ seq: number | bigint; hash: string }>("SELECT seq, hash FROM chain_records ORDER BY seq DESC LIMIT 1");
+  const n = await chainCountIn(tx);
+  // Each chain's head: one chain's from its last record (under the lock); several chains' from
+  // their lock rows, read while taking them (taking a lock this transaction holds is harmless).
+  const chainOfEntry = entries.map((e) => chainOf(e.operation_id, n));
+  const heads = new Map<number, ChainHead>();
+  if (n === 1) {
+    if (!opts.locked) await lockChain(tx);
+    const [head] = await tx.all<{ seq: number | bigint; hash: string }>("SELECT seq, hash FROM chain_records ORDER BY seq DESC LIMIT 1");
+    heads.set(0, head ? { seq: Number(head.seq), hash: head.hash } : { seq: 0, hash: GENESIS_HASH });
+  } else {
+    for (const [c, head] of await lockChains(tx, [...new Set(chainOfEntry)])) heads.set(c, head);
+  }
   const lookUp = [...new Set(entries.filter((e) => e.operation_id !== null && e.op_seq === undefined).map((e) => e.operation_id!))];
   const opSeqs = lookUp.length ? await createdSeqsOf(tx, lookUp) : new Map<string, number>();
-  let seq = head ? Number(head.seq) : 0;
-  let prev = head?.hash ?? GENESIS_HASH;
   const out: ChainRecord[] = [];
   const texts: string[] = [];
   const ops: (number | null)[] = [];
-  for (const e of entries) {
+  for (const [i, e] of entries.entries()) {
     await opts.pace?.();
-    seq += 1;
+    const c = chainOfEntry[i];
+    const head = heads.get(c)!;
+    const seq = head.seq === 0 ? firstSeq(c) : head.seq + n;
+    const prev = head.hash;
     if (e.operation_id === null) ops.push(null);
     else {
       let given = typeof e.op_seq === "number" ? e.op_seq : opSeqs.get(e.operation_id);
@@ -83,7 +97,7 @@ export async function appendToChain(
     const hash = chainHash(fields, e.payloadCanonical);
     out.push({ ...fields, hash });
     texts.push(JSON.stringify(e.payload));
-    prev = hash;
+    heads.set(c, { seq, hash });
   }
   await insertMany(
     tx,
@@ -103,15 +117,103 @@ export async function appendToChain(
       ops[i],
     ]),
   );
+  if (n > 1) {
+    const p = placeholder;
+    for (const [c, head] of heads) await tx.run(`UPDATE chain_lock SET head_seq = ${p(1)}, head_hash = ${p(2)} WHERE id = ${p(3)}`, [head.seq, head.hash, c + 1]);
+  }
   return out;
 }
 
 /**
  * Written first, so concurrent appenders queue here (see ChainLock in prisma/schema.prisma).
- * Callers that must read state before appending take it themselves, first thing.
+ * Callers that must read state before appending take it themselves, first thing: for the
+ * operations they will append to (their chains), or "all" chains (a checkpoint, a rebuild).
+ * Records of no operation (security events) go to chain 0, the default.
  */
-export async function lockChain(db: SqlLike): Promise<void> {
-  await asSql(db).run("INSERT INTO chain_lock (id, n) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET n = chain_lock.n + 1");
+export async function lockChain(db: SqlLike, scope: (string | null)[] | "all" = [null]): Promise<void> {
+  const tx = asSql(db);
+  const n = await chainCountIn(tx);
+  if (n === 1) {
+    await tx.run("INSERT INTO chain_lock (id, n) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET n = chain_lock.n + 1");
+    return;
+  }
+  await lockChains(tx, scope === "all" ? Array.from({ length: n }, (_, c) => c) : [...new Set(scope.map((id) => chainOf(id, n)))]);
+}
+
+/** Takes these chains' lock rows, in ascending order (so two transactions never wait on each other), and reads their heads. */
+async function lockChains(tx: Sql, chains: number[]): Promise<Map<number, ChainHead>> {
+  const heads = new Map<number, ChainHead>();
+  for (const c of [...chains].sort((a, b) => a - b)) {
+    const [row] = await tx.all<{ head_seq: number | bigint | null; head_hash: string | null }>(
+      `INSERT INTO chain_lock (id, n) VALUES (${placeholder(1)}, 1) ON CONFLICT (id) DO UPDATE SET n = chain_lock.n + 1 RETURNING head_seq, head_hash`,
+      [c + 1],
+    );
+    heads.set(c, row?.head_seq != null && row.head_hash ? { seq: Number(row.head_seq), hash: row.head_hash } : { seq: 0, hash: GENESIS_HASH });
+  }
+  return heads;
+}
+
+/**
+ * Every chain's head, in chain order, as committed (several chains only): what a verification
+ * or an export covers, so that records appended meanwhile to any chain are left for the next.
+ */
+export async function committedHeads(db: SqlLike, n: number): Promise<ChainHead[]> {
+  const rows = await asSql(db).all<{ id: number | bigint; head_seq: number | bigint | null; head_hash: string | null }>("SELECT id, head_seq, head_hash FROM chain_lock WHERE id >= 1");
+  const heads: ChainHead[] = Array.from({ length: n }, () => ({ seq: 0, hash: GENESIS_HASH }));
+  for (const r of rows) {
+    const c = Number(r.id) - 1;
+    if (c < n && r.head_seq != null && r.head_hash) heads[c] = { seq: Number(r.head_seq), hash: r.head_hash };
+  }
+  return heads;
+}
+
+/**
+ * With several chains, the rows derived from more than one operation (rollups, recovery) are
+ * written under this one lock row (id 0), taken after the chains': transactions of different
+ * chains append in parallel and queue only here. With one chain the chain lock covers them.
+ */
+export async function lockDerived(db: SqlLike): Promise<void> {
+  const tx = asSql(db);
+  if ((await chainCountIn(tx)) === 1) return;
+  await tx.run("INSERT INTO chain_lock (id, n) VALUES (0, 1) ON CONFLICT (id) DO UPDATE SET n = chain_lock.n + 1");
+}
+
+/** Records this database's chain count if it has none yet (at server start), and returns it. */
+export async function recordChainCount(): Promise<number> {
+  return writeTransaction((tx) => chainCountIn(tx));
+}
+
+/** Per database: its chain count, once known (it never changes). */
+const counts = new Map<string, number>();
+
+/** The chain count when this process already knows it, else 1 (for grouping work only: never for seqs). */
+export function knownChainCount(): number {
+  return counts.get(databaseUrl()) ?? 1;
+}
+
+/**
+ * This database's chain count (ChainSettings in prisma/schema.prisma), read in the caller's
+ * transaction. The first caller on a new database records it: RECONCILE_CHAINS, or 1 when the
+ * database already has records (it was made before chains could be several). `readOnly` (a
+ * reader, outside a write transaction) records nothing and reads a database without a count as one chain.
+ */
+export async function chainCountIn(db: SqlLike, opts: { readOnly?: boolean } = {}): Promise<number> {
+  const url = databaseUrl();
+  const known = counts.get(url);
+  if (known !== undefined) return known;
+  const tx = asSql(db);
+  const read = async () => (await tx.all<{ chains: number | bigint }>("SELECT chains FROM chain_settings WHERE id = 1"))[0];
+  let row = await read();
+  if (!row && opts.readOnly) return 1; // nothing was appended yet: an empty chain reads the same either way
+  if (!row) {
+    const [any] = await tx.all<{ seq: number | bigint }>("SELECT seq FROM chain_records LIMIT 1");
+    const chosen = any ? 1 : parseChainCount(process.env.RECONCILE_CHAINS);
+    await tx.run(`INSERT INTO chain_settings (id, chains, created_at) VALUES (1, ${placeholder(1)}, ${placeholder(2)}) ON CONFLICT (id) DO NOTHING`, [chosen, new Date().toISOString()]);
+    row = await read();
+  }
+  const n = Number(row.chains);
+  counts.set(url, n);
+  return n;
 }
 
 type StoredRow = {

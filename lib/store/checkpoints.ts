@@ -2,8 +2,9 @@ import "server-only";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { KeyObject } from "node:crypto";
-import { createCheckpoint, loadSigningKey, newSigningKey, parseCheckpointEvery, publicKeyText, type Checkpoint } from "@/lib/domain/checkpoint";
-import { lockChain } from "./chain";
+import { headsSize } from "@/lib/domain/chains";
+import { createChainsCheckpoint, createCheckpoint, loadSigningKey, newSigningKey, parseCheckpointEvery, publicKeyText, type Checkpoint } from "@/lib/domain/checkpoint";
+import { chainCountIn, committedHeads, lockChain } from "./chain";
 import { reader, writeTransaction } from "./db";
 import { announceCheckpoint } from "./webhook-outbox";
 
@@ -40,8 +41,23 @@ export function checkpointPublicKey(): string {
   return publicKeyText(signingKey());
 }
 
-type Row = { size: number; head: string; time: string; key: string; signature: string };
-const toCheckpoint = (r: Row): Checkpoint => ({ size: r.size, head: r.head, time: r.time, key: r.key, signature: r.signature });
+type Row = { size: number; head: string; time: string; key: string; signature: string; heads: string | null };
+const toCheckpoint = (r: Row): Checkpoint => ({
+  size: r.size,
+  head: r.head,
+  time: r.time,
+  key: r.key,
+  signature: r.signature,
+  ...(r.heads ? { heads: (JSON.parse(r.heads) as [number, string][]).map(([seq, hash]) => ({ seq, hash })) } : {}),
+});
+const toRow = (c: Checkpoint): Omit<Row, "heads"> & { heads?: string } => ({
+  size: c.size,
+  head: c.head,
+  time: c.time,
+  key: c.key,
+  signature: c.signature,
+  ...(c.heads ? { heads: JSON.stringify(c.heads.map((h) => [h.seq, h.hash])) } : {}),
+});
 
 export async function latestCheckpoint(): Promise<Checkpoint | null> {
   const db = await reader();
@@ -58,13 +74,23 @@ export async function allCheckpoints(): Promise<Checkpoint[]> {
 export async function writeCheckpoint(): Promise<Checkpoint | null> {
   const signer = signingKey();
   return writeTransaction(async (tx) => {
-    await lockChain(tx);
-    const head = await tx.chainRecord.findFirst({ orderBy: { seq: "desc" }, select: { seq: true, hash: true } });
-    if (!head) return null;
+    // Every chain's lock: the heads signed are the heads at commit.
+    await lockChain(tx, "all");
+    const n = await chainCountIn(tx);
+    let c: Checkpoint;
     const last = await tx.checkpoint.findFirst({ orderBy: { size: "desc" } });
-    if (last && last.size >= head.seq) return null;
-    const c = createCheckpoint(signer, head.seq, head.hash);
-    await tx.checkpoint.create({ data: c });
+    if (n > 1) {
+      const heads = await committedHeads(tx, n);
+      const size = headsSize(heads);
+      if (size === 0 || (last && last.size >= size)) return null;
+      c = createChainsCheckpoint(signer, heads);
+    } else {
+      const head = await tx.chainRecord.findFirst({ orderBy: { seq: "desc" }, select: { seq: true, hash: true } });
+      if (!head) return null;
+      if (last && last.size >= head.seq) return null;
+      c = createCheckpoint(signer, head.seq, head.hash);
+    }
+    await tx.checkpoint.create({ data: toRow(c) });
     await announceCheckpoint(tx, c);
     return c;
   });
@@ -95,15 +121,21 @@ export async function maybeCheckpoint(force = false): Promise<void> {
   s.checkedAt = Date.now();
   try {
     const db = await reader();
-    const [head, last] = await Promise.all([
-      db.chainRecord.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } }),
-      db.checkpoint.findFirst({ orderBy: { size: "desc" }, select: { size: true, time: true } }),
-    ]);
-    if (!head) return;
-    const behind = head.seq - (last?.size ?? 0);
+    const [size, last] = await Promise.all([chainSize(), db.checkpoint.findFirst({ orderBy: { size: "desc" }, select: { size: true, time: true } })]);
+    if (!size) return;
+    const behind = size - (last?.size ?? 0);
     const age = last ? Date.now() - Date.parse(last.time) : Infinity;
     if (behind >= due.records || (behind > 0 && age >= due.ms)) await writeCheckpoint();
   } catch (e) {
     console.error("checkpoint failed (the chain itself is unaffected):", e);
   }
+}
+
+/** How many records the chains hold, as committed (0: none). */
+export async function chainSize(): Promise<number> {
+  const db = await reader();
+  const n = await chainCountIn(db, { readOnly: true });
+  if (n > 1) return headsSize(await committedHeads(db, n));
+  const head = await db.chainRecord.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } });
+  return head?.seq ?? 0;
 }

@@ -17,7 +17,7 @@ import { selectIn } from "./sql";
 export async function addComment(operationId: string, author: string, text: string): Promise<OperationComment> {
   if (!isPossibleOperationId(operationId)) throw new StoreError("not_found", `no operation with the id ${JSON.stringify(operationId)}`);
   const comment = await writeTransaction(async (tx) => {
-    await lockChain(tx);
+    await lockChain(tx, [operationId]);
     const op = await tx.operation.findUnique({ where: { operationId }, select: { createdSeq: true } });
     if (!op) throw new StoreError("not_found", `no operation with the id ${JSON.stringify(operationId)}`);
     const payload: CommentPayload = { id: randomUUID(), text };

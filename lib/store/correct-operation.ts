@@ -24,7 +24,7 @@ export async function correctOperation(input: { operationId: string; request: Co
   const { operationId, request, reviewer } = input;
   if (!isPossibleOperationId(operationId)) throw new StoreError("not_found", `no operation with the id ${JSON.stringify(operationId)}`);
   const result = await writeTransaction(async (tx) => {
-    await lockChain(tx);
+    await lockChain(tx, [operationId]);
     const identity = await tx.operation.findUnique({ where: { operationId } });
     if (!identity) throw new StoreError("not_found", `no operation with the id ${operationId}`);
     // Under the chain lock, so no claim can land between this check and the correction.

@@ -1,4 +1,6 @@
 import "server-only";
+import { chainOf } from "@/lib/domain/chains";
+import { knownChainCount } from "./chain";
 import { maybeCheckpoint } from "./checkpoints";
 import { StoreError } from "./errors";
 import { ingestRecords, type IngestResult, type ValidRecord } from "./ingest-records";
@@ -7,16 +9,29 @@ import { ingestRecords, type IngestResult, type ValidRecord } from "./ingest-rec
  * Group commit for ingest. Writes are serialised by the chain lock anyway, so requests that
  * arrive while a transaction runs wait here and then commit together in the next one: one
  * fsync and one chain-head read for many requests instead of one each. Each request's records
- * stay whole (never split across transactions), are decided in arrival order exactly as if the
- * requests had run one after another, and get their own results back. If the group's
+ * stay whole (never split across transactions; with several chains, each operation's records),
+ * are decided in arrival order exactly as if the requests had run one after another, and get
+ * their own results back. If the group's
  * transaction fails, each request is retried alone, so one bad request fails only itself.
  */
 const MAX_RECORDS_PER_TRANSACTION = 2000;
 
 type Job = { records: ValidRecord[]; resolve: (r: IngestResult[]) => void; reject: (e: unknown) => void };
 
-const state = globalThis as unknown as { __reconcileIngestQueue?: { jobs: Job[]; running: boolean; waiting: number } };
-const queue = (state.__reconcileIngestQueue ??= { jobs: [], running: false, waiting: 0 });
+/**
+ * One lane per hash chain (lib/domain/chains.ts): with several chains a request's records are
+ * split by their operation's chain and each lane commits its groups on its own, so the chains'
+ * transactions run side by side (each takes only its chain's lock). An operation's records stay
+ * together in one transaction; a request of several chains is answered when all its parts are.
+ */
+type Lane = { jobs: Job[]; running: boolean };
+const state = globalThis as unknown as { __reconcileIngestQueue?: { lanes: Map<number, Lane>; waiting: number } };
+const queue = (state.__reconcileIngestQueue ??= { lanes: new Map(), waiting: 0 });
+const laneOf = (c: number): Lane => {
+  let lane = queue.lanes.get(c);
+  if (!lane) queue.lanes.set(c, (lane = { jobs: [], running: false }));
+  return lane;
+};
 
 /**
  * Backpressure (TRUST.md): at most this many records wait for a transaction
@@ -43,11 +58,26 @@ export function submitIngest(records: ValidRecord[]): Promise<IngestResult[]> {
     return Promise.reject(error);
   }
   queue.waiting += records.length;
+  const n = knownChainCount();
+  if (n === 1) return enqueue(0, records);
+  const parts = new Map<number, ValidRecord[]>();
+  for (const r of records) {
+    const c = chainOf(r.operationId, n);
+    const part = parts.get(c);
+    if (part) part.push(r);
+    else parts.set(c, [r]);
+  }
+  if (parts.size === 1) return enqueue(parts.keys().next().value!, records);
+  return Promise.all([...parts].map(([c, part]) => enqueue(c, part))).then((results) => results.flat().sort((a, b) => a.index - b.index));
+}
+
+function enqueue(c: number, records: ValidRecord[]): Promise<IngestResult[]> {
+  const lane = laneOf(c);
   return new Promise((resolve, reject) => {
-    queue.jobs.push({ records, resolve, reject });
-    if (!queue.running) {
-      queue.running = true;
-      setImmediate(drain);
+    lane.jobs.push({ records, resolve, reject });
+    if (!lane.running) {
+      lane.running = true;
+      setImmediate(() => void drain(lane));
     }
   });
 }
@@ -55,17 +85,17 @@ export function submitIngest(records: ValidRecord[]): Promise<IngestResult[]> {
 /** Yields to the event loop's I/O phase, so requests already received can join the group. */
 const ioTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-async function drain() {
+async function drain(lane: Lane) {
   try {
-    while (queue.jobs.length) {
+    while (lane.jobs.length) {
       // Take the group off the front in one splice (shift() per job moves the whole queue each time).
       let take = 0;
       let size = 0;
-      while (take < queue.jobs.length && (take === 0 || size + queue.jobs[take].records.length <= MAX_RECORDS_PER_TRANSACTION)) {
-        size += queue.jobs[take].records.length;
+      while (take < lane.jobs.length && (take === 0 || size + lane.jobs[take].records.length <= MAX_RECORDS_PER_TRANSACTION)) {
+        size += lane.jobs[take].records.length;
         take++;
       }
-      const group = queue.jobs.splice(0, take);
+      const group = lane.jobs.splice(0, take);
       queue.waiting -= size;
       // Renumber so that indexes are unique in the combined batch, then hand each job its own.
       const offsets: number[] = [];
@@ -93,6 +123,6 @@ async function drain() {
       await ioTurn();
     }
   } finally {
-    queue.running = false;
+    lane.running = false;
   }
 }

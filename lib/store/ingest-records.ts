@@ -71,8 +71,8 @@ export async function ingestRecords(records: ValidRecord[], opts: { tx?: Sql } =
   // In the caller's transaction when given one (a verifier's read is recorded with its job's end).
   const transaction = opts.tx ? <T>(fn: (tx: Sql) => Promise<T>) => fn(opts.tx!) : sqlWriteTransaction;
   return transaction(async (tx) => {
-    await lockChain(tx);
     const ids = [...new Set(records.map((r) => r.operationId))];
+    await lockChain(tx, ids);
     const known = await selectIn<{ operation_id: string; created_seq: number | bigint; created_at: string; owner_id: string | null }>(
       tx,
       "SELECT operation_id, created_seq, created_at, owner_id FROM operations WHERE operation_id IN %IN%",

@@ -3,6 +3,7 @@ import type { CorrectionFact } from "@/lib/domain/corrections";
 import { deriveOperation, type OperationState, type StoredStage } from "@/lib/domain/operation";
 import { actualOf, reviewOf } from "@/lib/domain/metrics";
 import { isSilentFailure, type EffectiveOutcome } from "@/lib/domain/outcomes";
+import { lockDerived } from "./chain";
 import { finishMetricRows, prepareMetricRows, type MetricRow } from "./metrics-projection";
 import { searchRowsOf, writeSearchRows } from "./search-index";
 import { addToCounters, asSql, deleteIn, insertMany, selectIn, type Sql, type SqlLike } from "./sql";
@@ -104,6 +105,8 @@ export async function writeProjection(
     for (const dep of state.depends_on) edges.push({ operationId: identity.operationId, dependsOn: dep });
   }
   const tx = asSql(db);
+  // Rollups and recovery span operations, so other chains' transactions write them too.
+  await lockDerived(tx);
   await prepareMetricRows(tx, views, { draw: opts.drawAudits ?? false, now: new Date().toISOString() });
   const stale = opts.existing ?? ids;
   const staleIds = new Set(stale);

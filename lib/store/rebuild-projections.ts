@@ -16,7 +16,7 @@ const PAGE = 500;
  */
 export async function rebuildProjections(onProgress?: (done: number) => void): Promise<{ operations: number }> {
   await writeTransaction(async (tx) => {
-    await lockChain(tx);
+    await lockChain(tx, "all");
     await tx.operationView.deleteMany({});
     await tx.operationKey.deleteMany({});
     await tx.operationEdge.deleteMany({});
@@ -29,7 +29,7 @@ export async function rebuildProjections(onProgress?: (done: number) => void): P
   let done = 0;
   for (;;) {
     const n = await writeTransaction(async (tx) => {
-      await lockChain(tx);
+      await lockChain(tx, "all");
       const ops = await tx.operation.findMany({ where: { createdSeq: { gt: after } }, orderBy: { createdSeq: "asc" }, take: PAGE });
       if (!ops.length) return 0;
       const records = await loadOperationRecords(tx, ops.map((o) => o.operationId));

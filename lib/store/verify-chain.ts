@@ -1,6 +1,7 @@
 import "server-only";
-import { ChainVerifier, type ChainVerdict } from "@/lib/domain/hash";
-import { createdSeqsOf, toChainRecord } from "./chain";
+import { chainOfSeq, MultiChainVerifier } from "@/lib/domain/chains";
+import type { ChainVerdict } from "@/lib/domain/hash";
+import { chainCountIn, committedHeads, createdSeqsOf, toChainRecord } from "./chain";
 import type { Db } from "./database";
 import { reader } from "./db";
 import { selectIn } from "./sql";
@@ -35,32 +36,38 @@ async function opSeqProblem(db: Db, rows: Row[]): Promise<{ seq: number; problem
 }
 
 /**
- * Checks every link of the stored chain, page by page, in seq order, and that each record's
- * op_seq names its operation (opSeqProblem).
+ * Checks every link of the stored chains, page by page, in seq order, and that each record's
+ * op_seq names its operation (opSeqProblem). Several chains are checked in the same pass, each
+ * up to its head as committed when the check began (a record appended meanwhile to a chain that
+ * lags the others would otherwise look like a gap).
  */
 export async function verifyStoredChain(
   onProgress?: (checked: number) => void,
   opts: { watch?: number[] } = {},
-): Promise<{ verdict: ChainVerdict; hashes: Map<number, string> }> {
+): Promise<{ verdict: ChainVerdict; hashes: Map<number, string>; chains: number }> {
   const db = await reader();
-  const verifier = new ChainVerifier(undefined, { watch: opts.watch });
-  const done = () => ({ verdict: verifier.verdict(), hashes: verifier.hashes });
+  const n = await chainCountIn(db, { readOnly: true });
+  const heads = n > 1 ? await committedHeads(db, n) : null;
+  const last = heads ? Math.max(...heads.map((h) => h.seq)) : undefined;
+  const verifier = new MultiChainVerifier(n, { watch: opts.watch });
+  const done = () => ({ verdict: verifier.verdict(), hashes: verifier.hashes, chains: n });
   let after = 0;
   for (;;) {
-    const rows = await db.chainRecord.findMany({ where: { seq: { gt: after } }, orderBy: { seq: "asc" }, take: PAGE });
-    if (!rows.length) break;
+    const page = await db.chainRecord.findMany({ where: { seq: { gt: after, ...(last !== undefined ? { lte: last } : {}) } }, orderBy: { seq: "asc" }, take: PAGE });
+    if (!page.length) break;
+    const rows = heads ? page.filter((r) => r.seq <= heads[chainOfSeq(r.seq, n)].seq) : page;
     const wrong = await opSeqProblem(db, rows);
     for (const row of rows) {
-      if (wrong && row.seq === wrong.seq) return { verdict: { ok: false, badSeq: row.seq, count: verifier.verdict().count, problem: wrong.problem }, hashes: verifier.hashes };
+      if (wrong && row.seq === wrong.seq) return { verdict: { ok: false, badSeq: row.seq, count: verifier.verdict().count, problem: wrong.problem }, hashes: verifier.hashes, chains: n };
       let record;
       try {
         record = toChainRecord(row);
       } catch {
-        return { verdict: { ok: false, badSeq: row.seq, count: verifier.verdict().count, problem: "payload is not valid JSON" }, hashes: verifier.hashes };
+        return { verdict: { ok: false, badSeq: row.seq, count: verifier.verdict().count, problem: "payload is not valid JSON" }, hashes: verifier.hashes, chains: n };
       }
       if (!verifier.push(record)) return done();
     }
-    after = rows[rows.length - 1].seq;
+    after = page[page.length - 1].seq;
     onProgress?.(after);
   }
   return done();

@@ -22,15 +22,22 @@ export default async function AuditPage() {
       <div>
         <h1 className="text-2xl font-semibold">Audit trail</h1>
         <p className="mt-1 text-slate-700 dark:text-slate-300">
-          Every stage record, correction, assignment and security event, in one hash chain: each record&apos;s hash covers its content and
-          the hash before it, so an edit anywhere breaks every link after it. Exports are themselves recorded.
+          Every stage record, correction, assignment and security event, in{" "}
+          {head && head.chains > 1 ? `${head.chains} hash chains (all of an operation's records in one)` : "one hash chain"}: each record&apos;s hash
+          covers its content and the hash before it, so an edit anywhere breaks every link after it. Exports are themselves recorded.
         </p>
       </div>
       <section aria-labelledby="status" className="space-y-3 rounded-xl border border-slate-200 p-4 dark:border-slate-800">
         <h2 id="status" className="font-semibold">Chain status</h2>
         <dl className="grid grid-cols-[minmax(8rem,auto)_1fr] gap-x-4 gap-y-1 text-sm">
           <dt className="text-slate-600 dark:text-slate-400">records</dt>
-          <dd className="tabular-nums">{head ? `${head.seq.toLocaleString()} (head ${head.hash.slice(0, 16)}…)` : "none yet"}</dd>
+          <dd className="tabular-nums">
+            {head
+              ? head.chains > 1
+                ? `${head.records.toLocaleString()} in ${head.chains} chains (Merkle root of their heads ${head.hash.slice(0, 16)}…)`
+                : `${head.records.toLocaleString()} (head ${head.hash.slice(0, 16)}…)`
+              : "none yet"}
+          </dd>
           <dt className="text-slate-600 dark:text-slate-400">last checkpoint</dt>
           <dd>{checkpoint ? `${checkpoint.time.replace("T", " ").slice(0, 19)} UTC, covering ${checkpoint.size.toLocaleString()} records (${cadence})` : `none yet (${cadence})`}</dd>
           <dt className="text-slate-600 dark:text-slate-400">signing key fingerprint</dt>
@@ -63,7 +70,7 @@ export default async function AuditPage() {
           <code className="font-mono">--subset</code> for a filtered one, and <code className="font-mono">--checkpoint FILE</code> with a checkpoint
           kept elsewhere, and <code className="font-mono">--key PUBLIC.pem</code> to pin the signing key).
         </p>
-        <AuditExportForm total={head?.seq ?? 0} />
+        <AuditExportForm total={head?.records ?? 0} />
       </section>
     </div>
   );
