@@ -30,8 +30,8 @@ export async function verifyChainAction(): Promise<VerifyState> {
   }
   try {
     const checkpoints = await allCheckpoints();
-    const { verdict, hashes } = await verifyStoredChain(undefined, { watch: checkpoints.flatMap(checkpointSeqs) });
-    const bad = verdict.ok ? checkAgainstCheckpoints(verdict, hashes, checkpoints).find((c) => !c.ok) : undefined;
+    const { verdict, hashes, counts } = await verifyStoredChain(undefined, { watch: checkpoints.flatMap(checkpointSeqs) });
+    const bad = verdict.ok ? checkAgainstCheckpoints(verdict, hashes, checkpoints, undefined, counts).find((c) => !c.ok) : undefined;
     if (!verdict.ok || (bad && !bad.ok)) await announceChainFailure(chainFailure(verdict, bad), me.email);
     if (!verdict.ok) return { ok: false, message: `Broken at seq ${verdict.badSeq}: ${verdict.problem}.` };
     if (bad && !bad.ok) return { ok: false, message: `The chain links, but ${bad.problem}.` };

@@ -9,7 +9,7 @@ import { knownError } from "@/lib/api/errors";
 import { exportText } from "@/lib/api/audit-stream";
 import { checkAgainstCheckpoints } from "@/lib/domain/audit-verify";
 import { checkpointSeqs, formatCheckpoint, keyFingerprint, parseCheckpoint, publicKeyFromText, type Checkpoint } from "@/lib/domain/checkpoint";
-import { MAX_CHAINS, MultiChainVerifier } from "@/lib/domain/chains";
+import { MAX_CHAINS, MultiChainVerifier, type ChainHead } from "@/lib/domain/chains";
 import type { ChainRecord } from "@/lib/domain/hash";
 import { describeIssues } from "@/lib/domain/wire";
 import { exportQuerySchema, recordExport } from "@/lib/store/audit-export";
@@ -78,7 +78,7 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
       found.push(...stored);
       result = await verifyStoredChain(undefined, { watch: [...(watch ?? []), ...stored.flatMap(checkpointSeqs)] });
     }
-    const { verdict, hashes } = result;
+    const { verdict, hashes, counts } = result;
     let ok = verdict.ok;
     if (verdict.ok) {
       const where = verdict.chains ? `in ${verdict.chains.length} chains, Merkle root of the heads` : "head";
@@ -86,7 +86,7 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
     }
     else console.error(`chain broken at seq ${verdict.badSeq}: ${verdict.problem} (${verdict.count} records verified before it)`);
     const checks = external ? [external] : values.subset ? [] : found;
-    for (const [i, c] of checkAgainstCheckpoints(verdict, hashes, checks, pinned?.key).entries()) {
+    for (const [i, c] of checkAgainstCheckpoints(verdict, hashes, checks, pinned?.key, counts).entries()) {
       if (c.ok) console.log(`checkpoint ${external ? values.checkpoint : `#${i + 1}`} (size ${c.size}, signed ${checks[i].time} by key ${keyFingerprint(checks[i].key)}): matches`);
       else {
         ok = false;
@@ -94,7 +94,7 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
       }
     }
     if (!ok && !values.file) {
-      const bad = verdict.ok ? checkAgainstCheckpoints(verdict, hashes, checks, pinned?.key).find((c) => !c.ok) : undefined;
+      const bad = verdict.ok ? checkAgainstCheckpoints(verdict, hashes, checks, pinned?.key, counts).find((c) => !c.ok) : undefined;
       await announceChainFailure(chainFailure(verdict, bad), CLI_ACTOR);
     }
     if (!checks.length) console.log("no checkpoint was checked: nothing here proves that the tail of the chain was not cut off or rewritten");
@@ -219,16 +219,16 @@ async function verifyFile(file: string, opts: { allowGaps: boolean; watch?: numb
     try {
       value = JSON.parse(line);
     } catch {
-      return { verdict: { ok: false as const, badSeq: verifier.verdict().count + 1, count: verifier.verdict().count, problem: `line ${lineNo} is not JSON` }, hashes: verifier.hashes };
+      return { verdict: { ok: false as const, badSeq: verifier.verdict().count + 1, count: verifier.verdict().count, problem: `line ${lineNo} is not JSON` }, hashes: verifier.hashes, counts: verifier.counts };
     }
     if (chainsLine(value) !== null) continue;
     if (isCheckpointLine(value)) {
       if (checkpointLine(value)) continue;
-      return { verdict: { ok: false as const, badSeq: verifier.verdict().count + 1, count: verifier.verdict().count, problem: `line ${lineNo} is a checkpoint line without a size, head, time, key and signature` }, hashes: verifier.hashes };
+      return { verdict: { ok: false as const, badSeq: verifier.verdict().count + 1, count: verifier.verdict().count, problem: `line ${lineNo} is a checkpoint line without a size, head, time, key and signature` }, hashes: verifier.hashes, counts: verifier.counts };
     }
     if (!verifier.push(value as ChainRecord)) break;
   }
-  return { verdict: verifier.verdict(), hashes: verifier.hashes };
+  return { verdict: verifier.verdict(), hashes: verifier.hashes, counts: verifier.counts };
 }
 
 /**
@@ -245,10 +245,14 @@ function checkpointLine(v: unknown): Checkpoint | null {
   const { size, head, time, key, signature, heads } = v;
   if (!Number.isSafeInteger(size) || typeof head !== "string" || typeof time !== "string" || typeof key !== "string" || typeof signature !== "string") return null;
   if (heads === undefined) return { size: size as number, head, time, key, signature };
-  const isHead = (h: unknown): h is { seq: number; hash: string } =>
-    typeof h === "object" && h !== null && Number.isSafeInteger((h as { seq?: unknown }).seq) && typeof (h as { hash?: unknown }).hash === "string";
+  const isHead = (h: unknown): h is ChainHead =>
+    typeof h === "object" &&
+    h !== null &&
+    Number.isSafeInteger((h as { seq?: unknown }).seq) &&
+    Number.isSafeInteger((h as { records?: unknown }).records) &&
+    typeof (h as { hash?: unknown }).hash === "string";
   if (!Array.isArray(heads) || !heads.length || heads.length > MAX_CHAINS || !heads.every(isHead)) return null;
-  return { size: size as number, head, time, key, signature, heads: heads.map((h) => ({ seq: h.seq, hash: h.hash })) };
+  return { size: size as number, head, time, key, signature, heads: heads.map((h) => ({ seq: h.seq, hash: h.hash, records: h.records })) };
 }
 
 /** The chain count line of a trail of several chains (`{"kind":"chains","chains":N}`, no seq), or null. */

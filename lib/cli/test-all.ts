@@ -26,10 +26,10 @@ function check(name: string, cmd: string, args: string[]) {
   steps.push({ name, passed: ok ? 1 : 0, failed: ok ? 0 : 1, ok });
 }
 
-function vitest(name: string, project: string, env: Record<string, string> = {}) {
+function vitest(name: string, project: string, env: Record<string, string> = {}, files: string[] = []) {
   const out = `test-results/${name.replace(/\W+/g, "-")}.json`;
   rmSync(out, { force: true });
-  const ok = run(name, bin("vitest"), ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile=${out}`], env);
+  const ok = run(name, bin("vitest"), ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile=${out}`, ...files], env);
   let passed = 0;
   let failed = ok ? 0 : 1;
   let failures: string[] = [];
@@ -94,6 +94,17 @@ function playwright() {
   steps.push({ name: "e2e (Chromium)", passed, failed, ok, failures });
 }
 
+const FOUR_CHAIN_SUITES = [
+  "lib/reliability/model.itest.ts",
+  "lib/store/metrics.itest.ts",
+  "lib/store/claims.itest.ts",
+  "lib/store/corrections.itest.ts",
+  "lib/store/comments.itest.ts",
+  "lib/store/store.itest.ts",
+  "lib/store/trajectories.itest.ts",
+  "lib/store/ingest-values.itest.ts",
+];
+
 check("typecheck", bin("tsc"), ["--noEmit"]);
 check("client package typecheck", bin("tsc"), ["-p", "lib/client/tsconfig.json", "--noEmit"]);
 check("lint", bin("eslint"), [".", "--max-warnings=0"]);
@@ -105,6 +116,9 @@ if (built) {
   vitest("integration (SQLite)", "integration");
   if (process.env.TEST_DATABASE_URL) {
     vitest("integration (PostgreSQL)", "integration", { INTEGRATION_DATABASE_URL: process.env.TEST_DATABASE_URL });
+    // The suites whose promises span operations, again on a database of four hash chains, where
+    // the chains' transactions really run side by side (lib/domain/chains.ts).
+    vitest("integration on four hash chains (PostgreSQL)", "integration", { INTEGRATION_DATABASE_URL: process.env.TEST_DATABASE_URL, RECONCILE_CHAINS: "4" }, FOUR_CHAIN_SUITES);
   } else {
     console.log("\nTEST_DATABASE_URL is not set: the PostgreSQL integration run is left out.");
   }

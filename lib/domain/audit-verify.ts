@@ -10,7 +10,14 @@ export type CheckpointVerdict = { ok: true; size: number } | { ok: false; proble
  * (`ed25519:…`), a checkpoint signed by any other key fails, naming that key's fingerprint:
  * whoever can rewrite the chain can also sign a new checkpoint with a key of their own.
  */
-export function checkAgainstCheckpoints(verdict: ChainVerdict, hashes: Map<number, string>, checkpoints: Checkpoint[], pinnedKey?: string): CheckpointVerdict[] {
+export function checkAgainstCheckpoints(
+  verdict: ChainVerdict,
+  hashes: Map<number, string>,
+  checkpoints: Checkpoint[],
+  pinnedKey?: string,
+  /** With several chains: how many records a chain held at each watched seq (MultiChainVerifier.counts). */
+  counts?: Map<number, number>,
+): CheckpointVerdict[] {
   const sorted = [...checkpoints].sort((a, b) => a.size - b.size);
   let lastGood = 0;
   const lastGoodOf = new Map<number, number>();
@@ -21,7 +28,7 @@ export function checkAgainstCheckpoints(verdict: ChainVerdict, hashes: Map<numbe
     const badHeads = headsProblem(c);
     if (badHeads) return { ok: false, problem: badHeads };
     if (!verdict.ok) return { ok: false, problem: "the chain itself is broken", badSeq: verdict.badSeq };
-    if (c.heads) return againstHeads(verdict, hashes, c, c.heads, lastGoodOf);
+    if (c.heads) return againstHeads(verdict, hashes, counts, c, c.heads, lastGoodOf);
     if (verdict.chains) return { ok: false, problem: `the checkpoint at size ${c.size} is of one chain, but this database has ${verdict.chains.length}` };
     if (verdict.lastSeq < c.size) {
       return { ok: false, problem: `truncated: the chain ends at seq ${verdict.lastSeq}, but a checkpoint signed at ${c.time} covers ${c.size} records`, badSeq: verdict.lastSeq + 1 };
@@ -40,8 +47,9 @@ export function checkAgainstCheckpoints(verdict: ChainVerdict, hashes: Map<numbe
 function againstHeads(
   verdict: Extract<ChainVerdict, { ok: true }>,
   hashes: Map<number, string>,
+  counts: Map<number, number> | undefined,
   c: Checkpoint,
-  heads: { seq: number; hash: string }[],
+  heads: { seq: number; hash: string; records: number }[],
   lastGoodOf: Map<number, number>,
 ): CheckpointVerdict {
   const ends = verdict.chains;
@@ -54,17 +62,19 @@ function againstHeads(
       return {
         ok: false,
         problem: `truncated: chain ${i} ends at seq ${ends[i].lastSeq}, but a checkpoint signed at ${c.time} covers it up to seq ${h.seq}`,
-        badSeq: ends[i].lastSeq === 0 ? i + 1 : ends[i].lastSeq + heads.length,
+        badSeq: ends[i].lastSeq + 1,
       };
     }
     const found = hashes.get(h.seq);
     if (found === undefined) return { ok: false, problem: `seq ${h.seq} (chain ${i}) is not in this file: the checkpoint cannot be checked against it` };
-    if (found !== h.hash) {
-      const from = (lastGoodOf.get(i) ?? 0) || i + 1 - heads.length;
+    const held = counts?.get(h.seq);
+    if (found !== h.hash || (held !== undefined && held !== h.records)) {
+      const from = lastGoodOf.get(i) ?? 0;
+      const what = found !== h.hash ? `seq ${h.seq} does not match` : `chain ${i} holds ${held} records up to seq ${h.seq}, not the ${h.records} of`;
       return {
         ok: false,
-        problem: `rewritten: chain ${i} at seq ${h.seq} does not match the checkpoint signed at ${c.time}; the first changed record of that chain is between seq ${from + heads.length} and ${h.seq}`,
-        badSeq: from + heads.length,
+        problem: `rewritten: chain ${i}: ${what} the checkpoint signed at ${c.time}; the first changed record of that chain is after seq ${from} and at or before ${h.seq}`,
+        badSeq: from + 1,
       };
     }
   }

@@ -2,39 +2,41 @@ import { createHash, generateKeyPairSync } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { checkAgainstCheckpoints } from "./audit-verify";
-import { chainOf, chainOfSeq, headsRoot, headsSize, MultiChainVerifier, parseChainCount, recordsUpTo, type ChainHead } from "./chains";
+import { chainOf, chainOfRecord, EMPTY_HEAD, headsRoot, headsSize, MultiChainVerifier, parseChainCount, type ChainHead } from "./chains";
 import { checkpointSignatureValid, createChainsCheckpoint, createCheckpoint, formatCheckpoint, headsProblem, parseCheckpoint } from "./checkpoint";
-import { chainHash, GENESIS_HASH, type ChainRecord } from "./hash";
+import { chainHash, type ChainRecord } from "./hash";
 
 const key = generateKeyPairSync("ed25519").privateKey;
 
 /**
  * Appends operations' records to n chains as the store does: each operation's chain by
- * chainOf, seqs c+1, c+1+n, … per chain, each chain linked from the genesis hash. Returns the
- * records in seq order.
+ * chainOf, seqs from one counter (with gaps, as rolled-back transactions leave), each chain
+ * linked from the genesis hash. Returns the records in seq order.
  */
 function build(n: number, ops: string[]): ChainRecord[] {
-  const heads: ChainHead[] = Array.from({ length: n }, () => ({ seq: 0, hash: GENESIS_HASH }));
+  const heads: ChainHead[] = Array.from({ length: n }, () => EMPTY_HEAD);
   const out: ChainRecord[] = [];
+  let top = 0;
   ops.forEach((op, i) => {
     const c = chainOf(op, n);
-    const seq = heads[c].seq === 0 ? c + 1 : heads[c].seq + n;
+    const seq = top + 1 + (n > 1 && i % 3 === 2 ? 1 : 0);
     const f = { seq, kind: "stage" as const, operation_id: op, recorded_at: "2026-12-01T10:00:00.000Z", actor: "a@b.test", payload: { i }, prev_hash: heads[c].hash };
     const r = { ...f, hash: chainHash(f) };
-    heads[c] = { seq, hash: r.hash };
+    heads[c] = { seq, hash: r.hash, records: heads[c].records + 1 };
+    top = seq;
     out.push(r);
   });
-  return out.sort((a, b) => a.seq - b.seq);
+  return out;
 }
 
 function verify(n: number, records: ChainRecord[], watch: number[] = []) {
   const v = new MultiChainVerifier(n, { watch });
   for (const r of records) if (!v.push(r)) break;
-  return { verdict: v.verdict(), hashes: v.hashes, ends: v.ends() };
+  return { verdict: v.verdict(), hashes: v.hashes, counts: v.counts, ends: v.ends() };
 }
 
 const ids = (k: number) => Array.from({ length: k }, (_, i) => `op-${i % 37}-${i}`);
-const headsOf = (ends: { lastSeq: number; head: string }[]) => ends.map((e) => ({ seq: e.lastSeq, hash: e.head }));
+const headsOf = (ends: { lastSeq: number; head: string; count: number }[]) => ends.map((e) => ({ seq: e.lastSeq, hash: e.head, records: e.count }));
 
 describe("choosing a chain", () => {
   it("is stable, in range, and the same for every record of an operation", () => {
@@ -61,12 +63,10 @@ describe("choosing a chain", () => {
     for (const c of counts) expect(Math.abs(c - 1000)).toBeLessThan(150);
   });
 
-  it("lays seqs out so each chain's are gapless and none is shared", () => {
-    const n = 4;
-    expect([1, 2, 3, 4, 5, 9, 12].map((s) => chainOfSeq(s, n))).toEqual([0, 1, 2, 3, 0, 0, 3]);
-    expect(recordsUpTo(0, 2, n)).toBe(0);
-    expect(recordsUpTo(3, 2, n)).toBe(1);
-    expect(recordsUpTo(11, 2, n)).toBe(3);
+  it("records of no operation go to chain 0; a record's chain is its operation's", () => {
+    expect(chainOfRecord({ operation_id: null }, 8)).toBe(0);
+    expect(chainOfRecord({ operation_id: 42 }, 8)).toBe(0);
+    expect(chainOfRecord({ operation_id: "op-1" }, 8)).toBe(chainOf("op-1", 8));
   });
 
   it("reads RECONCILE_CHAINS: 1–64, default 1", () => {
@@ -78,9 +78,9 @@ describe("choosing a chain", () => {
 });
 
 describe("the Merkle root of the heads", () => {
-  const leaf = (c: number, h: ChainHead) => createHash("sha256").update(Buffer.from([0])).update(`${c} ${h.seq} ${h.hash}`).digest();
+  const leaf = (c: number, h: ChainHead) => createHash("sha256").update(Buffer.from([0])).update(`${c} ${h.seq} ${h.records} ${h.hash}`).digest();
   const node = (l: Buffer, r: Buffer) => createHash("sha256").update(Buffer.from([1])).update(l).update(r).digest();
-  const h = (i: number): ChainHead => ({ seq: i + 1, hash: createHash("sha256").update(String(i)).digest("hex") });
+  const h = (i: number): ChainHead => ({ seq: i + 1, hash: createHash("sha256").update(String(i)).digest("hex"), records: 1 });
 
   it("is RFC 6962's tree hash of one leaf per chain", () => {
     const heads = [h(0), h(1), h(2)];
@@ -92,12 +92,12 @@ describe("the Merkle root of the heads", () => {
     expect(headsRoot(five)).toBe(node(node(node(l[0], l[1]), node(l[2], l[3])), l[4]).toString("hex"));
   });
 
-  it("changes when any head, or the order of chains, changes", () => {
+  it("changes when any head, its record count, or the order of chains, changes", () => {
     const heads = Array.from({ length: 16 }, (_, i) => h(i));
     const root = headsRoot(heads);
     for (let i = 0; i < 16; i++) {
-      const moved = heads.map((x, j) => (j === i ? { ...x, seq: x.seq + 16 } : x));
-      expect(headsRoot(moved)).not.toBe(root);
+      expect(headsRoot(heads.map((x, j) => (j === i ? { ...x, seq: x.seq + 16 } : x)))).not.toBe(root);
+      expect(headsRoot(heads.map((x, j) => (j === i ? { ...x, records: 2 } : x)))).not.toBe(root);
     }
     expect(headsRoot([heads[1], heads[0], ...heads.slice(2)])).not.toBe(root);
   });
@@ -114,27 +114,34 @@ describe("verifying several chains", () => {
         expect(verdict).toMatchObject({ ok: true, count: ops.length });
         expect(ends.reduce((s, e) => s + e.count, 0)).toBe(ops.length);
         for (const [c, e] of ends.entries()) {
-          const own = records.filter((r) => chainOfSeq(r.seq, n) === c);
+          const own = records.filter((r) => chainOfRecord(r, n) === c);
           expect(e.lastSeq).toBe(own.length ? own[own.length - 1].seq : 0);
         }
         if (n > 1 && verdict.ok) expect(verdict.head).toBe(headsRoot(headsOf(ends)));
+        // Seqs follow the order the records were appended in, across chains.
+        expect(records.map((r) => r.seq)).toEqual([...records.map((r) => r.seq)].sort((a, b) => a - b));
       }),
       { numRuns: 300 },
     );
   });
 
-  it("a changed record, a removed record or a record moved to another chain is caught, at that seq", () => {
+  it("a changed record is caught at its seq, a removed one at the next record of its chain, a record moved to another chain at once", () => {
     fc.assert(
       fc.property(fc.integer({ min: 2, max: 8 }), opsArb.filter((o) => o.length > 3), fc.nat(), (n, ops, pick) => {
         const records = build(n, ops);
         const i = pick % records.length;
         const changed = records.map((r, j) => (j === i ? { ...r, payload: { changed: true } } : r));
         expect(verify(n, changed).verdict).toMatchObject({ ok: false, badSeq: records[i].seq });
-        const later = records.filter((r, j) => j > i && chainOfSeq(r.seq, n) === chainOfSeq(records[i].seq, n));
+        const later = records.filter((r, j) => j > i && chainOfRecord(r, n) === chainOfRecord(records[i], n));
         if (later.length) {
           const removed = records.filter((_, j) => j !== i);
-          expect(verify(n, removed).verdict).toMatchObject({ ok: false, badSeq: records[i].seq });
+          expect(verify(n, removed).verdict).toMatchObject({ ok: false, badSeq: later[0].seq, problem: expect.stringMatching(/prev_hash does not match|does not start from the genesis hash/) });
         }
+        // The same record said to be another operation's, of another chain: its hash no longer
+        // matches, and the chain it left misses it.
+        const other = Array.from({ length: 50 }, (_, k) => `moved-${k}`).find((id) => chainOf(id, n) !== chainOfRecord(records[i], n))!;
+        const moved = records.map((r, j) => (j === i ? { ...r, operation_id: other } : r));
+        expect(verify(n, moved).verdict.ok).toBe(false);
       }),
       { numRuns: 300 },
     );
@@ -171,8 +178,8 @@ describe("checkpoints of several chains", () => {
     const c1 = createChainsCheckpoint(key, headsOf(early.ends));
     const c2 = createChainsCheckpoint(key, heads);
     const watch = [...c1.heads!, ...c2.heads!].map((h) => h.seq).filter(Boolean);
-    const { verdict, hashes } = verify(n, records, watch);
-    expect(checkAgainstCheckpoints(verdict, hashes, [c2, c1])).toEqual([
+    const { verdict, hashes, counts } = verify(n, records, watch);
+    expect(checkAgainstCheckpoints(verdict, hashes, [c2, c1], undefined, counts)).toEqual([
       { ok: true, size: c1.size },
       { ok: true, size: c2.size },
     ]);
@@ -182,15 +189,17 @@ describe("checkpoints of several chains", () => {
     const c = createChainsCheckpoint(key, heads);
     const watch = heads.map((h) => h.seq);
     const lastOfChain2 = heads[2].seq;
+    expect(lastOfChain2).toBeGreaterThan(0);
     const cut = records.filter((r) => r.seq !== lastOfChain2);
     const a = verify(n, cut, watch);
-    expect(checkAgainstCheckpoints(a.verdict, a.hashes, [c])[0]).toMatchObject({ ok: false, problem: expect.stringMatching(/^truncated: chain 2 /) });
+    expect(checkAgainstCheckpoints(a.verdict, a.hashes, [c], undefined, a.counts)[0]).toMatchObject({ ok: false, problem: expect.stringMatching(/^truncated: chain 2 /) });
 
     // Rewrite chain 1 from its second record on, relinking every later record of it.
     let prev = "";
+    const firstOf1 = records.find((r) => chainOfRecord(r, n) === 1)!.seq;
     const rewritten = records.map((r) => {
-      if (chainOfSeq(r.seq, n) !== 1) return r;
-      if (r.seq === 2) {
+      if (chainOfRecord(r, n) !== 1) return r;
+      if (r.seq === firstOf1) {
         prev = r.hash;
         return r;
       }
@@ -201,12 +210,12 @@ describe("checkpoints of several chains", () => {
     });
     const b = verify(n, rewritten, watch);
     expect(b.verdict.ok).toBe(true);
-    expect(checkAgainstCheckpoints(b.verdict, b.hashes, [c])[0]).toMatchObject({ ok: false, problem: expect.stringMatching(/^rewritten: chain 1 /) });
+    expect(checkAgainstCheckpoints(b.verdict, b.hashes, [c], undefined, b.counts)[0]).toMatchObject({ ok: false, problem: expect.stringMatching(/^rewritten: chain 1: seq \d+ does not match/) });
   });
 
   it("with a head line changed after signing, fail on the heads, not silently", () => {
     const c = createChainsCheckpoint(key, heads);
-    const edited = formatCheckpoint(c).replace(`chain 3: ${heads[3].seq} `, `chain 3: ${heads[3].seq + n} `);
+    const edited = formatCheckpoint(c).replace(`chain 3: ${heads[3].seq} ${heads[3].records} `, `chain 3: ${heads[3].seq + 1} ${heads[3].records} `);
     const parsed = parseCheckpoint(edited)!;
     expect(headsProblem(parsed)).toMatch(/do not give its signed root/);
     expect(checkAgainstCheckpoints(run.verdict, run.hashes, [parsed])[0]).toMatchObject({ ok: false });

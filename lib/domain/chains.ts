@@ -3,11 +3,19 @@ import { ChainVerifier, GENESIS_HASH, type ChainEnd, type ChainRecord, type Chai
 
 /*
  * Several hash chains in one seq space (issue 17, docs/DEPLOY.md). A database has N chains,
- * fixed when it is created and recorded in it. Chain c (0 ≤ c < N) holds the seqs c+1, c+1+N,
- * c+1+2N, …: gapless within the chain, unique across all of them, and with N = 1 exactly the
- * one chain of before. An operation's records all go to one chain, chosen by a stable hash of
- * its id; records of no operation (security events) go to chain 0. Each chain links its own
- * records from the genesis hash, and a checkpoint signs the Merkle root of every chain's head.
+ * fixed when it is created and recorded in it. An operation's records all go to one chain,
+ * chosen by a stable hash of its id (chainOf); records of no operation (security events) go to
+ * chain 0. Each chain links its own records from the genesis hash without a gap: every record's
+ * prev_hash is the previous record of its chain, and each chain counts its records. With N = 1
+ * it is exactly the one chain of before (seq 1, 2, 3, …).
+ *
+ * Seqs stay unique across all chains and keep the order of time: they come from one counter that
+ * chains take from without waiting on each other (a PostgreSQL sequence; on SQLite, whose writes
+ * are serial anyway, the next after the highest). A record appended after another has the higher
+ * seq, whatever their chains; lists (newest first), trajectories and recovery (a *later*
+ * operation) rest on that order. So one chain's seqs rise with gaps where other chains' records
+ * are. A checkpoint signs the Merkle root of every chain's head: its last seq, how many records
+ * it holds, and that record's hash.
  */
 
 /** The most chains a database may have (RECONCILE_CHAINS). */
@@ -19,14 +27,8 @@ export function chainOf(operationId: string | null, n: number): number {
   return createHash("sha256").update(operationId, "utf8").digest().readUInt32BE(0) % n;
 }
 
-/** The chain a seq belongs to. */
-export const chainOfSeq = (seq: number, n: number): number => (seq - 1) % n;
-
-/** Chain c's first seq. */
-export const firstSeq = (c: number): number => c + 1;
-
-/** How many records chain c holds when its head is at `headSeq` (0: none). */
-export const recordsUpTo = (headSeq: number, c: number, n: number): number => (headSeq === 0 ? 0 : (headSeq - firstSeq(c)) / n + 1);
+/** The chain a record belongs to: its operation's, or chain 0 (a value that is no id, in a damaged file, too). */
+export const chainOfRecord = (r: { operation_id?: unknown }, n: number): number => chainOf(typeof r.operation_id === "string" ? r.operation_id : null, n);
 
 /** Parses RECONCILE_CHAINS: an integer 1–64, default 1. Throws with the reason otherwise. */
 export function parseChainCount(text: string | undefined): number {
@@ -36,8 +38,10 @@ export function parseChainCount(text: string | undefined): number {
   return n;
 }
 
-/** One chain's head as a checkpoint names it: seq 0 and the genesis hash for an empty chain. */
-export type ChainHead = { seq: number; hash: string };
+/** One chain's head as a checkpoint names it: its last seq and hash, and how many records it holds (0, 0 and the genesis hash when empty). */
+export type ChainHead = { seq: number; hash: string; records: number };
+
+export const EMPTY_HEAD: ChainHead = { seq: 0, hash: GENESIS_HASH, records: 0 };
 
 const sha = (...parts: (string | Buffer)[]) => {
   const h = createHash("sha256");
@@ -45,9 +49,9 @@ const sha = (...parts: (string | Buffer)[]) => {
   return h.digest();
 };
 
-/** The Merkle leaf of chain c's head: SHA-256(0x00 ‖ "c seq hash"), RFC 6962's leaf prefix. */
+/** The Merkle leaf of chain c's head: SHA-256(0x00 ‖ "c seq records hash"), RFC 6962's leaf prefix. */
 export function headLeaf(c: number, head: ChainHead): Buffer {
-  return sha(Buffer.from([0]), `${c} ${head.seq} ${head.hash}`);
+  return sha(Buffer.from([0]), `${c} ${head.seq} ${head.records} ${head.hash}`);
 }
 
 /**
@@ -67,36 +71,37 @@ export function headsRoot(heads: ChainHead[]): string {
 }
 
 /** How many records the heads cover. */
-export const headsSize = (heads: ChainHead[]): number => heads.reduce((sum, h, c) => sum + recordsUpTo(h.seq, c, heads.length), 0);
+export const headsSize = (heads: ChainHead[]): number => heads.reduce((sum, h) => sum + h.records, 0);
 
 /**
  * Checks several chains sharing one seq space in one pass over the records in seq order (an
  * export, or the table page by page): each record goes to its chain's own ChainVerifier, which
- * expects that chain's next seq. With one chain it is a plain ChainVerifier.
+ * links it to that chain's previous record. With one chain it is a plain ChainVerifier.
  */
 export class MultiChainVerifier {
   private readonly chains: ChainVerifier[];
   private failure: ChainVerdict | null = null;
   readonly hashes = new Map<number, string>();
+  /** How many records its chain held up to each watched seq. */
+  readonly counts = new Map<number, number>();
 
   constructor(
     readonly n: number,
     opts: { allowGaps?: boolean; watch?: Iterable<number> } = {},
   ) {
     const watch = [...(opts.watch ?? [])];
-    this.chains = Array.from(
-      { length: n },
-      (_, c) => new ChainVerifier({ prevHash: GENESIS_HASH, prevSeq: firstSeq(c) - n }, { allowGaps: opts.allowGaps, watch: watch.filter((s) => chainOfSeq(s, n) === c), stride: n }),
-    );
+    this.chains = Array.from({ length: n }, () => new ChainVerifier({ prevHash: GENESIS_HASH, prevSeq: 0 }, { allowGaps: opts.allowGaps, watch, linked: n > 1 }));
   }
 
   push(r: ChainRecord): boolean {
     if (this.failure) return false;
-    const c = Number.isSafeInteger(r.seq) && r.seq >= 1 ? chainOfSeq(r.seq, this.n) : 0;
-    const chain = this.chains[c];
+    const chain = this.chains[chainOfRecord(r, this.n)];
     if (chain.push(r)) {
       const h = chain.hashes.get(r.seq);
-      if (h !== undefined) this.hashes.set(r.seq, h);
+      if (h !== undefined) {
+        this.hashes.set(r.seq, h);
+        this.counts.set(r.seq, chain.counts.get(r.seq)!);
+      }
       return true;
     }
     const v = chain.verdict();
@@ -124,7 +129,7 @@ export class MultiChainVerifier {
     return {
       ok: true,
       count: this.count(),
-      head: headsRoot(ends.map((e) => ({ seq: e.lastSeq, hash: e.head }))),
+      head: headsRoot(ends.map((e) => ({ seq: e.lastSeq, hash: e.head, records: e.count }))),
       lastSeq: Math.max(0, ...ends.map((e) => e.lastSeq)),
       chains: ends,
     };

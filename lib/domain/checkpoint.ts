@@ -1,4 +1,4 @@
-import { chainOfSeq, headsRoot, headsSize, type ChainHead } from "./chains";
+import { headsRoot, headsSize, type ChainHead } from "./chains";
 import { GENESIS_HASH } from "./hash";
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from "node:crypto";
 
@@ -30,7 +30,8 @@ export type Checkpoint = { size: number; head: string; time: string; key: string
  *   time: 2026-11-30T12:00:00.000Z
  *   key: ed25519:…
  *   signature: …                    (over the first five lines joined by "\n", with a final "\n")
- *   chain 0: 12341 9f86d081…          (chain, its last seq, that record's hash; 0 and the genesis hash when empty)
+ *   chain 0: 12341 3086 9f86d081…     (chain, its last seq, how many records it holds, that record's hash;
+ *                                      0 0 and the genesis hash when empty)
  *   …
  */
 
@@ -58,7 +59,7 @@ export function createChainsCheckpoint(privateKey: KeyObject, heads: ChainHead[]
 }
 
 export function formatCheckpoint(c: Checkpoint): string {
-  const heads = c.heads ? c.heads.map((h, i) => `chain ${i}: ${h.seq} ${h.hash}\n`).join("") : "";
+  const heads = c.heads ? c.heads.map((h, i) => `chain ${i}: ${h.seq} ${h.records} ${h.hash}\n`).join("") : "";
   return `${signedText(c)}key: ${c.key}\nsignature: ${c.signature}\n${heads}`;
 }
 
@@ -66,12 +67,12 @@ export function parseCheckpoint(text: string): Checkpoint | null {
   const t = text.replace(/\r\n/g, "\n").trim() + "\n";
   const m = /^reconcile-checkpoint v1\nsize: (\d+)\nhead: ([0-9a-f]{64})\ntime: (\S+)\nkey: (ed25519:[A-Za-z0-9+/=]+)\nsignature: ([A-Za-z0-9+/=]+)\n?$/.exec(t);
   if (m) return { size: Number(m[1]), head: m[2], time: m[3], key: m[4], signature: m[5] };
-  const v2 = /^reconcile-checkpoint v2\nchains: ([1-9]\d{0,2})\nsize: (\d+)\nhead: ([0-9a-f]{64})\ntime: (\S+)\nkey: (ed25519:[A-Za-z0-9+/=]+)\nsignature: ([A-Za-z0-9+/=]+)\n((?:chain \d+: \d+ [0-9a-f]{64}\n)*)$/.exec(t);
+  const v2 = /^reconcile-checkpoint v2\nchains: ([1-9]\d{0,2})\nsize: (\d+)\nhead: ([0-9a-f]{64})\ntime: (\S+)\nkey: (ed25519:[A-Za-z0-9+/=]+)\nsignature: ([A-Za-z0-9+/=]+)\n((?:chain \d+: \d+ \d+ [0-9a-f]{64}\n)*)$/.exec(t);
   if (!v2) return null;
-  const heads = [...v2[7].matchAll(/chain (\d+): (\d+) ([0-9a-f]{64})\n/g)].map((h) => ({ chain: Number(h[1]), seq: Number(h[2]), hash: h[3] }));
+  const heads = [...v2[7].matchAll(/chain (\d+): (\d+) (\d+) ([0-9a-f]{64})\n/g)].map((h) => ({ chain: Number(h[1]), seq: Number(h[2]), records: Number(h[3]), hash: h[4] }));
   const n = Number(v2[1]);
   if (heads.length !== n || heads.some((h, i) => h.chain !== i)) return null;
-  return { size: Number(v2[2]), head: v2[3], time: v2[4], key: v2[5], signature: v2[6], heads: heads.map(({ seq, hash }) => ({ seq, hash })) };
+  return { size: Number(v2[2]), head: v2[3], time: v2[4], key: v2[5], signature: v2[6], heads: heads.map(({ seq, records, hash }) => ({ seq, hash, records })) };
 }
 
 /**
@@ -80,11 +81,10 @@ export function parseCheckpoint(text: string): Checkpoint | null {
  */
 export function headsProblem(c: Checkpoint): string | null {
   if (!c.heads) return null;
-  const n = c.heads.length;
   for (const [i, h] of c.heads.entries()) {
     const empty = h.seq === 0;
-    if (empty ? h.hash !== GENESIS_HASH : !Number.isSafeInteger(h.seq) || h.seq < 1 || chainOfSeq(h.seq, n) !== i) {
-      return `the checkpoint's head of chain ${i} (seq ${h.seq}) is not a seq of that chain`;
+    if (empty ? h.hash !== GENESIS_HASH || h.records !== 0 : !Number.isSafeInteger(h.seq) || h.seq < 1 || !Number.isSafeInteger(h.records) || h.records < 1 || h.records > h.seq) {
+      return `the checkpoint's head of chain ${i} (seq ${h.seq}, ${h.records} records) is not a possible head`;
     }
   }
   if (headsRoot(c.heads) !== c.head) return `the checkpoint's chain heads do not give its signed root ${c.head}`;

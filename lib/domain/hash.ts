@@ -137,20 +137,27 @@ export class ChainVerifier {
   private count = 0;
   private failure: { badSeq: number; problem: string } | null = null;
   private readonly allowGaps: boolean;
-  /** How far apart one chain's seqs are: 1, or the chain count when several chains share the seq space. */
-  private readonly stride: number;
-  /** Hashes seen at the seqs someone asked about (checkpoint sizes). */
+  /**
+   * One of several chains sharing the seq space (lib/domain/chains.ts): its seqs rise but not by
+   * one, and each record links to the previous one of its chain. Otherwise the one chain: seq
+   * steps by one.
+   */
+  private readonly linked: boolean;
+  /** Hashes seen at the seqs someone asked about (checkpoint sizes or heads). */
   readonly hashes = new Map<number, string>();
+  /** How many records this chain held up to each watched seq. */
+  readonly counts = new Map<number, number>();
   private readonly watch: Set<number>;
 
   constructor(
     start: { prevHash: string; prevSeq: number } = { prevHash: GENESIS_HASH, prevSeq: 0 },
-    opts: { allowGaps?: boolean; watch?: Iterable<number>; stride?: number } = {},
+    opts: { allowGaps?: boolean; watch?: Iterable<number>; linked?: boolean; count?: number } = {},
   ) {
     this.prevHash = start.prevHash;
     this.prevSeq = start.prevSeq;
     this.allowGaps = opts.allowGaps ?? false;
-    this.stride = opts.stride ?? 1;
+    this.linked = opts.linked ?? false;
+    this.count = opts.count ?? 0;
     this.watch = new Set(opts.watch ?? []);
   }
 
@@ -160,7 +167,24 @@ export class ChainVerifier {
    */
   push(r: ChainRecord): boolean {
     if (this.failure) return false;
-    const expected = this.prevSeq + this.stride;
+    const problem = this.linked ? this.linkProblem(r) : this.stepProblem(r);
+    if (problem) {
+      this.failure = problem;
+      return false;
+    }
+    this.count++;
+    if (this.watch.has(r.seq)) {
+      this.hashes.set(r.seq, r.hash);
+      this.counts.set(r.seq, this.count);
+    }
+    this.prevHash = r.hash;
+    this.prevSeq = r.seq;
+    return true;
+  }
+
+  /** The one chain: seq steps by one from the start; the first record links to the genesis hash. */
+  private stepProblem(r: ChainRecord): { badSeq: number; problem: string } | null {
+    const expected = this.prevSeq + 1;
     const gap = this.allowGaps && Number.isInteger(r.seq) && r.seq > expected;
     const problem =
       r.seq !== expected && !gap
@@ -169,20 +193,27 @@ export class ChainVerifier {
           : `expected seq ${expected}, found ${r.seq}`
         : !gap && r.prev_hash !== this.prevHash
           ? "prev_hash does not match the previous record's hash"
-          : r.seq >= 1 && r.seq <= this.stride && r.prev_hash !== GENESIS_HASH
+          : r.seq === 1 && r.prev_hash !== GENESIS_HASH
             ? "the first record does not start from the genesis hash"
             : !hashMatches(r)
               ? "hash does not match the record's content"
               : null;
-    if (problem) {
-      this.failure = { badSeq: r.seq !== expected && !gap && r.seq < expected ? expected : gap ? r.seq : expected, problem };
-      return false;
+    return problem ? { badSeq: r.seq !== expected && !gap && r.seq < expected ? expected : gap ? r.seq : expected, problem } : null;
+  }
+
+  /**
+   * One of several chains: the seq must be above the last; prev_hash must be the last record's
+   * hash (a record removed or inserted anywhere breaks it), the first one's the genesis hash. In
+   * a filtered export a record that does not link is checked on its own.
+   */
+  private linkProblem(r: ChainRecord): { badSeq: number; problem: string } | null {
+    const seq = r.seq;
+    if (!Number.isSafeInteger(seq) || seq <= this.prevSeq) return { badSeq: Number.isSafeInteger(seq) ? seq : this.prevSeq + 1, problem: `expected a seq above ${this.prevSeq}, found ${seq}` };
+    if (r.prev_hash !== this.prevHash && !this.allowGaps) {
+      return { badSeq: seq, problem: this.count === 0 ? "the first record of its chain does not start from the genesis hash" : "prev_hash does not match the previous record's hash" };
     }
-    if (this.watch.has(r.seq)) this.hashes.set(r.seq, r.hash);
-    this.prevHash = r.hash;
-    this.prevSeq = r.seq;
-    this.count++;
-    return true;
+    if (!hashMatches(r)) return { badSeq: seq, problem: "hash does not match the record's content" };
+    return null;
   }
 
   verdict(): ChainVerdict {

@@ -25,6 +25,8 @@ export type CrashOptions = {
   /** The kill comes this many ms after the traffic starts, drawn uniformly. */
   killAfterMs?: [number, number];
   log?: (line: string) => void;
+  /** Hash chains of the database (RECONCILE_CHAINS, recorded when it is made). Default 1. */
+  chains?: number;
 };
 
 type Request = { id: number; body: unknown; operationIds: string[]; stagesPerOperation: number; acked: boolean };
@@ -52,7 +54,16 @@ export async function runCrashTrials(opts: CrashOptions): Promise<CrashReport> {
   const [killMin, killMax] = opts.killAfterMs ?? [100, 1500];
   const log = opts.log ?? (() => {});
   const file = opts.url.slice("file:".length);
-  const { tokens } = await prepareDatabase(opts.url, "crash");
+  const chainsEnv = { RECONCILE_CHAINS: String(opts.chains ?? 1) };
+  const before = process.env.RECONCILE_CHAINS;
+  process.env.RECONCILE_CHAINS = chainsEnv.RECONCILE_CHAINS;
+  let tokens: Awaited<ReturnType<typeof prepareDatabase>>["tokens"];
+  try {
+    ({ tokens } = await prepareDatabase(opts.url, "crash"));
+  } finally {
+    if (before === undefined) delete process.env.RECONCILE_CHAINS;
+    else process.env.RECONCILE_CHAINS = before;
+  }
   const requests: Request[] = [];
   let unacked: Request[] = [];
   let nextOp = 0;
@@ -159,7 +170,7 @@ export async function runCrashTrials(opts: CrashOptions): Promise<CrashReport> {
 
   for (let trial = 1; trial <= opts.trials + 1; trial++) {
     const started = Date.now();
-    const app = await startApp(opts.url);
+    const app = await startApp(opts.url, { env: chainsEnv });
     report.restartMs.push(Date.now() - started);
     // Convergence: every request the last crash left unanswered, sent again.
     for (const req of unacked) {

@@ -1,34 +1,53 @@
 /**
- * Two app instances on one PostgreSQL, ingesting at once (docs/DEPLOY.md): the chain is
- * serialised across instances by the lock row, so it stays one gapless, verifiable chain, and
- * the same operation sent to both instances at once is stored once.
+ * Two app instances on one PostgreSQL, ingesting at once (docs/DEPLOY.md): each chain is
+ * serialised across instances by its lock row, so it stays gapless and verifiable, and the same
+ * operation sent to both instances at once is stored once. Run with one chain and with four
+ * (RECONCILE_CHAINS, lib/domain/chains.ts), each on a database of its own.
  */
 import pg from "pg";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
+import { chainOf } from "@/lib/domain/chains";
 import { splitRecord } from "@/lib/domain/stages";
 import { disconnect } from "@/lib/store/db";
 import { verifyStoredChain } from "@/lib/store/verify-chain";
 import { fullRecord, prepareDatabase, startApp, type App, type Tokens } from "./harness";
 import { divergentRecord } from "./harness";
 
-const url = process.env.RELIABILITY_DATABASE_URL!;
-let apps: App[] = [];
-let tokens: Tokens;
+const base = process.env.RELIABILITY_DATABASE_URL!;
+const made: string[] = [];
 
-beforeAll(async () => {
-  if (!url?.startsWith("postgres")) throw new Error("RELIABILITY_DATABASE_URL must name a PostgreSQL database for this test");
-  const client = new pg.Client({ connectionString: url });
+/** An empty database for this run: the one named, or a new one beside it (dropped afterwards). */
+async function database(chains: number): Promise<string> {
+  if (!base?.startsWith("postgres")) throw new Error("RELIABILITY_DATABASE_URL must name a PostgreSQL database for this test");
+  const url = new URL(base);
+  if (chains > 1) {
+    const name = `${url.pathname.slice(1)}_chains${chains}`.replace(/\W/g, "_");
+    const admin = new pg.Client({ connectionString: base });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    url.pathname = `/${name}`;
+    made.push(name);
+    return url.toString();
+  }
+  const client = new pg.Client({ connectionString: base });
   await client.connect();
   await client.query("DROP SCHEMA IF EXISTS public CASCADE");
   await client.query("CREATE SCHEMA public");
   await client.end();
-  tokens = (await prepareDatabase(url, "instances")).tokens;
-  apps = await Promise.all([startApp(url), startApp(url)]);
-}, 180_000);
+  return base;
+}
+
+let apps: App[] = [];
 
 afterAll(async () => {
   await Promise.all(apps.map((a) => a.stop()));
   await disconnect();
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  for (const name of made) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.end();
 });
 
 const post = async (app: App, path: string, token: string, body: unknown) => {
@@ -36,7 +55,19 @@ const post = async (app: App, path: string, token: string, body: unknown) => {
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
 
-it("two instances ingest at once into one PostgreSQL: one gapless chain that verifies, each record once", async () => {
+it.each([1, 4])("two instances ingest at once into one PostgreSQL with %i chain(s): each chain gapless and verified, each record once", async (chains) => {
+  await Promise.all(apps.map((a) => a.stop()));
+  const url = await database(chains);
+  const before = process.env.RECONCILE_CHAINS;
+  process.env.RECONCILE_CHAINS = String(chains);
+  let tokens: Tokens;
+  try {
+    tokens = (await prepareDatabase(url, `instances-${chains}`)).tokens;
+  } finally {
+    if (before === undefined) delete process.env.RECONCILE_CHAINS;
+    else process.env.RECONCILE_CHAINS = before;
+  }
+  apps = await Promise.all([startApp(url, { env: { RECONCILE_CHAINS: String(chains) } }), startApp(url, { env: { RECONCILE_CHAINS: String(chains) } })]);
   const statuses: number[] = [];
   const sent: ReturnType<typeof fullRecord>[] = [];
   let n = 0;
@@ -70,13 +101,23 @@ it("two instances ingest at once into one PostgreSQL: one gapless chain that ver
   expect(statuses.every((s) => s === 200 || s === 201)).toBe(true);
   process.env.DATABASE_URL = url;
   const { verdict } = await verifyStoredChain();
+  if (chains > 1) expect(verdict).toMatchObject({ chains: expect.any(Array) });
   expect(verdict).toMatchObject({ ok: true });
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const seqs = await client.query("SELECT min(seq)::int AS lo, max(seq)::int AS hi, count(*)::int AS n FROM chain_records");
-    expect(seqs.rows[0].n).toBe(seqs.rows[0].hi - seqs.rows[0].lo + 1);
-    expect(verdict.count).toBe(seqs.rows[0].n);
+    // Each operation's records on its chain; each chain as long as its lock row says (every
+    // link was checked by verifyStoredChain above); one chain's seqs step by one.
+    const all = (await client.query("SELECT seq, operation_id FROM chain_records ORDER BY seq")).rows as { seq: number; operation_id: string | null }[];
+    const locks = (await client.query("SELECT id, head_records FROM chain_lock WHERE id >= 1 ORDER BY id")).rows as { id: number; head_records: number | null }[];
+    for (let c = 0; c < chains; c++) {
+      const mine = all.filter((r) => chainOf(r.operation_id, chains) === c).map((r) => r.seq);
+      expect(mine.length).toBeGreaterThan(0);
+      if (chains === 1) expect(mine).toEqual(mine.map((_, k) => k + 1));
+      else expect(locks[c].head_records).toBe(mine.length);
+    }
+    expect(verdict.count).toBe(all.length);
+    expect((await client.query("SELECT chains FROM chain_settings")).rows[0].chains).toBe(chains);
     const stages = await client.query("SELECT operation_id, count(*)::int AS n FROM chain_records WHERE kind = 'stage' AND operation_id LIKE 'inst-%' GROUP BY operation_id");
     const per = new Map(stages.rows.map((r) => [r.operation_id as string, r.n as number]));
     for (const r of sent) expect(per.get(r.operation_id)).toBe(splitRecord(r).length);

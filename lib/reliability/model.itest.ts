@@ -51,7 +51,8 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ChainVerifier, GENESIS_HASH, type ChainRecord } from "@/lib/domain/hash";
+import { chainOfRecord, EMPTY_HEAD, headsSize, type ChainHead } from "@/lib/domain/chains";
+import { ChainVerifier, type ChainRecord } from "@/lib/domain/hash";
 import { call, db, principal, unique } from "@/lib/testing/integration";
 import {
   appendCorrection,
@@ -110,9 +111,26 @@ beforeAll(async () => {
 
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-async function chainHead(): Promise<{ seq: number; hash: string }> {
-  const head = await (await db()).chainRecord.findFirst({ orderBy: { seq: "desc" }, select: { seq: true, hash: true } });
-  return head ? { seq: Number(head.seq), hash: head.hash } : { seq: 0, hash: GENESIS_HASH };
+/**
+ * The trail as stored: how many records, and each chain's head (seq 0 and the genesis hash when
+ * it is empty). The suite may run on one chain or several (RECONCILE_CHAINS, lib/domain/chains.ts).
+ */
+type Trail = { count: number; heads: ChainHead[] };
+async function chainHead(): Promise<Trail> {
+  const d = await db();
+  const [settings] = (await d.$queryRawUnsafe("SELECT chains FROM chain_settings")) as { chains: number | bigint }[];
+  const n = settings ? Number(settings.chains) : 1;
+  const heads: ChainHead[] = Array.from({ length: n }, () => EMPTY_HEAD);
+  if (n === 1) {
+    const head = await d.chainRecord.findFirst({ orderBy: { seq: "desc" }, select: { seq: true, hash: true } });
+    if (head) heads[0] = { seq: Number(head.seq), hash: head.hash, records: Number(head.seq) };
+  } else {
+    // Several chains keep their heads in their lock rows (id = chain + 1), written with each append.
+    for (const r of await d.chainLock.findMany({ where: { id: { gte: 1 } } })) {
+      if (r.headSeq !== null && r.headHash !== null && r.headRecords !== null) heads[r.id - 1] = { seq: r.headSeq, hash: r.headHash, records: r.headRecords };
+    }
+  }
+  return { count: headsSize(heads), heads };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -178,7 +196,7 @@ type Real = {
   s: fc.Scheduler;
   ids: string[];
   trajectory: string;
-  baseline: { seq: number; hash: string };
+  baseline: Trail;
   runStart: number;
   /** Labels of the commands run so far, for failure messages. */
   history: string[];
@@ -544,7 +562,7 @@ async function observe(r: Real, touched: string[]): Promise<Observation> {
   ]);
   const stored: Record<string, unknown[]> = Object.fromEntries(r.ids.map((id) => [id, []]));
   for (const row of rows) stored[row.operationId!].push(row.kind === "stage" || row.kind === "correction" ? logEntry({ ...row, payload: JSON.parse(row.payload) }) : row);
-  return { ops: Object.fromEntries(touched.map((id, i) => [id, gets[i]])), list, head: head.seq, stored };
+  return { ops: Object.fromEntries(touched.map((id, i) => [id, gets[i]])), list, head: head.count, stored };
 }
 
 function mismatches(m: Model, obs: Observation, r: Real): string[] {
@@ -611,7 +629,7 @@ function mismatches(m: Model, obs: Observation, r: Real): string[] {
       );
     }
   }
-  diff("chain records added", obs.head - r.baseline.seq, m.added);
+  diff("chain records added", obs.head - r.baseline.count, m.added);
   return out;
 }
 
@@ -727,17 +745,24 @@ class ExportCommand implements fc.AsyncCommand<Model, Real> {
 function checkExport(m: Model, r: Real, text: string): string[] {
   const out: string[] = [];
   const lines = text.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
-  const records = lines.filter((l) => l.kind !== "checkpoint" && l.seq > r.baseline.seq) as ChainRecord[];
+  const n = r.baseline.heads.length;
+  const chainLines = lines.filter((l) => l.kind === "chains" && l.seq === undefined);
+  if (n > 1 && (chainLines.length !== 1 || chainLines[0].chains !== n)) out.push(`the export names its chains as ${JSON.stringify(chainLines)}, expected ${n}`);
+  const records = lines.filter((l) => l.seq !== undefined && l.seq > r.baseline.heads[chainOfRecord(l, n)].seq) as ChainRecord[];
   if (records.length !== m.added) out.push(`${records.length} records since the run began, model ${m.added}`);
-  records.forEach((rec, i) => {
-    if (rec.seq !== r.baseline.seq + 1 + i) out.push(`record ${i} has seq ${rec.seq}, expected ${r.baseline.seq + 1 + i}`);
+  // Each chain goes on from its head when the run began, gapless, every link intact.
+  for (const [c, base] of r.baseline.heads.entries()) {
+    const mine = records.filter((rec) => chainOfRecord(rec, n) === c);
+    // One chain: seq steps by one. Several: each record links to the one before it in its chain.
+    const verifier = new ChainVerifier({ prevHash: base.hash, prevSeq: base.seq }, { linked: n > 1 });
+    for (const rec of mine) if (!verifier.push(rec)) break;
+    const verdict = verifier.verdict();
+    if (!verdict.ok) out.push(`the exported chain ${c} does not verify: seq ${verdict.badSeq}: ${verdict.problem}`);
+  }
+  for (const rec of records) {
     const keys = Object.keys(rec).sort().join(",");
     if (keys !== "actor,hash,kind,operation_id,payload,prev_hash,recorded_at,seq") out.push(`seq ${rec.seq} has fields ${keys}`);
-  });
-  const verifier = new ChainVerifier({ prevHash: r.baseline.hash, prevSeq: r.baseline.seq });
-  for (const rec of records) if (!verifier.push(rec)) break;
-  const verdict = verifier.verdict();
-  if (!verdict.ok) out.push(`the exported chain does not verify: seq ${verdict.badSeq}: ${verdict.problem}`);
+  }
   for (const rec of records) {
     if (rec.kind === "security") continue;
     if ((rec.kind !== "stage" && rec.kind !== "correction") || !r.ids.includes(rec.operation_id ?? "")) out.push(`unexpected record ${JSON.stringify(rec).slice(0, 300)}`);
@@ -774,7 +799,7 @@ class VerifyCommand implements fc.AsyncCommand<Model, Real> {
     const { verifyStoredChain } = await import("@/lib/store/verify-chain");
     const { verdict } = await verifyStoredChain();
     if (!verdict.ok) throw new Error(`the stored chain does not verify: seq ${verdict.badSeq}: ${verdict.problem}`);
-    if (verdict.lastSeq !== r.baseline.seq + m.added) throw new Error(`the stored chain ends at seq ${verdict.lastSeq}, model ${r.baseline.seq + m.added}`);
+    if (verdict.count !== r.baseline.count + m.added) throw new Error(`the stored chain holds ${verdict.count} records, model ${r.baseline.count + m.added}`);
     count("verify ok");
     await settle(m, r, this.toString(), [structuredClone(m)], "  verify", r.ids);
     r.statuses.push([[verdict.ok ? 200 : 500]]);
@@ -1073,10 +1098,18 @@ describe("the system agrees with a model of DOMAIN.md", () => {
   it("a full export of everything the runs wrote verifies with audit:verify", async () => {
     const res = await call("/api/v1/audit/export?format=ndjson", { token: who.auditor.token });
     expect(res.status).toBe(200);
-    const records = res.text.trim().split("\n").map((l) => JSON.parse(l)).filter((l) => l.kind !== "checkpoint") as ChainRecord[];
+    const records = res.text.trim().split("\n").map((l) => JSON.parse(l)).filter((l) => l.seq !== undefined) as ChainRecord[];
     const head = await chainHead();
-    expect(records.at(-1)?.seq).toBe(head.seq);
-    expect(records.map((r) => r.seq)).toEqual(Array.from({ length: head.seq }, (_, i) => i + 1));
+    const n = head.heads.length;
+    // Every record of every chain, none twice, in seq order.
+    expect(records.length).toBe(head.count);
+    expect(records.map((r) => r.seq)).toEqual([...new Set(records.map((r) => r.seq))].sort((a, b) => a - b));
+    for (const [c, h] of head.heads.entries()) {
+      const mine = records.filter((r) => chainOfRecord(r, n) === c).map((r) => r.seq);
+      expect(mine.length).toBe(h.records);
+      expect(mine.at(-1) ?? 0).toBe(h.seq);
+      if (n === 1) expect(mine).toEqual(mine.map((_, k) => k + 1));
+    }
     const file = path.join(tmp, "export.ndjson");
     writeFileSync(file, res.text);
     const cli = spawnSync(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", "audit:verify", "--file", file], {
@@ -1084,7 +1117,7 @@ describe("the system agrees with a model of DOMAIN.md", () => {
       encoding: "utf8",
     });
     expect(cli.stderr).toBe("");
-    expect(cli.stdout).toContain(`chain intact: ${head.seq} records`);
+    expect(cli.stdout).toContain(`chain intact: ${head.count} records`);
     expect(cli.status).toBe(0);
   });
 });

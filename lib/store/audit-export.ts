@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { AUDIT_FORMATS } from "@/lib/domain/audit-format";
-import { chainOfSeq, headsRoot, headsSize, type ChainHead } from "@/lib/domain/chains";
+import { chainOf, headsRoot, headsSize, type ChainHead } from "@/lib/domain/chains";
 import type { Checkpoint } from "@/lib/domain/checkpoint";
 import type { ChainRecord } from "@/lib/domain/hash";
 import { normalizeInstant } from "@/lib/domain/time";
@@ -31,8 +31,8 @@ export async function* exportRecords(q: ExportQuery, snapshot: ExportSnapshot = 
   const db = await reader();
   // The export is the chain as it stood when the export began: records appended meanwhile wait
   // for the next one (an export that followed the head could page forever under steady ingest).
-  // With several chains, each chain's committed head (one that lags may still append below the
-  // highest seq).
+  // With several chains, each chain's committed head (a transaction of another chain may still
+  // commit seqs below the highest).
   const n = await chainCountIn(db, { readOnly: true });
   snapshot.chains = n;
   const heads = n > 1 ? await committedHeads(db, n) : null;
@@ -84,7 +84,7 @@ export async function* exportRecords(q: ExportQuery, snapshot: ExportSnapshot = 
       take: PAGE,
       select: { seq: true, kind: true, operationId: true, recordedAt: true, actor: true, payload: true, prevHash: true, hash: true },
     });
-    for (const r of rows) if (!heads || r.seq <= heads[chainOfSeq(r.seq, n)].seq) yield toChainRecord(r);
+    for (const r of rows) if (!heads || r.seq <= heads[chainOf(r.operationId, n)].seq) yield toChainRecord(r);
     if (rows.length < PAGE) return;
     after = rows[rows.length - 1].seq;
   }

@@ -1,7 +1,7 @@
 import "server-only";
-import { chainOf, firstSeq, parseChainCount, type ChainHead } from "@/lib/domain/chains";
-import { chainHash, GENESIS_HASH, type ChainFields, type ChainRecord } from "@/lib/domain/hash";
-import { databaseUrl } from "./database";
+import { chainOf, EMPTY_HEAD, parseChainCount, type ChainHead } from "@/lib/domain/chains";
+import { chainHash, type ChainFields, type ChainRecord } from "@/lib/domain/hash";
+import { databaseUrl, provider } from "./database";
 import { writeTransaction } from "./db";
 import { asSql, insertMany, placeholder, selectIn, type Sql, type SqlLike } from "./sql";
 
@@ -57,12 +57,15 @@ export async function appendToChain(
   // their lock rows, read while taking them (taking a lock this transaction holds is harmless).
   const chainOfEntry = entries.map((e) => chainOf(e.operation_id, n));
   const heads = new Map<number, ChainHead>();
+  // Several chains: the seqs come from the one counter (takeSeqs), in the entries' order.
+  let seqs: number[] | null = null;
   if (n === 1) {
     if (!opts.locked) await lockChain(tx);
     const [head] = await tx.all<{ seq: number | bigint; hash: string }>("SELECT seq, hash FROM chain_records ORDER BY seq DESC LIMIT 1");
-    heads.set(0, head ? { seq: Number(head.seq), hash: head.hash } : { seq: 0, hash: GENESIS_HASH });
+    heads.set(0, head ? { seq: Number(head.seq), hash: head.hash, records: Number(head.seq) } : EMPTY_HEAD);
   } else {
     for (const [c, head] of await lockChains(tx, [...new Set(chainOfEntry)])) heads.set(c, head);
+    seqs = await takeSeqs(tx, entries.length);
   }
   const lookUp = [...new Set(entries.filter((e) => e.operation_id !== null && e.op_seq === undefined).map((e) => e.operation_id!))];
   const opSeqs = lookUp.length ? await createdSeqsOf(tx, lookUp) : new Map<string, number>();
@@ -73,7 +76,7 @@ export async function appendToChain(
     await opts.pace?.();
     const c = chainOfEntry[i];
     const head = heads.get(c)!;
-    const seq = head.seq === 0 ? firstSeq(c) : head.seq + n;
+    const seq = seqs ? seqs[i] : head.seq + 1;
     const prev = head.hash;
     if (e.operation_id === null) ops.push(null);
     else {
@@ -97,7 +100,7 @@ export async function appendToChain(
     const hash = chainHash(fields, e.payloadCanonical);
     out.push({ ...fields, hash });
     texts.push(JSON.stringify(e.payload));
-    heads.set(c, { seq, hash });
+    heads.set(c, { seq, hash, records: head.records + 1 });
   }
   await insertMany(
     tx,
@@ -119,9 +122,30 @@ export async function appendToChain(
   );
   if (n > 1) {
     const p = placeholder;
-    for (const [c, head] of heads) await tx.run(`UPDATE chain_lock SET head_seq = ${p(1)}, head_hash = ${p(2)} WHERE id = ${p(3)}`, [head.seq, head.hash, c + 1]);
+    for (const [c, head] of heads) {
+      await tx.run(`UPDATE chain_lock SET head_seq = ${p(1)}, head_hash = ${p(2)}, head_records = ${p(3)} WHERE id = ${p(4)}`, [head.seq, head.hash, head.records, c + 1]);
+    }
   }
   return out;
+}
+
+/** The PostgreSQL sequence seqs come from when a database has several chains (made with the count). */
+const SEQ_COUNTER = "reconcile_chain_seq";
+
+/**
+ * k new seqs, rising, each above every seq any transaction took before: from the sequence on
+ * PostgreSQL, which transactions of other chains take from without waiting for each other's
+ * commit (a seq a rolled-back transaction took is never used: a gap between chains' records,
+ * never inside a chain's links); on SQLite, whose writes are one at a time, after the highest.
+ */
+async function takeSeqs(tx: Sql, k: number): Promise<number[]> {
+  if (provider() === "postgresql") {
+    const rows = await tx.all<{ v: number | bigint | string }>(`SELECT nextval('${SEQ_COUNTER}') AS v FROM generate_series(1, ${placeholder(1)}::int)`, [k]);
+    return rows.map((r) => Number(r.v)).sort((a, b) => a - b);
+  }
+  const [top] = await tx.all<{ seq: number | bigint | null }>("SELECT max(seq) AS seq FROM chain_records");
+  const from = Number(top?.seq ?? 0);
+  return Array.from({ length: k }, (_, i) => from + 1 + i);
 }
 
 /**
@@ -144,11 +168,11 @@ export async function lockChain(db: SqlLike, scope: (string | null)[] | "all" = 
 async function lockChains(tx: Sql, chains: number[]): Promise<Map<number, ChainHead>> {
   const heads = new Map<number, ChainHead>();
   for (const c of [...chains].sort((a, b) => a - b)) {
-    const [row] = await tx.all<{ head_seq: number | bigint | null; head_hash: string | null }>(
-      `INSERT INTO chain_lock (id, n) VALUES (${placeholder(1)}, 1) ON CONFLICT (id) DO UPDATE SET n = chain_lock.n + 1 RETURNING head_seq, head_hash`,
+    const [row] = await tx.all<HeadRow>(
+      `INSERT INTO chain_lock (id, n) VALUES (${placeholder(1)}, 1) ON CONFLICT (id) DO UPDATE SET n = chain_lock.n + 1 RETURNING id, head_seq, head_hash, head_records`,
       [c + 1],
     );
-    heads.set(c, row?.head_seq != null && row.head_hash ? { seq: Number(row.head_seq), hash: row.head_hash } : { seq: 0, hash: GENESIS_HASH });
+    heads.set(c, headOf(row));
   }
   return heads;
 }
@@ -158,14 +182,18 @@ async function lockChains(tx: Sql, chains: number[]): Promise<Map<number, ChainH
  * or an export covers, so that records appended meanwhile to any chain are left for the next.
  */
 export async function committedHeads(db: SqlLike, n: number): Promise<ChainHead[]> {
-  const rows = await asSql(db).all<{ id: number | bigint; head_seq: number | bigint | null; head_hash: string | null }>("SELECT id, head_seq, head_hash FROM chain_lock WHERE id >= 1");
-  const heads: ChainHead[] = Array.from({ length: n }, () => ({ seq: 0, hash: GENESIS_HASH }));
+  const rows = await asSql(db).all<HeadRow>("SELECT id, head_seq, head_hash, head_records FROM chain_lock WHERE id >= 1");
+  const heads: ChainHead[] = Array.from({ length: n }, () => EMPTY_HEAD);
   for (const r of rows) {
     const c = Number(r.id) - 1;
-    if (c < n && r.head_seq != null && r.head_hash) heads[c] = { seq: Number(r.head_seq), hash: r.head_hash };
+    if (c < n) heads[c] = headOf(r);
   }
   return heads;
 }
+
+type HeadRow = { id: number | bigint; head_seq: number | bigint | null; head_hash: string | null; head_records: number | bigint | null };
+const headOf = (r: HeadRow | undefined): ChainHead =>
+  r?.head_seq != null && r.head_hash && r.head_records != null ? { seq: Number(r.head_seq), hash: r.head_hash, records: Number(r.head_records) } : EMPTY_HEAD;
 
 /**
  * With several chains, the rows derived from more than one operation (rollups, recovery) are
@@ -208,7 +236,12 @@ export async function chainCountIn(db: SqlLike, opts: { readOnly?: boolean } = {
   if (!row) {
     const [any] = await tx.all<{ seq: number | bigint }>("SELECT seq FROM chain_records LIMIT 1");
     const chosen = any ? 1 : parseChainCount(process.env.RECONCILE_CHAINS);
-    await tx.run(`INSERT INTO chain_settings (id, chains, created_at) VALUES (1, ${placeholder(1)}, ${placeholder(2)}) ON CONFLICT (id) DO NOTHING`, [chosen, new Date().toISOString()]);
+    const made = await tx.all(`INSERT INTO chain_settings (id, chains, created_at) VALUES (1, ${placeholder(1)}, ${placeholder(2)}) ON CONFLICT (id) DO NOTHING RETURNING id`, [
+      chosen,
+      new Date().toISOString(),
+    ]);
+    // The counter of several chains' seqs, made with the count that needs it (takeSeqs).
+    if (made.length && chosen > 1 && provider() === "postgresql") await tx.run(`CREATE SEQUENCE IF NOT EXISTS ${SEQ_COUNTER} AS integer`);
     row = await read();
   }
   const n = Number(row.chains);

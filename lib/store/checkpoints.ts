@@ -48,7 +48,7 @@ const toCheckpoint = (r: Row): Checkpoint => ({
   time: r.time,
   key: r.key,
   signature: r.signature,
-  ...(r.heads ? { heads: (JSON.parse(r.heads) as [number, string][]).map(([seq, hash]) => ({ seq, hash })) } : {}),
+  ...(r.heads ? { heads: (JSON.parse(r.heads) as [number, number, string][]).map(([seq, records, hash]) => ({ seq, hash, records })) } : {}),
 });
 const toRow = (c: Checkpoint): Omit<Row, "heads"> & { heads?: string } => ({
   size: c.size,
@@ -56,7 +56,7 @@ const toRow = (c: Checkpoint): Omit<Row, "heads"> & { heads?: string } => ({
   time: c.time,
   key: c.key,
   signature: c.signature,
-  ...(c.heads ? { heads: JSON.stringify(c.heads.map((h) => [h.seq, h.hash])) } : {}),
+  ...(c.heads ? { heads: JSON.stringify(c.heads.map((h) => [h.seq, h.records, h.hash])) } : {}),
 });
 
 export async function latestCheckpoint(): Promise<Checkpoint | null> {

@@ -115,7 +115,8 @@ describe("correcting a claimed operation", () => {
       ["correction", bob.email, "resolve"],
       ["assignment", bob.email, "release"],
     ]);
-    expect(records[3].seq).toBe(records[2].seq + 1);
+    // Right after it: the release links to the correction, nothing between them in their chain.
+    expect(records[3].prevHash).toBe(records[2].hash);
     const reopen = await call(`/api/v1/operations/${id}/corrections`, {
       token: alice.token,
       body: { action: "reopen", reason: "I was still on it", expected_last_correction_id: done.body.correction.id },

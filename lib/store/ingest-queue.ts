@@ -9,9 +9,8 @@ import { ingestRecords, type IngestResult, type ValidRecord } from "./ingest-rec
  * Group commit for ingest. Writes are serialised by the chain lock anyway, so requests that
  * arrive while a transaction runs wait here and then commit together in the next one: one
  * fsync and one chain-head read for many requests instead of one each. Each request's records
- * stay whole (never split across transactions; with several chains, each operation's records),
- * are decided in arrival order exactly as if the requests had run one after another, and get
- * their own results back. If the group's
+ * stay whole (never split across transactions), are decided in arrival order (within a lane,
+ * below) exactly as if the requests had run one after another, and get their own results back. If the group's
  * transaction fails, each request is retried alone, so one bad request fails only itself.
  */
 const MAX_RECORDS_PER_TRANSACTION = 2000;
@@ -19,17 +18,19 @@ const MAX_RECORDS_PER_TRANSACTION = 2000;
 type Job = { records: ValidRecord[]; resolve: (r: IngestResult[]) => void; reject: (e: unknown) => void };
 
 /**
- * One lane per hash chain (lib/domain/chains.ts): with several chains a request's records are
- * split by their operation's chain and each lane commits its groups on its own, so the chains'
- * transactions run side by side (each takes only its chain's lock). An operation's records stay
- * together in one transaction; a request of several chains is answered when all its parts are.
+ * One lane per set of hash chains (lib/domain/chains.ts). A request stays whole in one
+ * transaction, which locks the chains of its operations (in ascending order, so transactions
+ * never wait on each other in a circle). Requests whose records fall in the same chains commit
+ * together; lanes of other chains commit side by side, each holding only its chains' locks. With
+ * one chain there is one lane. Single records, the usual report of one tool call, each fall in
+ * one chain; a batch of many operations usually spans them all.
  */
 type Lane = { jobs: Job[]; running: boolean };
-const state = globalThis as unknown as { __reconcileIngestQueue?: { lanes: Map<number, Lane>; waiting: number } };
+const state = globalThis as unknown as { __reconcileIngestQueue?: { lanes: Map<string, Lane>; waiting: number } };
 const queue = (state.__reconcileIngestQueue ??= { lanes: new Map(), waiting: 0 });
-const laneOf = (c: number): Lane => {
-  let lane = queue.lanes.get(c);
-  if (!lane) queue.lanes.set(c, (lane = { jobs: [], running: false }));
+const laneOf = (key: string): Lane => {
+  let lane = queue.lanes.get(key);
+  if (!lane) queue.lanes.set(key, (lane = { jobs: [], running: false }));
   return lane;
 };
 
@@ -59,25 +60,19 @@ export function submitIngest(records: ValidRecord[]): Promise<IngestResult[]> {
   }
   queue.waiting += records.length;
   const n = knownChainCount();
-  if (n === 1) return enqueue(0, records);
-  const parts = new Map<number, ValidRecord[]>();
-  for (const r of records) {
-    const c = chainOf(r.operationId, n);
-    const part = parts.get(c);
-    if (part) part.push(r);
-    else parts.set(c, [r]);
-  }
-  if (parts.size === 1) return enqueue(parts.keys().next().value!, records);
-  return Promise.all([...parts].map(([c, part]) => enqueue(c, part))).then((results) => results.flat().sort((a, b) => a.index - b.index));
+  if (n === 1) return enqueue("0", records);
+  const chains = new Set<number>();
+  for (const r of records) chains.add(chainOf(r.operationId, n));
+  return enqueue([...chains].sort((a, b) => a - b).join(","), records);
 }
 
-function enqueue(c: number, records: ValidRecord[]): Promise<IngestResult[]> {
-  const lane = laneOf(c);
+function enqueue(key: string, records: ValidRecord[]): Promise<IngestResult[]> {
+  const lane = laneOf(key);
   return new Promise((resolve, reject) => {
     lane.jobs.push({ records, resolve, reject });
     if (!lane.running) {
       lane.running = true;
-      setImmediate(() => void drain(lane));
+      setImmediate(() => void drain(key, lane));
     }
   });
 }
@@ -85,7 +80,7 @@ function enqueue(c: number, records: ValidRecord[]): Promise<IngestResult[]> {
 /** Yields to the event loop's I/O phase, so requests already received can join the group. */
 const ioTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-async function drain(lane: Lane) {
+async function drain(key: string, lane: Lane) {
   try {
     while (lane.jobs.length) {
       // Take the group off the front in one splice (shift() per job moves the whole queue each time).
@@ -124,5 +119,7 @@ async function drain(lane: Lane) {
     }
   } finally {
     lane.running = false;
+    // Lanes come and go with the sets of chains requests touch: none is kept empty.
+    if (!lane.jobs.length && queue.lanes.get(key) === lane) queue.lanes.delete(key);
   }
 }

@@ -1,5 +1,5 @@
 import "server-only";
-import { chainOfSeq, MultiChainVerifier } from "@/lib/domain/chains";
+import { chainOf, MultiChainVerifier } from "@/lib/domain/chains";
 import type { ChainVerdict } from "@/lib/domain/hash";
 import { chainCountIn, committedHeads, createdSeqsOf, toChainRecord } from "./chain";
 import type { Db } from "./database";
@@ -38,32 +38,32 @@ async function opSeqProblem(db: Db, rows: Row[]): Promise<{ seq: number; problem
 /**
  * Checks every link of the stored chains, page by page, in seq order, and that each record's
  * op_seq names its operation (opSeqProblem). Several chains are checked in the same pass, each
- * up to its head as committed when the check began (a record appended meanwhile to a chain that
- * lags the others would otherwise look like a gap).
+ * up to its head as committed when the check began (a transaction of one chain may commit seqs
+ * below another chain's head after the check has read past them).
  */
 export async function verifyStoredChain(
   onProgress?: (checked: number) => void,
   opts: { watch?: number[] } = {},
-): Promise<{ verdict: ChainVerdict; hashes: Map<number, string>; chains: number }> {
+): Promise<{ verdict: ChainVerdict; hashes: Map<number, string>; counts: Map<number, number>; chains: number }> {
   const db = await reader();
   const n = await chainCountIn(db, { readOnly: true });
   const heads = n > 1 ? await committedHeads(db, n) : null;
   const last = heads ? Math.max(...heads.map((h) => h.seq)) : undefined;
   const verifier = new MultiChainVerifier(n, { watch: opts.watch });
-  const done = () => ({ verdict: verifier.verdict(), hashes: verifier.hashes, chains: n });
+  const done = () => ({ verdict: verifier.verdict(), hashes: verifier.hashes, counts: verifier.counts, chains: n });
   let after = 0;
   for (;;) {
     const page = await db.chainRecord.findMany({ where: { seq: { gt: after, ...(last !== undefined ? { lte: last } : {}) } }, orderBy: { seq: "asc" }, take: PAGE });
     if (!page.length) break;
-    const rows = heads ? page.filter((r) => r.seq <= heads[chainOfSeq(r.seq, n)].seq) : page;
+    const rows = heads ? page.filter((r) => r.seq <= heads[chainOf(r.operationId, n)].seq) : page;
     const wrong = await opSeqProblem(db, rows);
     for (const row of rows) {
-      if (wrong && row.seq === wrong.seq) return { verdict: { ok: false, badSeq: row.seq, count: verifier.verdict().count, problem: wrong.problem }, hashes: verifier.hashes, chains: n };
+      if (wrong && row.seq === wrong.seq) return { verdict: { ok: false, badSeq: row.seq, count: verifier.verdict().count, problem: wrong.problem }, hashes: verifier.hashes, counts: verifier.counts, chains: n };
       let record;
       try {
         record = toChainRecord(row);
       } catch {
-        return { verdict: { ok: false, badSeq: row.seq, count: verifier.verdict().count, problem: "payload is not valid JSON" }, hashes: verifier.hashes, chains: n };
+        return { verdict: { ok: false, badSeq: row.seq, count: verifier.verdict().count, problem: "payload is not valid JSON" }, hashes: verifier.hashes, counts: verifier.counts, chains: n };
       }
       if (!verifier.push(record)) return done();
     }

@@ -1,5 +1,6 @@
 -- AlterTable
 ALTER TABLE "chain_lock" ADD COLUMN     "head_hash" TEXT,
+ADD COLUMN     "head_records" INTEGER,
 ADD COLUMN     "head_seq" INTEGER;
 
 -- AlterTable

@@ -1,6 +1,7 @@
 -- AlterTable
 ALTER TABLE "chain_lock" ADD COLUMN "head_hash" TEXT;
 ALTER TABLE "chain_lock" ADD COLUMN "head_seq" INTEGER;
+ALTER TABLE "chain_lock" ADD COLUMN "head_records" INTEGER;
 
 -- AlterTable
 ALTER TABLE "checkpoints" ADD COLUMN "heads" TEXT;
