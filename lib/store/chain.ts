@@ -120,13 +120,23 @@ export async function appendToChain(
       ops[i],
     ]),
   );
-  if (n > 1) {
-    const p = placeholder;
-    for (const [c, head] of heads) {
-      await tx.run(`UPDATE chain_lock SET head_seq = ${p(1)}, head_hash = ${p(2)}, head_records = ${p(3)} WHERE id = ${p(4)}`, [head.seq, head.hash, head.records, c + 1]);
-    }
-  }
+  if (n > 1) await writeHeads(tx, heads);
   return out;
+}
+
+/** Each chain's new head into its lock row: one statement on PostgreSQL, one a chain on SQLite (in process, cheap). */
+async function writeHeads(tx: Sql, heads: Map<number, ChainHead>): Promise<void> {
+  const p = placeholder;
+  if (provider() === "postgresql" && heads.size > 1) {
+    await tx.run(
+      `UPDATE chain_lock AS l SET head_seq = (v->>1)::int, head_hash = v->>2, head_records = (v->>3)::int FROM jsonb_array_elements(${p(1)}::jsonb) AS v WHERE l.id = (v->>0)::int`,
+      [JSON.stringify([...heads].map(([c, h]) => [c + 1, h.seq, h.hash, h.records]))],
+    );
+    return;
+  }
+  for (const [c, head] of heads) {
+    await tx.run(`UPDATE chain_lock SET head_seq = ${p(1)}, head_hash = ${p(2)}, head_records = ${p(3)} WHERE id = ${p(4)}`, [head.seq, head.hash, head.records, c + 1]);
+  }
 }
 
 /** The PostgreSQL sequence seqs come from when a database has several chains (made with the count). */
@@ -167,7 +177,19 @@ export async function lockChain(db: SqlLike, scope: (string | null)[] | "all" = 
 /** Takes these chains' lock rows, in ascending order (so two transactions never wait on each other), and reads their heads. */
 async function lockChains(tx: Sql, chains: number[]): Promise<Map<number, ChainHead>> {
   const heads = new Map<number, ChainHead>();
-  for (const c of [...chains].sort((a, b) => a - b)) {
+  const sorted = [...chains].sort((a, b) => a - b);
+  if (provider() === "postgresql" && sorted.length > 1) {
+    // One statement for all of them: FOR UPDATE takes the rows' locks in the ORDER BY's order.
+    const rows = await tx.all<HeadRow>(
+      `SELECT id, head_seq, head_hash, head_records FROM chain_lock WHERE id IN (SELECT (jsonb_array_elements_text(${placeholder(1)}::jsonb))::int) ORDER BY id FOR UPDATE`,
+      [JSON.stringify(sorted.map((c) => c + 1))],
+    );
+    for (const r of rows) heads.set(Number(r.id) - 1, headOf(r));
+    // The rows are made with the chain count; one missing (a database from before) is made here.
+    if (heads.size === sorted.length) return heads;
+  }
+  for (const c of sorted) {
+    if (heads.has(c)) continue;
     const [row] = await tx.all<HeadRow>(
       `INSERT INTO chain_lock (id, n) VALUES (${placeholder(1)}, 1) ON CONFLICT (id) DO UPDATE SET n = chain_lock.n + 1 RETURNING id, head_seq, head_hash, head_records`,
       [c + 1],
@@ -240,8 +262,12 @@ export async function chainCountIn(db: SqlLike, opts: { readOnly?: boolean } = {
       chosen,
       new Date().toISOString(),
     ]);
-    // The counter of several chains' seqs, made with the count that needs it (takeSeqs).
-    if (made.length && chosen > 1 && provider() === "postgresql") await tx.run(`CREATE SEQUENCE IF NOT EXISTS ${SEQ_COUNTER} AS integer`);
+    if (made.length && chosen > 1) {
+      // Every chain's lock row (and the derived rows' one, id 0), so they can be locked together.
+      await tx.run(`INSERT INTO chain_lock (id, n) SELECT value, 0 FROM (${Array.from({ length: chosen + 1 }, (_, i) => `SELECT ${i} AS value`).join(" UNION ALL ")}) AS ids WHERE true ON CONFLICT (id) DO NOTHING`);
+      // The counter of several chains' seqs, made with the count that needs it (takeSeqs).
+      if (provider() === "postgresql") await tx.run(`CREATE SEQUENCE IF NOT EXISTS ${SEQ_COUNTER} AS integer`);
+    }
     row = await read();
   }
   const n = Number(row.chains);
