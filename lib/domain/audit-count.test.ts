@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { exportRecordCounter } from "./audit-count";
-import { csvCheckpointRow, csvHeader, csvRow, ndjsonLine, type AuditFormat } from "./audit-format";
+import { csvChainsRow, csvCheckpointRow, csvHeader, csvRow, ndjsonLine, type AuditFormat } from "./audit-format";
 import type { ChainRecord } from "./hash";
 
 const record = (seq: number, payload: unknown): ChainRecord =>
@@ -30,6 +30,20 @@ describe("exportRecordCounter", () => {
         expect(count(format, exports[format](tricky), size)).toBe(2);
         expect(count(format, exports[format]([]), size)).toBe(0);
       }
+    });
+  }
+});
+
+describe("an export of several chains", () => {
+  // It starts with the chain count: a line (row, field) that is no record.
+  const several: Record<AuditFormat, (records: ChainRecord[]) => string> = {
+    ndjson: (rs) => ndjsonLine({ kind: "chains", chains: 4 }) + exports.ndjson(rs),
+    csv: (rs) => csvHeader() + csvChainsRow(4) + rs.map(csvRow).join("") + csvCheckpointRow(checkpoint, checkpoint),
+    json: (rs) => JSON.stringify({ chains: 4, records: rs, checkpoints: [checkpoint] }),
+  };
+  for (const format of ["ndjson", "csv", "json"] as const) {
+    it(`counts the records of a ${format} export and not its chain count`, () => {
+      for (const size of [1, 5, 100_000]) expect(count(format, several[format](tricky), size)).toBe(2);
     });
   }
 });

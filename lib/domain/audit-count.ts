@@ -1,9 +1,9 @@
 import type { AuditFormat } from "./audit-format";
 
 /**
- * Counts the chained records in an export as it streams, leaving out its checkpoints, which a
- * reader tells apart by structure (AUDIT.md): in NDJSON a line whose object has `kind`
- * "checkpoint" and no `seq`; in CSV a row with an empty `seq` (and the header is no record); in
+ * Counts the chained records in an export as it streams, leaving out its checkpoints (and the
+ * chain count of several chains), which a reader tells apart by structure (AUDIT.md): in NDJSON a
+ * line whose object has no `seq`; in CSV a row with an empty `seq` (and the header is no record); in
  * JSON the `records` array, counted once the document is complete.
  */
 export function exportRecordCounter(format: AuditFormat) {
@@ -17,7 +17,8 @@ export function exportRecordCounter(format: AuditFormat) {
   const ndjsonLine = (line: string) => {
     if (!line.trim()) return;
     const v = JSON.parse(line) as Record<string, unknown>;
-    if (!(v.kind === "checkpoint" && !("seq" in v))) records++;
+    // Checkpoints and the chain count of several chains are the lines without a seq.
+    if ("seq" in v) records++;
   };
   const csvRow = (row: string) => {
     if (!row.trim()) return;
