@@ -151,8 +151,7 @@ async function main() {
   const results = new Map<number, Map<Shape, Result>[]>();
   for (const chains of CHAINS) {
     const db = await freshDatabase(chains);
-    process.env.RECONCILE_CHAINS = String(chains);
-    const { tokens } = await prepareDatabase(db.url, `bench-chains-${chains}`);
+    const { tokens } = await prepareDatabase(db.url, `bench-chains-${chains}`, { chains });
     await disconnect();
     const apps = await Promise.all(Array.from({ length: INSTANCES }, () => startApp(db.url, { env: { RECONCILE_CHAINS: String(chains), RECONCILE_JOBS: "off" } })));
     try {

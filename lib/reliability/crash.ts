@@ -55,15 +55,7 @@ export async function runCrashTrials(opts: CrashOptions): Promise<CrashReport> {
   const log = opts.log ?? (() => {});
   const file = opts.url.slice("file:".length);
   const chainsEnv = { RECONCILE_CHAINS: String(opts.chains ?? 1) };
-  const before = process.env.RECONCILE_CHAINS;
-  process.env.RECONCILE_CHAINS = chainsEnv.RECONCILE_CHAINS;
-  let tokens: Awaited<ReturnType<typeof prepareDatabase>>["tokens"];
-  try {
-    ({ tokens } = await prepareDatabase(opts.url, "crash"));
-  } finally {
-    if (before === undefined) delete process.env.RECONCILE_CHAINS;
-    else process.env.RECONCILE_CHAINS = before;
-  }
+  const { tokens } = await prepareDatabase(opts.url, "crash", { chains: opts.chains ?? 1 });
   const requests: Request[] = [];
   let unacked: Request[] = [];
   let nextOp = 0;

@@ -19,11 +19,24 @@ export type Tokens = { ingest: string; review: string; read: string; export: str
 
 /**
  * Migrates the database at `url` with the real deploy, and makes an admin with one token per
- * job, through the store's own use cases. Leaves this process disconnected.
+ * job, through the store's own use cases (`chains`: the database's hash chains, default
+ * RECONCILE_CHAINS). Leaves this process disconnected.
  */
-export async function prepareDatabase(url: string, tag = "reliability"): Promise<{ tokens: Tokens; email: string; password: string }> {
+export async function prepareDatabase(url: string, tag = "reliability", opts: { chains?: number } = {}): Promise<{ tokens: Tokens; email: string; password: string }> {
   process.env.DATABASE_URL = url;
   await deployMigrations(url);
+  // The first append (the admin's creation, below) records the database's chain count.
+  const before = process.env.RECONCILE_CHAINS;
+  if (opts.chains !== undefined) process.env.RECONCILE_CHAINS = String(opts.chains);
+  try {
+    return await makeAdmin(tag);
+  } finally {
+    if (before === undefined) delete process.env.RECONCILE_CHAINS;
+    else process.env.RECONCILE_CHAINS = before;
+  }
+}
+
+async function makeAdmin(tag: string): Promise<{ tokens: Tokens; email: string; password: string }> {
   const email = `${tag}-${process.pid}-${Date.now()}@reliability.test`;
   const password = "reliability-password";
   await createUser({ email, password, role: "admin", actor: "reliability", via: "cli" });

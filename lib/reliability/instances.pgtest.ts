@@ -10,7 +10,7 @@ import { chainOf } from "@/lib/domain/chains";
 import { splitRecord } from "@/lib/domain/stages";
 import { disconnect } from "@/lib/store/db";
 import { verifyStoredChain } from "@/lib/store/verify-chain";
-import { fullRecord, prepareDatabase, startApp, type App, type Tokens } from "./harness";
+import { fullRecord, prepareDatabase, startApp, type App } from "./harness";
 import { divergentRecord } from "./harness";
 
 const base = process.env.RELIABILITY_DATABASE_URL!;
@@ -58,15 +58,7 @@ const post = async (app: App, path: string, token: string, body: unknown) => {
 it.each([1, 4])("two instances ingest at once into one PostgreSQL with %i chain(s): each chain gapless and verified, each record once", async (chains) => {
   await Promise.all(apps.map((a) => a.stop()));
   const url = await database(chains);
-  const before = process.env.RECONCILE_CHAINS;
-  process.env.RECONCILE_CHAINS = String(chains);
-  let tokens: Tokens;
-  try {
-    tokens = (await prepareDatabase(url, `instances-${chains}`)).tokens;
-  } finally {
-    if (before === undefined) delete process.env.RECONCILE_CHAINS;
-    else process.env.RECONCILE_CHAINS = before;
-  }
+  const { tokens } = await prepareDatabase(url, `instances-${chains}`, { chains });
   apps = await Promise.all([startApp(url, { env: { RECONCILE_CHAINS: String(chains) } }), startApp(url, { env: { RECONCILE_CHAINS: String(chains) } })]);
   const statuses: number[] = [];
   const sent: ReturnType<typeof fullRecord>[] = [];

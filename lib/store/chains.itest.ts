@@ -65,15 +65,7 @@ async function tamper(url: string, seq: number) {
 beforeAll(async () => {
   db = await freshDatabase("chains");
   cleanup.push(db.drop);
-  // The count is recorded by the first append, here the admin's creation in this process.
-  const before = process.env.RECONCILE_CHAINS;
-  process.env.RECONCILE_CHAINS = String(N);
-  try {
-    tokens = (await prepareDatabase(db.url, "chains")).tokens;
-  } finally {
-    if (before === undefined) delete process.env.RECONCILE_CHAINS;
-    else process.env.RECONCILE_CHAINS = before;
-  }
+  tokens = (await prepareDatabase(db.url, "chains", { chains: N })).tokens;
   app = await startApp(db.url, { env: { RECONCILE_CHAINS: String(N), CHECKPOINT_KEY_FILE: path.join(tmp, "key.pem"), RECONCILE_CHECKPOINT_EVERY: "1000000" } });
   cleanup.push(() => app.stop());
 }, 180_000);
@@ -191,15 +183,7 @@ describe("a database made with one chain", () => {
     const one = await freshDatabase("one_chain");
     cleanup.push(one.drop);
     // Made with one chain, as every database before chains could be several.
-    const before = process.env.RECONCILE_CHAINS;
-    process.env.RECONCILE_CHAINS = "1";
-    let t: Tokens;
-    try {
-      t = (await prepareDatabase(one.url, "one-chain")).tokens;
-    } finally {
-      if (before === undefined) delete process.env.RECONCILE_CHAINS;
-      else process.env.RECONCILE_CHAINS = before;
-    }
+    const t = (await prepareDatabase(one.url, "one-chain", { chains: 1 })).tokens;
     const server = await startApp(one.url, { env: { RECONCILE_CHAINS: "16" } });
     cleanup.push(() => server.stop());
     expect(server.output()).toMatch(/RECONCILE_CHAINS=16 is ignored: this database was created with 1 hash chain/);
