@@ -40,8 +40,10 @@ export type ChainEntry = {
 };
 
 /**
- * Appends entries to the one audit chain inside the caller's transaction: takes the chain
- * lock, reads the head, assigns consecutive seqs and links each hash to the one before.
+ * Appends entries to the audit chain inside the caller's transaction: takes the chain lock,
+ * reads the head, assigns consecutive seqs and links each hash to the one before. With several
+ * chains (lib/domain/chains.ts), each entry goes to its operation's chain: those chains' locks
+ * and heads, seqs from the one counter in the entries' order, each linked to its chain's last.
  * The caller's state change and these records commit or fail together.
  */
 export async function appendToChain(
