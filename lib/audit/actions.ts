@@ -35,7 +35,7 @@ export async function verifyChainAction(): Promise<VerifyState> {
     if (!verdict.ok || (bad && !bad.ok)) await announceChainFailure(chainFailure(verdict, bad), me.email);
     if (!verdict.ok) return { ok: false, message: `Broken at seq ${verdict.badSeq}: ${verdict.problem}.` };
     if (bad && !bad.ok) return { ok: false, message: `The chain links, but ${bad.problem}.` };
-    return { ok: true, message: `Intact: all ${verdict.count.toLocaleString()} records link, ${verdict.chains ? ` in ${verdict.chains.length} chains` : `, up to seq ${verdict.lastSeq}`}; ${checkpoints.length} checkpoint${checkpoints.length === 1 ? "" : "s"} match.` };
+    return { ok: true, message: `Intact: all ${verdict.count.toLocaleString()} records link${verdict.chains ? `, in ${verdict.chains.length} chains` : `, up to seq ${verdict.lastSeq}`}; ${checkpoints.length} checkpoint${checkpoints.length === 1 ? " matches" : "s match"}.` };
   } finally {
     release();
   }
