@@ -151,13 +151,12 @@ export class ChainVerifier {
 
   constructor(
     start: { prevHash: string; prevSeq: number } = { prevHash: GENESIS_HASH, prevSeq: 0 },
-    opts: { allowGaps?: boolean; watch?: Iterable<number>; linked?: boolean; count?: number } = {},
+    opts: { allowGaps?: boolean; watch?: Iterable<number>; linked?: boolean } = {},
   ) {
     this.prevHash = start.prevHash;
     this.prevSeq = start.prevSeq;
     this.allowGaps = opts.allowGaps ?? false;
     this.linked = opts.linked ?? false;
-    this.count = opts.count ?? 0;
     this.watch = new Set(opts.watch ?? []);
   }
 

@@ -4,6 +4,7 @@ import path from "node:path";
 import type { KeyObject } from "node:crypto";
 import { headsSize } from "@/lib/domain/chains";
 import { createChainsCheckpoint, createCheckpoint, loadSigningKey, newSigningKey, parseCheckpointEvery, publicKeyText, type Checkpoint } from "@/lib/domain/checkpoint";
+import { chainHead } from "./audit-export";
 import { chainCountIn, committedHeads, lockChain } from "./chain";
 import { reader, writeTransaction } from "./db";
 import { announceCheckpoint } from "./webhook-outbox";
@@ -121,21 +122,13 @@ export async function maybeCheckpoint(force = false): Promise<void> {
   s.checkedAt = Date.now();
   try {
     const db = await reader();
-    const [size, last] = await Promise.all([chainSize(), db.checkpoint.findFirst({ orderBy: { size: "desc" }, select: { size: true, time: true } })]);
-    if (!size) return;
+    const [head, last] = await Promise.all([chainHead(), db.checkpoint.findFirst({ orderBy: { size: "desc" }, select: { size: true, time: true } })]);
+    if (!head) return;
+    const size = head.records;
     const behind = size - (last?.size ?? 0);
     const age = last ? Date.now() - Date.parse(last.time) : Infinity;
     if (behind >= due.records || (behind > 0 && age >= due.ms)) await writeCheckpoint();
   } catch (e) {
     console.error("checkpoint failed (the chain itself is unaffected):", e);
   }
-}
-
-/** How many records the chains hold, as committed (0: none). */
-export async function chainSize(): Promise<number> {
-  const db = await reader();
-  const n = await chainCountIn(db, { readOnly: true });
-  if (n > 1) return headsSize(await committedHeads(db, n));
-  const head = await db.chainRecord.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } });
-  return head?.seq ?? 0;
 }
