@@ -17,10 +17,9 @@
  */
 import os from "node:os";
 import { parseArgs } from "node:util";
-import pg from "pg";
 import { chainOf } from "@/lib/domain/chains";
 import { splitRecord } from "@/lib/domain/stages";
-import { fullRecord, prepareDatabase, startApp, type App } from "@/lib/reliability/harness";
+import { fullRecord, prepareDatabase, siblingDatabase, startApp, type App } from "@/lib/reliability/harness";
 import { disconnect } from "@/lib/store/db";
 
 const { values } = parseArgs({
@@ -45,26 +44,8 @@ type Shape = "mixed batches" | "batches by chain" | "single records";
 const SHAPES: Shape[] = ["mixed batches", "batches by chain", "single records"];
 
 let runs = 0;
-async function freshDatabase(chains: number): Promise<{ url: string; drop: () => Promise<void> }> {
-  const url = new URL(BASE!);
-  // A new name for every run: a database's chain count is read once per process and name.
-  const name = `${url.pathname.slice(1)}_bench_chains_${chains}_${++runs}`.replace(/\W/g, "_");
-  const admin = new pg.Client({ connectionString: BASE });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: BASE });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
+// A new name for every run: a database's chain count is read once per process and name.
+const freshDatabase = (chains: number) => siblingDatabase(BASE!, `bench_chains_${chains}_${++runs}`);
 
 let counter = 0;
 const nextId = (tag: string) => `bench-${tag}-${process.pid}-${++counter}`;

@@ -5,6 +5,7 @@
  * `npm run soak:*` (long).
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import pg from "pg";
 export { mulberry32 as seeded } from "@/lib/domain/demo-data";
 import { deployMigrations } from "@/lib/cli/schema-engine";
 import { serverArgs } from "@/lib/cli/start";
@@ -44,6 +45,28 @@ async function makeAdmin(tag: string): Promise<{ tokens: Tokens; email: string; 
   const tokens = { ingest: await token(["ingest", "verify", "read"]), review: await token(["review", "read"]), read: await token(["read"]), export: await token(["export", "read"]) };
   await disconnect();
   return { tokens, email, password };
+}
+
+/**
+ * A new, empty PostgreSQL database beside the one `base` names, on the same server (the role
+ * must be allowed to CREATE DATABASE), and how to drop it. A database of that name is replaced.
+ */
+export async function siblingDatabase(base: string, suffix: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const url = new URL(base);
+  const name = `${url.pathname.slice(1)}_${suffix}`.replace(/\W/g, "_");
+  const admin = async (sql: string) => {
+    const c = new pg.Client({ connectionString: base });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin(`CREATE DATABASE ${name}`);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
 export type App = {

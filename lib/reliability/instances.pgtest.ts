@@ -10,26 +10,19 @@ import { chainOf } from "@/lib/domain/chains";
 import { splitRecord } from "@/lib/domain/stages";
 import { disconnect } from "@/lib/store/db";
 import { verifyStoredChain } from "@/lib/store/verify-chain";
-import { fullRecord, prepareDatabase, startApp, type App } from "./harness";
+import { fullRecord, prepareDatabase, siblingDatabase, startApp, type App } from "./harness";
 import { divergentRecord } from "./harness";
 
 const base = process.env.RELIABILITY_DATABASE_URL!;
-const made: string[] = [];
+const made: (() => Promise<void>)[] = [];
 
 /** An empty database for this run: the one named, or a new one beside it (dropped afterwards). */
 async function database(chains: number): Promise<string> {
   if (!base?.startsWith("postgres")) throw new Error("RELIABILITY_DATABASE_URL must name a PostgreSQL database for this test");
-  const url = new URL(base);
   if (chains > 1) {
-    const name = `${url.pathname.slice(1)}_chains${chains}`.replace(/\W/g, "_");
-    const admin = new pg.Client({ connectionString: base });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    url.pathname = `/${name}`;
-    made.push(name);
-    return url.toString();
+    const db = await siblingDatabase(base, `chains${chains}`);
+    made.push(db.drop);
+    return db.url;
   }
   const client = new pg.Client({ connectionString: base });
   await client.connect();
@@ -44,10 +37,7 @@ let apps: App[] = [];
 afterAll(async () => {
   await Promise.all(apps.map((a) => a.stop()));
   await disconnect();
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  for (const name of made) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.end();
+  for (const drop of made) await drop();
 });
 
 const post = async (app: App, path: string, token: string, body: unknown) => {
