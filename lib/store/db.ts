@@ -6,6 +6,7 @@ import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
 import { databaseUrl, providerOf, type Db, type Provider, type Tx } from "./database";
 import { asSql, type Sql } from "./sql";
 import { DirectPg } from "./pg-direct";
+import { SqliteCheckpointer, WRITER_CHECKPOINT_PAGES } from "./sqlite-checkpointer";
 import { DirectSqlite } from "./sqlite-direct";
 
 /**
@@ -68,6 +69,8 @@ function connect(url: string): Clients {
   // open interactive transaction *and any other query issued meanwhile* on it. A second,
   // read-only connection keeps reads out of in-flight write transactions (WAL lets it read
   // the last committed state while the writer works).
+  const file = url.replace(/^file:/, "");
+  let checkpointer: SqliteCheckpointer | null = null;
   const writer = new SqliteClient({ adapter: new PrismaBetterSqlite3({ url, timeout: 10_000 }) });
   const reader = new SqliteClient({ adapter: new PrismaBetterSqlite3({ url, timeout: 10_000 }) });
   const ready = (async () => {
@@ -80,6 +83,9 @@ function connect(url: string): Clients {
     // SQLite's default page cache is 2 MB; with a million operations the indexes no longer fit
     // and every insert reads pages from disk (bench:ui saw ingest fall to ~420 records/s).
     for (const c of [writer, reader]) await c.$queryRawUnsafe("PRAGMA cache_size = -65536");
+    // Checkpoints run in a thread of their own (sqlite-checkpointer.ts); the writer's only bound the WAL.
+    await writer.$queryRawUnsafe(`PRAGMA wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
+    if (process.env.RECONCILE_SQLITE_CHECKPOINTER !== "off") checkpointer = new SqliteCheckpointer(file);
   })();
   let direct: DirectSqlite | null = null;
   return {
@@ -87,10 +93,12 @@ function connect(url: string): Clients {
     writer,
     reader,
     ready,
-    direct: () => (direct ??= new DirectSqlite(url.replace(/^file:/, ""))),
+    direct: () => (direct ??= new DirectSqlite(file)),
     directPg: null,
     lock: new WriteLock(),
     close: async () => {
+      await ready.catch(() => undefined);
+      await checkpointer?.stop();
       direct?.close();
       await writer.$disconnect();
       await reader.$disconnect();

@@ -1,6 +1,7 @@
 import "server-only";
 import Database from "better-sqlite3";
 import { pacer } from "./pace";
+import { WRITER_CHECKPOINT_PAGES } from "./sqlite-checkpointer";
 import type { Sql } from "./sql";
 
 /**
@@ -13,7 +14,7 @@ import type { Sql } from "./sql";
  * writer in this process (one write transaction at a time), and each transaction starts with
  * BEGIN IMMEDIATE, which takes SQLite's write lock before anything is read: against other
  * processes it waits (busy_timeout) instead of failing on a stale snapshot. The pragmas are
- * the Prisma writer's: WAL, synchronous=FULL, foreign keys on.
+ * the Prisma writer's: WAL, synchronous=FULL, foreign keys on, the WAL's bound.
  */
 export class DirectSqlite implements Sql {
   private readonly db: Database.Database;
@@ -25,6 +26,8 @@ export class DirectSqlite implements Sql {
     this.db.pragma("synchronous = FULL");
     this.db.pragma("foreign_keys = ON");
     this.db.pragma("cache_size = -65536");
+    // The WAL's bound; the checkpoints themselves run in sqlite-checkpointer.ts's thread.
+    this.db.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
   }
 
   private statement(sql: string): Database.Statement {
