@@ -1,4 +1,5 @@
 import Database from "better-sqlite3";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -107,5 +108,24 @@ describe("SQLite checkpoints in their own thread", () => {
     await until("the thread to fail", () => !missing.running);
     await missing.stop(); // stopping still returns
     expect(missing.checkpoints).toBe(0);
+  });
+
+  it("a command that stops it still exits with its own code", () => {
+    const { file, db } = database();
+    db.close();
+    // What the command line does: close the database (stop the thread), then process.exit(code).
+    // Awaiting an unreferenced thread's exit let the process end first, with 0.
+    const script = `
+      const { SqliteCheckpointer } = await import(${JSON.stringify(join(process.cwd(), "lib/store/sqlite-checkpointer.ts"))});
+      const checkpointer = new SqliteCheckpointer(${JSON.stringify(file)}, 5);
+      await new Promise((r) => setTimeout(r, 50));
+      await checkpointer.stop();
+      process.exit(3);
+    `;
+    for (let i = 0; i < 3; i++) {
+      const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8" });
+      expect(run.stderr).toBe("");
+      expect(run.status).toBe(3);
+    }
   });
 });

@@ -75,7 +75,7 @@ export class SqliteCheckpointer {
 
   constructor(file: string, interval = INTERVAL_MS) {
     const driver = createRequire(`${process.cwd()}/`).resolve("better-sqlite3");
-    this.worker = new Worker(WORKER, { eval: true, workerData: { file, driver, interval } });
+    this.worker = new Worker(WORKER, { eval: true, execArgv: [], workerData: { file, driver, interval } });
     this.worker.on("message", (m: CheckpointProgress | "stopped") => {
       if (m === "stopped") return;
       this.last = m;
@@ -99,9 +99,10 @@ export class SqliteCheckpointer {
       if (this.exited) return resolve();
       const done = () => resolve();
       this.worker.once("exit", done);
-      this.worker.once("message", (m) => {
-        if (m === "stopped") void this.worker.terminate().then(done, done);
-      });
+      // Held again while it stops: an unreferenced thread's exit can end the process's event
+      // loop before the code awaiting it runs (a command's exit code was then lost, and 0).
+      this.worker.ref();
+      // It closes its connection and its port, and ends by itself.
       this.worker.postMessage("stop");
       // If it is gone already, or stuck in a long checkpoint, do not wait for ever.
       setTimeout(() => void this.worker.terminate().then(done, done), 5_000).unref();
