@@ -85,7 +85,14 @@ function connect(url: string): Clients {
     for (const c of [writer, reader]) await c.$queryRawUnsafe("PRAGMA cache_size = -65536");
     // Checkpoints run in a thread of their own (sqlite-checkpointer.ts); the writer's only bound the WAL.
     await writer.$queryRawUnsafe(`PRAGMA wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
-    if (process.env.RECONCILE_SQLITE_CHECKPOINTER !== "off") checkpointer = new SqliteCheckpointer(file);
+    if (process.env.RECONCILE_SQLITE_CHECKPOINTER !== "off") {
+      try {
+        checkpointer = new SqliteCheckpointer(file);
+      } catch (e) {
+        // better-sqlite3 not found from this directory, say: the writers checkpoint, as before.
+        console.warn(`[reconcile] SQLite checkpoints stay with the writers: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
   })();
   let direct: DirectSqlite | null = null;
   return {
