@@ -56,7 +56,6 @@ parentPort.on("message", (m) => {
   stopping = true;
   if (timer) clearTimeout(timer);
   db.close();
-  parentPort.postMessage("stopped");
   parentPort.close();
 });
 tick();
@@ -76,8 +75,7 @@ export class SqliteCheckpointer {
   constructor(file: string, interval = INTERVAL_MS) {
     const driver = createRequire(`${process.cwd()}/`).resolve("better-sqlite3");
     this.worker = new Worker(WORKER, { eval: true, execArgv: [], workerData: { file, driver, interval } });
-    this.worker.on("message", (m: CheckpointProgress | "stopped") => {
-      if (m === "stopped") return;
+    this.worker.on("message", (m: CheckpointProgress) => {
       this.last = m;
       this.checkpoints++;
     });
