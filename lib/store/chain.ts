@@ -130,9 +130,11 @@ export async function appendToChain(
 async function writeHeads(tx: Sql, heads: Map<number, ChainHead>): Promise<void> {
   const p = placeholder;
   if (provider() === "postgresql" && heads.size > 1) {
-    await tx.run(
+    await tx.write(
+      "chain_lock",
       `UPDATE chain_lock AS l SET head_seq = (v->>1)::int, head_hash = v->>2, head_records = (v->>3)::int FROM jsonb_array_elements(${p(1)}::jsonb) AS v WHERE l.id = (v->>0)::int`,
       [JSON.stringify([...heads].map(([c, h]) => [c + 1, h.seq, h.hash, h.records]))],
+      true,
     );
     return;
   }

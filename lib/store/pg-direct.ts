@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import { wellFormed } from "@/lib/domain/json";
 import { pacer } from "./pace";
+import { combineWrites, inlineValues, namesTable, type Write } from "./pg-statements";
 import type { Sql } from "./sql";
 
 /**
@@ -77,13 +78,13 @@ export class DirectPg {
     };
     const sql = new PgSql(client, (table) => this.types(table, client));
     try {
-      await client.query("BEGIN");
       const value = await fn(sql);
-      await client.query("COMMIT");
+      await sql.commit();
       release();
       return value;
     } catch (e) {
-      // A connection whose ROLLBACK fails is not reused.
+      // A connection whose ROLLBACK fails is not reused. (ROLLBACK where BEGIN was never sent
+      // is a warning, not an error.)
       await client.query("ROLLBACK").then(
         () => release(),
         (err: Error) => release(err),
@@ -109,18 +110,78 @@ function nameOf(text: string): string {
   return n;
 }
 
+/**
+ * A transaction's statements, in as few round trips as keep their meaning (pg-statements.ts
+ * says why it matters):
+ *
+ * - BEGIN travels with the first statement when that one has no parameters (the chain lock).
+ * - Writes whose result nothing reads (`insert`, `write`) wait, and go together as one
+ *   statement: before the next statement that could see them (a read naming one of their
+ *   tables, any `run`), before a second write to one of their tables, or with COMMIT. A read of
+ *   other tables goes first, as its answer is the same either way. An error in a write that
+ *   waited surfaces at that later statement, inside the same transaction, which then rolls back
+ *   whole: nothing here catches a write's error to go on.
+ * - The last writes and COMMIT are one message (the simple query protocol, values as literals).
+ */
 class PgSql implements Sql {
+  private pending: (Write & { name?: string })[] = [];
+  private begun = false;
+  /** Round trips so far (its tests count them). */
+  roundTrips = 0;
+
   constructor(
     private readonly client: pg.PoolClient,
     private readonly typesOf: (table: string) => Promise<Map<string, string>>,
   ) {}
 
+  /** One statement, opening the transaction first if nothing has yet. */
+  private async send(query: pg.QueryConfig): Promise<pg.QueryResult> {
+    if (!this.begun) {
+      this.begun = true;
+      if (!query.name && !query.values?.length) {
+        this.roundTrips++;
+        const results = (await this.client.query(`BEGIN; ${query.text}`)) as unknown as pg.QueryResult[];
+        return results[results.length - 1];
+      }
+      this.roundTrips++;
+      await this.client.query("BEGIN");
+    }
+    this.roundTrips++;
+    return this.client.query(query);
+  }
+
+  private async flush(): Promise<void> {
+    if (!this.pending.length) return;
+    const writes = this.pending;
+    this.pending = [];
+    const { text, values } = combineWrites(writes);
+    // Named (prepared once per connection) when every part's text is fixed; a combination of
+    // fixed texts is one of a few.
+    const name = writes.every((w) => w.name) ? nameOf(text) : undefined;
+    await this.send({ name, text, values });
+  }
+
+  private reads(text: string): boolean {
+    return this.pending.some((w) => namesTable(text, w.table));
+  }
+
   async all<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-    return (await this.client.query(sql, params.map(bindable))).rows as T[];
+    if (this.reads(sql)) await this.flush();
+    return (await this.send({ text: sql, values: params.map(bindable) })).rows as T[];
   }
 
   async run(sql: string, params: unknown[] = []): Promise<void> {
-    await this.client.query(sql, params.map(bindable));
+    await this.flush();
+    await this.send({ text: sql, values: params.map(bindable) });
+  }
+
+  async write(table: string, sql: string, params: unknown[] = [], fixed = false): Promise<void> {
+    await this.queue({ table, text: sql, values: params.map(bindable), name: fixed ? nameOf(sql) : undefined });
+  }
+
+  private async queue(w: Write & { name?: string }): Promise<void> {
+    if (this.pending.some((p) => p.table === w.table)) await this.flush();
+    this.pending.push(w);
   }
 
   async insert(table: string, columns: string[], rows: unknown[][]): Promise<void> {
@@ -136,7 +197,22 @@ class PgSql implements Sql {
       if ((r & 1023) === 0) await pace();
       out[r] = rows[r].map(jsonable);
     }
-    await this.client.query({ name: nameOf(text), text, values: [JSON.stringify(out)] });
+    await this.queue({ table, text, values: [JSON.stringify(out)], name: nameOf(text) });
+  }
+
+  /** The writes still waiting, and COMMIT: one message. */
+  async commit(): Promise<void> {
+    if (!this.pending.length) {
+      if (!this.begun) return; // nothing was sent: there is nothing to commit
+      this.roundTrips++;
+      await this.client.query("COMMIT");
+      return;
+    }
+    const { text, values } = combineWrites(this.pending);
+    this.pending = [];
+    this.roundTrips++;
+    await this.client.query(`${this.begun ? "" : "BEGIN; "}${inlineValues(text, values)}; COMMIT`);
+    this.begun = true;
   }
 }
 

@@ -46,9 +46,11 @@ export async function writeSearchRows(db: SqlLike, ops: { createdSeq: number; so
   // (bench:ingest prints both raw methods).
   for (let i = 0; i < docs.length; i += 1000) {
     const chunk = docs.slice(i, i + 1000);
-    await tx.run(
+    await tx.write(
+      "operation_search",
       "INSERT INTO operation_search (created_seq, operation_id, document) SELECT (r->>0)::int4, r->>1, (r->>2)::tsvector FROM jsonb_array_elements($1::jsonb) AS r",
       [JSON.stringify(chunk.map((d) => [d.seq, d.id, wellFormed(tsVector(d.doc))]))],
+      true,
     );
     await insertMany(tx, "operation_search_text", ["created_seq", "head", "body"], chunk.map((d) => [d.seq, d.doc.head, d.doc.body]));
   }

@@ -20,6 +20,12 @@ export interface Sql {
   run(sql: string, params?: unknown[]): Promise<void>;
   /** INSERT rows × columns (values already in database form). */
   insert(table: string, columns: string[], rows: unknown[][]): Promise<void>;
+  /**
+   * A write to `table` whose result nothing reads. PostgreSQL's ingest connection may send it
+   * later, with others, but always before any statement that could see it (pg-direct.ts); the
+   * others run it at once. `fixed`: the text is one of a few, worth preparing once.
+   */
+  write(table: string, sql: string, params?: unknown[], fixed?: boolean): Promise<void>;
 }
 
 /** A Prisma client or interactive transaction as `Sql`: multi-row statements, chunked. */
@@ -30,6 +36,9 @@ class PrismaSql implements Sql {
   }
   async run(sql: string, params: unknown[] = []): Promise<void> {
     await this.db.$executeRawUnsafe(sql, ...params);
+  }
+  async write(_table: string, sql: string, params: unknown[] = []): Promise<void> {
+    await this.run(sql, params);
   }
   async insert(table: string, columns: string[], rows: unknown[][]): Promise<void> {
     for (const chunk of statementChunks(rows, columns.length)) {
@@ -113,7 +122,8 @@ export async function addToCounters(db: SqlLike, table: string, keys: string[], 
   const width = keys.length + counts.length;
   const add = counts.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(", ");
   for (const chunk of statementChunks(rows, width)) {
-    await q.run(
+    await q.write(
+      table,
       `INSERT INTO ${table} (${[...keys, ...counts].join(", ")}) VALUES ${valuesList(chunk.length, width)} ON CONFLICT (${keys.join(", ")}) DO UPDATE SET ${add}`,
       chunk.flat(),
     );

@@ -51,6 +51,10 @@ export class DirectSqlite implements Sql {
     else stmt.run(...params.map(bindable));
   }
 
+  async write(_table: string, sql: string, params: unknown[] = []): Promise<void> {
+    await this.run(sql, params);
+  }
+
   async insert(table: string, columns: string[], rows: unknown[][]): Promise<void> {
     if (!rows.length) return;
     const stmt = this.statement(`INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`);
