@@ -1,8 +1,9 @@
 /**
  * The crash-safety harness (docs/RELIABILITY.md): the real server on the embedded SQLite
- * database takes batches and single records from several clients and is killed with SIGKILL
- * at a random moment, again and again. After each kill, with the server down:
- *   - `PRAGMA integrity_check` answers ok;
+ * database, or on PostgreSQL, takes batches and single records from several clients and is
+ * killed with SIGKILL at a random moment, again and again. After each kill, with the server down:
+ *   - on SQLite, `PRAGMA integrity_check` answers ok (PostgreSQL outlives the server: its
+ *     sessions end, and what they had not committed is rolled back);
  *   - every acknowledged request's records are stored, each exactly once;
  *   - every request is all-or-nothing (a batch's records all stored, or none of them);
  *   - the projection agrees with the records (a view for exactly the stored operations);
@@ -11,13 +12,14 @@
  * exactly one copy of each record.
  */
 import Database from "better-sqlite3";
+import pg from "pg";
 import { splitRecord } from "@/lib/domain/stages";
 import { disconnect } from "@/lib/store/db";
 import { verifyStoredChain } from "@/lib/store/verify-chain";
 import { fullRecord, prepareDatabase, seeded, startApp, type App } from "./harness";
 
 export type CrashOptions = {
-  /** A `file:` URL of a database that does not exist yet. */
+  /** A `file:` URL of a database that does not exist yet, or an empty PostgreSQL database. */
   url: string;
   trials: number;
   clients?: number;
@@ -53,7 +55,6 @@ export async function runCrashTrials(opts: CrashOptions): Promise<CrashReport> {
   const clients = opts.clients ?? 4;
   const [killMin, killMax] = opts.killAfterMs ?? [100, 1500];
   const log = opts.log ?? (() => {});
-  const file = opts.url.slice("file:".length);
   const chainsEnv = { RECONCILE_CHAINS: String(opts.chains ?? 1) };
   const { tokens } = await prepareDatabase(opts.url, "crash", { chains: opts.chains ?? 1 });
   const requests: Request[] = [];
@@ -121,17 +122,20 @@ export async function runCrashTrials(opts: CrashOptions): Promise<CrashReport> {
     return req;
   };
 
-  /** The checks made with the server down, straight on the database file. */
+  /** The checks made with the server down, straight on the database. */
   const inspect = async (trial: number) => {
-    const db = new Database(file);
+    const db = await openDirect(opts.url);
     try {
-      const integrity = db.pragma("integrity_check", { simple: true });
-      if (integrity !== "ok") problem(trial, `integrity_check says ${String(integrity)}`);
+      const integrity = await db.integrity();
+      if (integrity !== "ok") problem(trial, `integrity_check says ${integrity}`);
       const counts = new Map<string, number>();
-      for (const row of db.prepare("SELECT operation_id AS id, count(*) AS n FROM chain_records WHERE kind = 'stage' AND operation_id LIKE ? GROUP BY operation_id").iterate(`crash-${seed}-%`) as Iterable<{ id: string; n: number }>) {
-        counts.set(row.id, row.n);
+      for (const row of await db.all<{ id: string; n: number | string }>(
+        "SELECT operation_id AS id, count(*) AS n FROM chain_records WHERE kind = 'stage' AND operation_id LIKE $1 GROUP BY operation_id",
+        [`crash-${seed}-%`],
+      )) {
+        counts.set(row.id, Number(row.n));
       }
-      const views = new Set((db.prepare("SELECT operation_id AS id FROM operation_views WHERE operation_id LIKE ?").all(`crash-${seed}-%`) as { id: string }[]).map((r) => r.id));
+      const views = new Set((await db.all<{ id: string }>("SELECT operation_id AS id FROM operation_views WHERE operation_id LIKE $1", [`crash-${seed}-%`])).map((r) => r.id));
       let stored = 0;
       for (const req of requests) {
         const per = req.operationIds.map((id) => counts.get(id) ?? 0);
@@ -148,7 +152,7 @@ export async function runCrashTrials(opts: CrashOptions): Promise<CrashReport> {
       report.recordsStored = stored;
       return counts;
     } finally {
-      db.close();
+      await db.close();
     }
   };
 
@@ -209,4 +213,23 @@ export async function runCrashTrials(opts: CrashOptions): Promise<CrashReport> {
     log(`trial ${trial}: killed after ${Math.round(wait)} ms; ${inflight.length} requests, ${unacked.length} unanswered; ${report.recordsStored} operations stored, chain ${report.chainLength}`);
   }
   return report;
+}
+
+/** The database behind a URL, read directly (the server is down): `$n` placeholders on both. */
+async function openDirect(url: string) {
+  if (url.startsWith("file:")) {
+    const db = new Database(url.slice("file:".length));
+    return {
+      integrity: async () => String(db.pragma("integrity_check", { simple: true })),
+      all: async <T>(sql: string, params: unknown[]) => db.prepare(sql.replace(/\$\d+/g, "?")).all(...params) as T[],
+      close: async () => db.close(),
+    };
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  return {
+    integrity: async () => "ok",
+    all: async <T>(sql: string, params: unknown[]) => (await client.query(sql, params)).rows as T[],
+    close: () => client.end(),
+  };
 }
