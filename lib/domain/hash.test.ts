@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import canonicalize from "canonicalize";
 import { canonicalJson, chainHash, GENESIS_HASH, jsonEqual, verifyChain, type ChainRecord } from "./hash";
 
 function chain(n: number): ChainRecord[] {
@@ -18,6 +19,13 @@ describe("canonical hashing", () => {
   it("is RFC 8785: key order and number forms do not matter", () => {
     expect(canonicalJson({ b: 1, a: [1e0, "x"] })).toBe('{"a":[1,"x"],"b":1}');
     expect(canonicalJson({ a: 1, b: 2 })).toBe(canonicalJson({ b: 2, a: 1 }));
+  });
+  it("writes a scalar exactly as the RFC 8785 library does, and refuses what it refuses", () => {
+    const library = (v: unknown) => (canonicalize as unknown as (v: unknown) => string)(v);
+    const scalars: unknown[] = [null, "", "plain", 'q"uote\\ back\n\t\u0001 \u2028 é 😀', 0, -0, 1, -1, 0.1, 1e21, 1e-7, 5e-324, 2 ** 53 + 2, 123456789.125];
+    for (const v of scalars) expect(canonicalJson(v)).toBe(library(v));
+    fc.assert(fc.property(fc.oneof(fc.string({ unit: "grapheme" }), fc.double({ noNaN: true, noDefaultInfinity: true })), (v) => canonicalJson(v) === library(v)));
+    for (const bad of ["\ud800", "a\udc00b", Number.NaN, Infinity, -Infinity]) expect(() => canonicalJson(bad)).toThrow();
   });
   it("verifies an intact chain and names the first bad seq", () => {
     const c = chain(10);

@@ -7,6 +7,12 @@ const canonicalizeFn = ((canonicalizeImport as unknown as { default?: unknown })
 
 /** RFC 8785 (JSON Canonicalization Scheme) text of a JSON value. */
 export function canonicalJson(value: unknown): string {
+  // Scalars (a chain record's fields: seven of them a record) as the library writes them,
+  // without its walk: a string is its JSON text once well-formed, a finite number its
+  // ECMAScript text. Anything else, and every refusal, is the library's.
+  if (typeof value === "string" && (value as unknown as { isWellFormed(): boolean }).isWellFormed()) return JSON.stringify(value);
+  if (typeof value === "number" && Number.isFinite(value)) return JSON.stringify(value);
+  if (value === null) return "null";
   const text = canonicalizeFn(value);
   if (text === undefined) throw new Error("canonicalJson: value is not representable as JSON");
   return text;
