@@ -39,10 +39,10 @@ export function serverArgs(): string[] {
 /**
  * A young generation of 64 MiB a half instead of V8's 16: ingest makes short-lived objects
  * (parsed bodies, canonical texts, rows) fast enough that the small one is collected hundreds
- * of times a second and promotes what is still in flight. bench:ingest on PostgreSQL measured
- * the server's garbage collector at 16 % of its busy time, and +19 % batched and +48 % single
- * records with this (docs/BENCHMARKS.md, "Fewer round trips, a larger young generation").
- * Costs up to ~190 MiB of memory more at peak. A `--max-semi-space-size` of one's own in
+ * of times a second and promotes what is still in flight. A CPU profile of bench:ingest on
+ * PostgreSQL had the server's garbage collector at 16 % of its busy time (docs/BENCHMARKS.md,
+ * "Fewer round trips, a larger young generation"). Costs up to ~96 MiB of memory more at
+ * peak (two 64 MiB halves for two of 16). A `--max-semi-space-size` of one's own in
  * NODE_OPTIONS is kept instead.
  */
 export function heapArgs(env: NodeJS.ProcessEnv = process.env): string[] {
