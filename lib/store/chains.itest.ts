@@ -5,7 +5,7 @@
  * its chain, each chain is gapless from its own genesis, a checkpoint signs the Merkle root of
  * the heads, and an edit in any chain is found. A database made with one chain keeps it.
  */
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -30,10 +30,22 @@ afterAll(async () => {
   for (const c of cleanup.reverse()) await c();
 });
 
-function cli(url: string, args: string[]) {
-  return spawnSync(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", ...args], {
-    env: { ...process.env, DATABASE_URL: url, CHECKPOINT_KEY_FILE: path.join(tmp, "key.pem") },
-    encoding: "utf8",
+/**
+ * The command line, without blocking this process: a blocking spawnSync of several seconds kept
+ * the HTTP client from seeing the server close its idle keep-alive connection (after 5 s), and
+ * the next fetch went out on the closed socket ("other side closed").
+ */
+function cli(url: string, args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", ...args], {
+      env: { ...process.env, DATABASE_URL: url, CHECKPOINT_KEY_FILE: path.join(tmp, "key.pem") },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (status) => resolve({ status, stdout, stderr }));
   });
 }
 
@@ -123,7 +135,7 @@ describe("several chains", () => {
   });
 
   it("a checkpoint signs the Merkle root of every head; audit:verify checks each chain against it; an export verifies as a file", async () => {
-    const signed = cli(db.url, ["audit:checkpoint"]);
+    const signed = await cli(db.url, ["audit:checkpoint"]);
     expect(signed.status).toBe(0);
     const checkpoint = parseCheckpoint(signed.stdout)!;
     expect(checkpoint.heads).toHaveLength(N);
@@ -135,7 +147,7 @@ describe("several chains", () => {
       expect(h).toEqual({ seq: mine.at(-1)!.seq, hash: mine.at(-1)!.hash, records: mine.length });
     }
 
-    const verified = cli(db.url, ["audit:verify"]);
+    const verified = await cli(db.url, ["audit:verify"]);
     expect(verified.stderr).toBe("");
     expect(verified.stdout).toMatch(new RegExp(`chain intact: ${all.length} records, in ${N} chains, Merkle root of the heads ${checkpoint.head}`));
     expect(verified.stdout).toMatch(/checkpoint #1 \(size \d+, .*\): matches/);
@@ -150,7 +162,7 @@ describe("several chains", () => {
     expect(lines.filter((l) => l.kind === "checkpoint").at(-1)).toMatchObject({ size: checkpoint.size, head: checkpoint.head });
     const file = path.join(tmp, "export.ndjson");
     writeFileSync(file, text);
-    const fromFile = cli(db.url, ["audit:verify", "--file", file]);
+    const fromFile = await cli(db.url, ["audit:verify", "--file", file]);
     expect(fromFile.stdout).toMatch(/checkpoint #2 .*: matches/);
     expect(fromFile.stderr).toBe("");
     expect(fromFile.status).toBe(0);
@@ -160,19 +172,19 @@ describe("several chains", () => {
     const edited = text.split("\n");
     edited[inChain2] = JSON.stringify({ ...lines[inChain2], actor: "mallory@example.test" });
     writeFileSync(file, edited.join("\n"));
-    const bad = cli(db.url, ["audit:verify", "--file", file]);
+    const bad = await cli(db.url, ["audit:verify", "--file", file]);
     expect(bad.stderr).toContain(`chain broken at seq ${lines[inChain2].seq}`);
     expect(bad.status).toBe(1);
 
     // The same export without its chains line is read as one chain: it cannot verify.
     writeFileSync(file, text.split("\n").slice(1).filter((l) => !l.includes('"checkpoint"')).join("\n"));
-    expect(cli(db.url, ["audit:verify", "--file", file]).status).toBe(1);
+    expect((await cli(db.url, ["audit:verify", "--file", file])).status).toBe(1);
 
     // The last record of chain 3, rewritten in the database: the links before it still hold,
     // its own hash does not. (Found by the stored chain's check, which reads it in seq order.)
     const last3 = all.filter((r) => chainOf(r.operation_id, N) === 3).at(-1)!;
     await tamper(db.url, last3.seq);
-    const broken = cli(db.url, ["audit:verify"]);
+    const broken = await cli(db.url, ["audit:verify"]);
     expect(broken.stderr).toContain(`chain broken at seq ${last3.seq}: hash does not match`);
     expect(broken.status).toBe(1);
   });
@@ -192,10 +204,10 @@ describe("a database made with one chain", () => {
     expect((await one.query<{ chains: number }>("SELECT chains FROM chain_settings"))[0].chains).toBe(1);
     const all = await rows(one);
     expect(all.map((r) => r.seq)).toEqual(all.map((_, i) => i + 1));
-    const v = cli(one.url, ["audit:verify"]);
+    const v = await cli(one.url, ["audit:verify"]);
     expect(v.stdout).toMatch(/chain intact: \d+ records, head [0-9a-f]{64}/);
     expect(v.status).toBe(0);
-    const signed = cli(one.url, ["audit:checkpoint"]);
+    const signed = await cli(one.url, ["audit:checkpoint"]);
     expect(signed.stdout).toMatch(/^reconcile-checkpoint v1\n/);
     // Its export has no chains line: exactly the format of before.
     const res = await fetch(`${server.base}/api/v1/audit/export?format=ndjson`, { headers: { authorization: `Bearer ${t.export}` } });
