@@ -3,8 +3,8 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import { wellFormed } from "@/lib/domain/json";
 import { pacer } from "./pace";
-import { combineWrites, inlineValues, namesTable, type Write } from "./pg-statements";
-import type { Sql } from "./sql";
+import { combineWrites, INLINE_MAX_CHARS, inlineValues, MAX_STATEMENT_VALUES, namesTable, valueChars, type Write } from "./pg-statements";
+import { checkWrite, type Sql } from "./sql";
 
 /**
  * PostgreSQL's ingest connection pool: the `pg` driver itself, for the one path where Prisma's
@@ -176,11 +176,19 @@ class PgSql implements Sql {
   }
 
   async write(table: string, sql: string, params: unknown[] = [], fixed = false): Promise<void> {
+    checkWrite(table, sql);
     await this.queue({ table, text: sql, values: params.map(bindable), name: fixed ? nameOf(sql) : undefined });
   }
 
+  /**
+   * Holds a write, sending those held first when it could not join them: a second write to one
+   * of their tables, a write that names one of their tables (an `UPDATE … FROM` would read it),
+   * or more values than one statement may carry.
+   */
   private async queue(w: Write & { name?: string }): Promise<void> {
-    if (this.pending.some((p) => p.table === w.table)) await this.flush();
+    let values = w.values.length;
+    for (const p of this.pending) values += p.values.length;
+    if (values > MAX_STATEMENT_VALUES || this.pending.some((p) => p.table === w.table || namesTable(w.text, p.table))) await this.flush();
     this.pending.push(w);
   }
 
@@ -200,8 +208,9 @@ class PgSql implements Sql {
     await this.queue({ table, text, values: [JSON.stringify(out)], name: nameOf(text) });
   }
 
-  /** The writes still waiting, and COMMIT: one message. */
+  /** The writes still waiting, and COMMIT: one message when their values are small (INLINE_MAX_CHARS). */
   async commit(): Promise<void> {
+    if (this.pending.length && valueChars(this.pending.flatMap((p) => p.values)) > INLINE_MAX_CHARS) await this.flush();
     if (!this.pending.length) {
       if (!this.begun) return; // nothing was sent: there is nothing to commit
       this.roundTrips++;
@@ -249,7 +258,12 @@ export function jsonable(v: unknown): unknown {
   return v;
 }
 
-/** No undefined: the driver would send it as null anyway, said here. */
+/**
+ * No undefined: the driver would send it as null anyway, said here. A date as ISO text, as
+ * `jsonable` sends it (the driver would send local time), so that a value means the same sent
+ * as a parameter or as text with COMMIT.
+ */
 function bindable(v: unknown): unknown {
-  return v === undefined ? null : v;
+  if (v === undefined) return null;
+  return v instanceof Date ? v.toISOString() : v;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { combineWrites, inlineValues, namesTable, sqlLiteral } from "./pg-statements";
+import { combineWrites, inlineValues, namesTable, sqlLiteral, valueChars } from "./pg-statements";
 
 describe("combineWrites", () => {
   it("sends one write as it is", () => {
@@ -26,12 +26,12 @@ describe("sqlLiteral", () => {
   it.each([
     [null, "NULL"],
     [undefined, "NULL"],
-    [true, "TRUE"],
-    [false, "FALSE"],
-    [42, "(42)"],
-    [-1.5, "(-1.5)"],
-    [12345678901234567890n, "(12345678901234567890)"],
-    [new Date("2026-12-02T07:00:00.000Z"), "'2026-12-02T07:00:00.000Z'"],
+    [true, "'true'"],
+    [false, "'false'"],
+    [42, "'42'"],
+    [-1.5, "'-1.5'"],
+    [1e21, "'1e+21'"],
+    [12345678901234567890n, "'12345678901234567890'"],
     ["plain", "E'plain'"],
     ["it's", "E'it''s'"],
     ["back\\slash", "E'back\\\\slash'"],
@@ -41,11 +41,19 @@ describe("sqlLiteral", () => {
     expect(sqlLiteral(v)).toBe(out);
   });
 
-  it("refuses what no PostgreSQL text holds, or no column takes", () => {
+  it("refuses what no PostgreSQL text holds, or what has no one text", () => {
     expect(() => sqlLiteral("a\u0000b")).toThrow(/NUL/);
     expect(() => sqlLiteral(Number.NaN)).toThrow(/finite/);
     expect(() => sqlLiteral(Infinity)).toThrow(/finite/);
     expect(() => sqlLiteral({})).toThrow(/string, number/);
+    expect(() => sqlLiteral(new Date())).toThrow(/a date/);
+  });
+});
+
+describe("valueChars", () => {
+  it("counts strings by length and other values a little each", () => {
+    expect(valueChars(["abc", "", "x".repeat(70_000)])).toBe(70_003);
+    expect(valueChars([1, null, true])).toBe(72);
   });
 });
 

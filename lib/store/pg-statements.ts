@@ -33,26 +33,48 @@ export function combineWrites(writes: Write[]): { text: string; values: unknown[
 }
 
 /**
+ * At most this many values in one statement: the protocol counts a statement's parameters in 16
+ * bits (65,535), and the driver does not check. Each write is already below it (sql.ts's chunks).
+ */
+export const MAX_STATEMENT_VALUES = 30_000;
+
+/**
+ * The last writes travel with COMMIT as text only up to this many characters of values: a
+ * larger batch goes as parameters first. Text costs copies of the batch in memory, and a
+ * statement that fails is written whole to the server's log, parameters never are.
+ */
+export const INLINE_MAX_CHARS = 64 * 1024;
+
+/**
  * A value as an SQL literal, for a statement sent as text (the simple query protocol, which
- * alone lets a write and COMMIT travel in one message). Strings are `E'…'` with backslashes and
- * quotes doubled: correct whatever `standard_conforming_strings` says, as the driver's own
- * `escapeLiteral` does. A NUL, which no PostgreSQL text can hold and which would end the
- * message early, is refused, as the server refuses it in a parameter.
+ * alone lets a write and COMMIT travel in one message). Every value but NULL is a quoted literal
+ * of no type holding the text the driver would have sent as a parameter, so the server reads
+ * it as it reads a parameter (a number into a text column stays as written, `1.5` into an
+ * integer column is refused). Strings are `E'…'` with backslashes and quotes doubled: correct
+ * whatever `standard_conforming_strings` says, as the driver's own `escapeLiteral` does. A NUL,
+ * which no PostgreSQL text can hold and which would end the message early, is refused, as the
+ * server refuses it in a parameter.
  */
 export function sqlLiteral(v: unknown): string {
   if (v === null || v === undefined) return "NULL";
-  if (typeof v === "boolean") return v ? "TRUE" : "FALSE";
+  if (typeof v === "boolean") return v ? "'true'" : "'false'";
   if (typeof v === "number") {
     if (!Number.isFinite(v)) throw new Error(`a value for PostgreSQL must be a finite number, not ${v}`);
-    return `(${String(v)})`;
+    return `'${String(v)}'`;
   }
-  if (typeof v === "bigint") return `(${v.toString()})`;
-  if (v instanceof Date) return `'${v.toISOString()}'`;
+  if (typeof v === "bigint") return `'${v.toString()}'`;
   if (typeof v === "string") {
     if (v.includes("\0")) throw new Error("a text value for PostgreSQL cannot hold a NUL character");
     return `E'${v.replaceAll("\\", "\\\\").replaceAll("'", "''")}'`;
   }
-  throw new Error(`a value for PostgreSQL must be a string, number, boolean, date or null, not ${typeof v}`);
+  throw new Error(`a value for PostgreSQL sent as text must be a string, number, boolean or null, not ${v instanceof Date ? "a date" : typeof v}`);
+}
+
+/** Characters the values would take as text (strings by length, the rest a few each). */
+export function valueChars(values: unknown[]): number {
+  let n = 0;
+  for (const v of values) n += typeof v === "string" ? v.length : 24;
+  return n;
 }
 
 /** The statement with each `$n` replaced by its value as a literal (one pass: a value's own text is never rescanned). */

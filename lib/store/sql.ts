@@ -1,5 +1,6 @@
 import "server-only";
 import { provider, type Db, type Tx } from "./database";
+import { namesTable } from "./pg-statements";
 
 /**
  * Raw SQL for the hot paths (ingest, chain append, projection writes). Prisma's model API
@@ -37,7 +38,8 @@ class PrismaSql implements Sql {
   async run(sql: string, params: unknown[] = []): Promise<void> {
     await this.db.$executeRawUnsafe(sql, ...params);
   }
-  async write(_table: string, sql: string, params: unknown[] = []): Promise<void> {
+  async write(table: string, sql: string, params: unknown[] = []): Promise<void> {
+    checkWrite(table, sql);
     await this.run(sql, params);
   }
   async insert(table: string, columns: string[], rows: unknown[][]): Promise<void> {
@@ -49,6 +51,11 @@ class PrismaSql implements Sql {
 }
 
 export type SqlLike = Db | Tx | Sql;
+
+/** A write names the table it says it writes (PostgreSQL's connection holds writes by table). */
+export function checkWrite(table: string, sql: string): void {
+  if (!namesTable(sql, table)) throw new Error(`a write said to be to ${table} does not name it: ${sql.slice(0, 80)}`);
+}
 
 export function asSql(db: SqlLike): Sql {
   return "$queryRawUnsafe" in db ? new PrismaSql(db) : db;

@@ -2,7 +2,7 @@ import "server-only";
 import Database from "better-sqlite3";
 import { pacer } from "./pace";
 import { WRITER_CHECKPOINT_PAGES } from "./sqlite-checkpointer";
-import type { Sql } from "./sql";
+import { checkWrite, type Sql } from "./sql";
 
 /**
  * The embedded database's ingest connection: better-sqlite3 itself, with statements prepared
@@ -51,7 +51,8 @@ export class DirectSqlite implements Sql {
     else stmt.run(...params.map(bindable));
   }
 
-  async write(_table: string, sql: string, params: unknown[] = []): Promise<void> {
+  async write(table: string, sql: string, params: unknown[] = []): Promise<void> {
+    checkWrite(table, sql);
     await this.run(sql, params);
   }
 

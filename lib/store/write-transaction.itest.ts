@@ -13,10 +13,11 @@ const provider = async () => (await import("@/lib/store/database")).provider();
 
 const A = "itest_write_a";
 const B = "itest_write_b";
+const C = "itest_write_c";
 
 beforeAll(async () => {
   const reader = await (await store()).reader();
-  for (const t of [A, B]) await reader.$executeRawUnsafe(`CREATE TABLE IF NOT EXISTS ${t} (id TEXT PRIMARY KEY, v TEXT, n INTEGER)`);
+  for (const t of [A, B, C]) await reader.$executeRawUnsafe(`CREATE TABLE IF NOT EXISTS ${t} (id TEXT PRIMARY KEY, v TEXT, n INTEGER)`);
 });
 
 async function rows(table: string, prefix: string): Promise<{ id: string; v: string | null; n: number | null }[]> {
@@ -104,6 +105,52 @@ describe("sqlWriteTransaction", () => {
     expect(b.map((r) => r.n)).toEqual(hostile.map((_, i) => (i === 0 ? null : 2 ** 31 - i)));
     const reader = await (await store()).reader();
     expect(Number((await reader.$queryRawUnsafe<{ c: number | bigint }[]>(`SELECT count(*) AS c FROM ${A}`))[0].c)).toBeGreaterThan(0);
+  });
+
+  it("writes of more values than one statement may carry still go, each whole", async () => {
+    // Three writes of 25,002 values each: together past the 65,535 one statement can carry.
+    const k = unique("many");
+    const many = (t: string) => Array.from({ length: 8334 }, (_, i) => [`${k}-${t}-${i}`, `v${i}`, i]);
+    const { sqlWriteTransaction } = await store();
+    const seen = await sqlWriteTransaction(async (sql) => {
+      for (const t of [A, B, C]) {
+        const rows = many(t);
+        const cells: string[] = [];
+        for (let i = 0; i < rows.length; i++) cells.push(`(${await p(3 * i + 1)}, ${await p(3 * i + 2)}, ${await p(3 * i + 3)})`);
+        await sql.write(t, `INSERT INTO ${t} (id, v, n) VALUES ${cells.join(", ")}`, rows.flat());
+      }
+      return Number((await sql.all<{ c: number | bigint }>(`SELECT count(*) AS c FROM ${C} WHERE id LIKE ${await p(1)}`, [`${k}%`]))[0].c);
+    });
+    expect(seen).toBe(8334);
+    for (const t of [A, B, C]) expect((await rows(t, k)).length).toBe(8334);
+  });
+
+  it("a batch too large to travel with COMMIT as text goes first, and comes back as it went", async () => {
+    const k = unique("large");
+    const text = "it's \\ $1 😀 ".repeat(2000); // ~28,000 characters a value
+    const { sqlWriteTransaction } = await store();
+    await sqlWriteTransaction(async (sql) => {
+      await sql.insert(A, ["id", "v", "n"], [[`${k}-1`, text, 1], [`${k}-2`, `${text}!`, 2]]);
+      await sql.write(B, `INSERT INTO ${B} (id, v, n) VALUES (${await p(1)}, ${await p(2)}, ${await p(3)})`, [`${k}-1`, text, 3]);
+    });
+    expect(await rows(A, k)).toEqual([
+      { id: `${k}-1`, v: text, n: 1 },
+      { id: `${k}-2`, v: `${text}!`, n: 2 },
+    ]);
+    expect(await rows(B, k)).toEqual([{ id: `${k}-1`, v: text, n: 3 }]);
+  });
+
+  it("refuses a write that does not name the table it says it writes, and stores nothing of its transaction", async () => {
+    const k = unique("named");
+    const { sqlWriteTransaction } = await store();
+    await expect(
+      sqlWriteTransaction(async (sql) => {
+        await sql.insert(A, ["id", "v", "n"], [[`${k}-1`, "x", 1]]);
+        await sql.write(A, `INSERT INTO ${B} (id, v, n) VALUES (${await p(1)}, ${await p(2)}, ${await p(3)})`, [`${k}-1`, "x", 1]);
+      }),
+    ).rejects.toThrow(/does not name it/);
+    expect(await rows(A, k)).toEqual([]);
+    expect(await rows(B, k)).toEqual([]);
   });
 
   it("on PostgreSQL, a transaction takes the round trips its reads need, and one more", async () => {
