@@ -9,7 +9,8 @@ import pg from "pg";
 import { afterAll, expect, it } from "vitest";
 import { chainOf } from "@/lib/domain/chains";
 import { disconnect } from "@/lib/store/db";
-import { runCrashTrials, type CrashReport } from "./crash";
+import { runCrashTrials } from "./crash";
+import { expectPromisesHeld } from "./crash-checks";
 import { siblingDatabase } from "./harness";
 
 const base = process.env.RELIABILITY_DATABASE_URL!;
@@ -25,17 +26,6 @@ async function database(suffix: string): Promise<string> {
   const db = await siblingDatabase(base, suffix);
   made.push(db.drop);
   return db.url;
-}
-
-function expectPromisesHeld(report: CrashReport, trials: number) {
-  console.log(JSON.stringify({ ...report, restartMs: undefined, problems: report.problems.slice(0, 20) }));
-  expect(report.problems).toEqual([]);
-  expect(report.trials).toBe(trials);
-  expect(report.serverErrors).toBe(0);
-  // The kills must land while work is in flight, or the test proves nothing.
-  expect(report.acknowledged).toBeGreaterThan(trials);
-  expect(report.unacknowledgedRetried).toBeGreaterThan(0);
-  expect(report.recordsStored).toBeGreaterThan(0);
 }
 
 const TRIALS = Math.ceil(Number(process.env.RELIABILITY_CRASH_TRIALS || 20) / 2);

@@ -4,21 +4,11 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, expect, it } from "vitest";
 import { chainOf } from "@/lib/domain/chains";
-import { runCrashTrials, type CrashReport } from "./crash";
+import { runCrashTrials } from "./crash";
+import { expectPromisesHeld } from "./crash-checks";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "reconcile-crash-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function expectPromisesHeld(report: CrashReport, trials: number) {
-  console.log(JSON.stringify({ ...report, restartMs: undefined, problems: report.problems.slice(0, 20) }));
-  expect(report.problems).toEqual([]);
-  expect(report.trials).toBe(trials);
-  expect(report.serverErrors).toBe(0);
-  // The kills must land while work is in flight, or the test proves nothing.
-  expect(report.acknowledged).toBeGreaterThan(trials);
-  expect(report.unacknowledgedRetried).toBeGreaterThan(0);
-  expect(report.recordsStored).toBeGreaterThan(0);
-}
 
 it("20 SIGKILLs under concurrent ingest: nothing acknowledged is lost, nothing is half-written, the chain verifies, retries converge", async () => {
   const trials = Number(process.env.RELIABILITY_CRASH_TRIALS || 20);
