@@ -117,11 +117,13 @@ function nameOf(text: string): string {
  * - BEGIN travels with the first statement when that one has no parameters (the chain lock).
  * - Writes whose result nothing reads (`insert`, `write`) wait, and go together as one
  *   statement: before the next statement that could see them (a read naming one of their
- *   tables, any `run`), before a second write to one of their tables, or with COMMIT. A read of
+ *   tables, any `run`), before a write to or naming one of their tables, before passing
+ *   MAX_STATEMENT_VALUES, or with COMMIT. A read of
  *   other tables goes first, as its answer is the same either way. An error in a write that
  *   waited surfaces at that later statement, inside the same transaction, which then rolls back
  *   whole: nothing here catches a write's error to go on.
- * - The last writes and COMMIT are one message (the simple query protocol, values as literals).
+ * - The last writes and COMMIT are one message (the simple query protocol, values as untyped
+ *   literals) while their values are under INLINE_MAX_CHARS.
  */
 class PgSql implements Sql {
   private pending: (Write & { name?: string })[] = [];
