@@ -28,8 +28,9 @@ export async function replayCeiling(url: string, operationPrefix: string, perTra
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const seqs = (await client.query<{ s: number }>("SELECT created_seq AS s FROM operations WHERE operation_id LIKE $1 ORDER BY created_seq", [`${operationPrefix}%`])).rows.map((r) => r.s);
-    const opIds = new Map((await client.query<{ id: string; s: number }>("SELECT operation_id AS id, created_seq AS s FROM operations WHERE operation_id LIKE $1", [`${operationPrefix}%`])).rows.map((r) => [r.id, r.s]));
+    const ops = (await client.query<{ id: string; s: number }>("SELECT operation_id AS id, created_seq AS s FROM operations WHERE operation_id LIKE $1 ORDER BY created_seq", [`${operationPrefix}%`])).rows;
+    const seqs = ops.map((o) => o.s);
+    const opIds = new Map(ops.map((o) => [o.id, o.s]));
     const lo = seqs[0];
     const hi = seqs[seqs.length - 1];
     const tables = [...Object.keys(BY_SEQ), "audit_samples", ...ROLLUPS];
