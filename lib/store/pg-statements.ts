@@ -88,5 +88,9 @@ export function inlineValues(text: string, values: unknown[]): string {
 
 /** Whether a statement names a table (as a whole word: `operations` is not in `operation_views`). */
 export function namesTable(text: string, table: string): boolean {
-  return new RegExp(`(^|[^A-Za-z0-9_])${table}([^A-Za-z0-9_]|$)`).test(text);
+  let re = tableWords.get(table);
+  if (!re) tableWords.set(table, (re = new RegExp(`(^|[^A-Za-z0-9_])${table}([^A-Za-z0-9_]|$)`)));
+  return re.test(text);
 }
+/** One expression a table (a few dozen tables; asked several times a transaction). */
+const tableWords = new Map<string, RegExp>();
