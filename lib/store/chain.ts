@@ -63,22 +63,55 @@ export async function appendToChain(
   let seqs: number[] | null = null;
   if (n === 1) {
     if (!opts.locked) await lockChain(tx);
-    const [head] = await tx.all<{ seq: number | bigint; hash: string }>("SELECT seq, hash FROM chain_records ORDER BY seq DESC LIMIT 1");
-    heads.set(0, head ? { seq: Number(head.seq), hash: head.hash, records: Number(head.seq) } : EMPTY_HEAD);
+    heads.set(0, await singleChainHead(tx));
   } else {
     for (const [c, head] of await lockChains(tx, [...new Set(chainOfEntry)])) heads.set(c, head);
     seqs = await takeSeqs(tx, entries.length);
   }
   const lookUp = [...new Set(entries.filter((e) => e.operation_id !== null && e.op_seq === undefined).map((e) => e.operation_id!))];
   const opSeqs = lookUp.length ? await createdSeqsOf(tx, lookUp) : new Map<string, number>();
-  const out: ChainRecord[] = [];
+  const linked = await linkEntries(entries, { chainOfEntry, heads, seqs, opSeqs, recordedAt, pace: opts.pace });
+  await storeLinked(tx, linked, n);
+  return linked.records;
+}
+
+/** Entries given their seqs and hashes, linked after the heads they were given (nothing stored yet). */
+export type Linked = {
+  entries: ChainEntry[];
+  records: ChainRecord[];
+  /** Each record's payload as stored (JSON text), and its op_seq. */
+  texts: string[];
+  ops: (number | null)[];
+  /** Each chain's head after these records. */
+  heads: Map<number, ChainHead>;
+};
+
+/**
+ * The hashing half of an append, without the database: each entry's seq (after its chain's head,
+ * or from `seqs`), its op_seq, and its hash linked to the record before it. Pure given the
+ * heads, so it can run before the lock is taken (ingest-records.ts checks the heads under it).
+ */
+export async function linkEntries(
+  entries: ChainEntry[],
+  at: {
+    chainOfEntry: number[];
+    heads: Map<number, ChainHead>;
+    seqs: number[] | null;
+    opSeqs?: Map<string, number>;
+    recordedAt: string;
+    pace?: () => Promise<void>;
+  },
+): Promise<Linked> {
+  const heads = new Map(at.heads);
+  const opSeqs = new Map(at.opSeqs ?? []);
+  const records: ChainRecord[] = [];
   const texts: string[] = [];
   const ops: (number | null)[] = [];
   for (const [i, e] of entries.entries()) {
-    await opts.pace?.();
-    const c = chainOfEntry[i];
+    await at.pace?.();
+    const c = at.chainOfEntry[i];
     const head = heads.get(c)!;
-    const seq = seqs ? seqs[i] : head.seq + 1;
+    const seq = at.seqs ? at.seqs[i] : head.seq + 1;
     const prev = head.hash;
     if (e.operation_id === null) ops.push(null);
     else {
@@ -94,21 +127,28 @@ export async function appendToChain(
       seq,
       kind: e.kind,
       operation_id: e.operation_id,
-      recorded_at: recordedAt,
+      recorded_at: at.recordedAt,
       actor: e.actor,
       payload: e.payload,
       prev_hash: prev,
     };
     const hash = chainHash(fields, e.payloadCanonical);
-    out.push({ ...fields, hash });
+    records.push({ ...fields, hash });
     texts.push(JSON.stringify(e.payload));
     heads.set(c, { seq, hash, records: head.records + 1 });
   }
+  return { entries, records, texts, ops, heads };
+}
+
+/** The storing half: the linked records into chain_records, and (several chains) the new heads into their lock rows. */
+export async function storeLinked(tx: Sql, linked: Linked, n: number): Promise<void> {
+  if (!linked.records.length) return;
+  const { entries, texts, ops } = linked;
   await insertMany(
     tx,
     "chain_records",
     ["seq", "kind", "operation_id", "stage", "observed_at", "recorded_at", "actor", "payload", "prev_hash", "hash", "op_seq"],
-    out.map((r, i) => [
+    linked.records.map((r, i) => [
       r.seq,
       r.kind,
       r.operation_id,
@@ -122,8 +162,13 @@ export async function appendToChain(
       ops[i],
     ]),
   );
-  if (n > 1) await writeHeads(tx, heads);
-  return out;
+  if (n > 1) await writeHeads(tx, linked.heads);
+}
+
+/** A single-chain database's head: its last record (read under the chain lock to be current). */
+export async function singleChainHead(db: SqlLike): Promise<ChainHead> {
+  const [head] = await asSql(db).all<{ seq: number | bigint; hash: string }>("SELECT seq, hash FROM chain_records ORDER BY seq DESC LIMIT 1");
+  return head ? { seq: Number(head.seq), hash: head.hash, records: Number(head.seq) } : EMPTY_HEAD;
 }
 
 /** Each chain's new head into its lock row: one statement on PostgreSQL, one a chain on SQLite (in process, cheap). */
@@ -239,6 +284,11 @@ export async function recordChainCount(): Promise<number> {
 
 /** Per database: its chain count, once known (it never changes). */
 const counts = new Map<string, number>();
+
+/** The chain count when this process already knows it (read at server start), else null. */
+export function chainCountIfKnown(): number | null {
+  return counts.get(databaseUrl()) ?? null;
+}
 
 /** The chain count when this process already knows it, else 1 (for grouping work only: never for seqs). */
 export function knownChainCount(): number {
