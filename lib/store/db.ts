@@ -172,6 +172,18 @@ export async function sqlWriteTransaction<T>(fn: (sql: Sql) => Promise<T>): Prom
   return c.lock.run(() => direct().transaction(fn));
 }
 
+/**
+ * Reads in one consistent snapshot of committed state, on a connection other than the writers'
+ * (PostgreSQL's ingest pool only: pg-direct.ts). Null where there is none: SQLite, whose writes
+ * run on this same thread so nothing would overlap them, or `RECONCILE_PG_DIRECT=off`.
+ */
+export async function sqlReadSnapshot<T>(fn: (sql: Sql) => Promise<T>): Promise<T | null> {
+  const c = clients();
+  await c.ready;
+  if (!c.directPg || process.env.RECONCILE_PG_DIRECT === "off") return null;
+  return c.directPg().snapshot(fn);
+}
+
 export async function disconnect(): Promise<void> {
   const c = globalForDb.__reconcileDb;
   if (!c) return;

@@ -4,6 +4,7 @@ import { knownChainCount } from "./chain";
 import { maybeCheckpoint } from "./checkpoints";
 import { StoreError } from "./errors";
 import { ingestRecords, type IngestResult, type ValidRecord } from "./ingest-records";
+import { ingestGroup, speculate, type Speculation, type Written } from "./ingest-speculation";
 
 /**
  * Group commit for ingest. Writes are serialised by the chain lock anyway, so requests that
@@ -84,46 +85,79 @@ function enqueue(key: string, records: ValidRecord[]): Promise<IngestResult[]> {
 /** Yields to the event loop's I/O phase, so requests already received can join the group. */
 const ioTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+type Group = { jobs: Job[]; offsets: number[]; combined: ValidRecord[] };
+
+/** The next group off the front of the lane, in one splice (shift() per job moves the whole queue each time). */
+function takeGroup(lane: Lane): Group {
+  let take = 0;
+  let size = 0;
+  while (take < lane.jobs.length && (take === 0 || size + lane.jobs[take].records.length <= MAX_RECORDS_PER_TRANSACTION)) {
+    size += lane.jobs[take].records.length;
+    take++;
+  }
+  const jobs = lane.jobs.splice(0, take);
+  queue.waiting -= size;
+  // Renumber so that indexes are unique in the combined batch, then hand each job its own.
+  const offsets: number[] = [];
+  const combined: ValidRecord[] = [];
+  for (const job of jobs) {
+    offsets.push(combined.length);
+    for (const r of job.records) combined.push({ ...r, index: combined.length });
+  }
+  return { jobs, offsets, combined };
+}
+
+/**
+ * A lane's groups, one transaction at a time. While one commits (its statements sent, the
+ * database at work on its rows), the next is taken and speculated (ingest-speculation.ts), so
+ * that its deciding and hashing overlap that commit instead of following it.
+ */
 async function drain(key: string, lane: Lane) {
   try {
-    while (lane.jobs.length) {
-      // Take the group off the front in one splice (shift() per job moves the whole queue each time).
-      let take = 0;
-      let size = 0;
-      while (take < lane.jobs.length && (take === 0 || size + lane.jobs[take].records.length <= MAX_RECORDS_PER_TRANSACTION)) {
-        size += lane.jobs[take].records.length;
-        take++;
+    let next: { group: Group; spec: Promise<Speculation | null> } | null = null;
+    while (next || lane.jobs.length) {
+      const current: { group: Group; spec: Promise<Speculation | null> } = next ?? { group: takeGroup(lane), spec: Promise.resolve(null) };
+      next = null;
+      const spec = await current.spec;
+      let heard!: (w: Written | null) => void;
+      const written = new Promise<Written | null>((resolve) => (heard = resolve));
+      const run = ingestGroup(current.group.combined, spec, heard);
+      run.then(
+        () => heard(null),
+        () => heard(null),
+      );
+      const w = await written;
+      if (lane.jobs.length) {
+        const group = takeGroup(lane);
+        // A speculation that fails (a lost connection, say) is no speculation: the group is decided under the lock.
+        next = { group, spec: speculate(group.combined, w).catch(() => null) };
       }
-      const group = lane.jobs.splice(0, take);
-      queue.waiting -= size;
-      // Renumber so that indexes are unique in the combined batch, then hand each job its own.
-      const offsets: number[] = [];
-      const combined: ValidRecord[] = [];
-      for (const job of group) {
-        offsets.push(combined.length);
-        for (const r of job.records) combined.push({ ...r, index: combined.length });
-      }
-      try {
-        const results = await ingestRecords(combined);
-        // One pass over the results (never one per job: a group can hold 2,000 jobs).
-        const perJob: IngestResult[][] = group.map(() => []);
-        let j = 0;
-        for (const r of [...results].sort((a, b) => a.index - b.index)) {
-          while (j + 1 < group.length && r.index >= offsets[j + 1]) j++;
-          perJob[j].push({ ...r, index: group[j].records[r.index - offsets[j]].index });
-        }
-        group.forEach((job, k) => job.resolve(perJob[k]));
-      } catch (e) {
-        // One request's failure must not fail the others it was grouped with: run each alone.
-        if (group.length === 1) group[0].reject(e);
-        else for (const job of group) await ingestRecords(job.records).then(job.resolve, job.reject);
-      }
+      await settle(current.group, run);
       void maybeCheckpoint();
-      await ioTurn();
+      if (!next) await ioTurn();
     }
   } finally {
     lane.running = false;
     // Lanes come and go with the sets of chains requests touch: none is kept empty.
     if (!lane.jobs.length && queue.lanes.get(key) === lane) queue.lanes.delete(key);
+  }
+}
+
+/** Each job of a group its own results; if the group's transaction failed, each job alone, so that one bad request fails only itself. */
+async function settle(group: Group, run: Promise<IngestResult[]>): Promise<void> {
+  const { jobs, offsets } = group;
+  try {
+    const results = await run;
+    // One pass over the results (never one per job: a group can hold 2,000 jobs).
+    const perJob: IngestResult[][] = jobs.map(() => []);
+    let j = 0;
+    for (const r of [...results].sort((a, b) => a.index - b.index)) {
+      while (j + 1 < jobs.length && r.index >= offsets[j + 1]) j++;
+      perJob[j].push({ ...r, index: jobs[j].records[r.index - offsets[j]].index });
+    }
+    jobs.forEach((job, k) => job.resolve(perJob[k]));
+  } catch (e) {
+    if (jobs.length === 1) jobs[0].reject(e);
+    else for (const job of jobs) await ingestRecords(job.records).then(job.resolve, job.reject);
   }
 }

@@ -93,6 +93,30 @@ export class DirectPg {
     }
   }
 
+  /**
+   * Reads in one snapshot, on a connection of its own: a read-only REPEATABLE READ transaction,
+   * so every statement sees the same committed state (what ingest decides against before it
+   * takes the chain lock: ingest-speculation.ts). Its reads never wait for a lock.
+   */
+  async snapshot<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    const lost = (e: Error) => console.error(`reconcile: an ingest connection to PostgreSQL failed: ${e.message}`);
+    client.on("error", lost);
+    let broken: Error | undefined;
+    try {
+      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      const value = await fn(new SnapshotSql(client));
+      await client.query("COMMIT");
+      return value;
+    } catch (e) {
+      await client.query("ROLLBACK").catch((err: Error) => (broken = err));
+      throw e;
+    } finally {
+      client.off("error", lost);
+      client.release(broken);
+    }
+  }
+
   close(): Promise<void> {
     return this.pool.end();
   }
@@ -224,6 +248,23 @@ class PgSql implements Sql {
     this.roundTrips++;
     await this.client.query(`${this.begun ? "" : "BEGIN; "}${inlineValues(text, values)}; COMMIT`);
     this.begun = true;
+  }
+}
+
+/** A snapshot's statements: reads only (the transaction is READ ONLY; a write is a mistake here). */
+class SnapshotSql implements Sql {
+  constructor(private readonly client: pg.PoolClient) {}
+  async all<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return (await this.client.query({ text: sql, values: params.map(bindable) })).rows as T[];
+  }
+  run(): Promise<void> {
+    throw new Error("a snapshot only reads");
+  }
+  insert(): Promise<void> {
+    throw new Error("a snapshot only reads");
+  }
+  write(): Promise<void> {
+    throw new Error("a snapshot only reads");
   }
 }
 

@@ -1,0 +1,27 @@
+import type { ChainHead } from "./chains";
+
+/*
+ * When a group decided before the chain lock may be stored as decided (lib/store/ingest-speculation.ts
+ * has the whole design). What deciding reads changes only by appends to the chain, and a head
+ * (seq and hash) names one state of it: a basis read in a snapshot whose head is H is current
+ * while the chain's head is H.
+ */
+
+/** What a lane's transaction wrote: the head it found, the head it leaves if it commits, the operations it named. */
+export type Written = { start: ChainHead; end: ChainHead; ids: ReadonlySet<string> };
+
+/** The same head: seq and hash (a seq alone could be another instance's record). */
+export const sameHead = (a: ChainHead, b: ChainHead): boolean => a.seq === b.seq && a.hash === b.hash;
+
+/**
+ * The head a group decided against a snapshot whose head is `seen` must find under the lock to
+ * be stored as decided, or null when the group may not be decided ahead. `before` is the lane's
+ * previous transaction, which may still be committing: a snapshot that shows its start was taken
+ * before its records were visible, so they are expected in between, and none of its operations
+ * may be the group's.
+ */
+export function predictHead(seen: ChainHead, ids: readonly string[], before: Written | null): ChainHead | null {
+  if (!before || !sameHead(seen, before.start) || sameHead(before.start, before.end)) return seen;
+  for (const id of ids) if (before.ids.has(id)) return null;
+  return before.end;
+}

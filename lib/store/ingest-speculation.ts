@@ -1,0 +1,90 @@
+import "server-only";
+import type { ChainHead } from "@/lib/domain/chains";
+import { predictHead, sameHead, type Written } from "@/lib/domain/speculation";
+import { chainCountIfKnown, linkEntries, lockChain, singleChainHead, storeLinked, type Linked } from "./chain";
+import { sqlReadSnapshot, sqlWriteTransaction } from "./db";
+import { decideBatch, ingestRecords, operationIdsOf, readBasis, writeDecided, type Decided, type IngestResult, type ValidRecord } from "./ingest-records";
+import { pacer } from "./pace";
+
+export type { Written };
+
+/**
+ * Deciding a group before the chain lock, on PostgreSQL with one chain (bench:ingest: a group's
+ * deciding and hashing were ~22 ms of the ~45 ms of JavaScript its transaction spent holding the
+ * lock, while the database sat idle; and the database's work on the previous group's rows, at
+ * its COMMIT, left this thread idle).
+ *
+ * While a group's transaction commits, the lane (ingest-queue.ts) takes the next group and
+ * *speculates* it: reads its basis (ingest-records.ts) in a snapshot of committed state on
+ * another connection, decides it, and links its chain records after the head it expects the
+ * chain to have when it gets the lock. Then the group's transaction takes the lock and reads the
+ * head. If the head is the expected one, the speculation holds and is stored as it is; if not
+ * (another instance appended, the previous group failed), the group is decided again under the
+ * lock, as ingestRecords does. Either way the records get what deciding them one after another
+ * under the lock would give them.
+ *
+ * Why the head is enough: every change to what deciding reads (an operation's identity row, its
+ * stage records, its corrections) is an append to the chain, in the transaction that makes it;
+ * and a head (seq and hash) names one state of the chain. So a basis read in a snapshot whose
+ * head is H is still current while the head is H. The one exception is planned for: a snapshot
+ * taken while the previous group of this lane was committing (its head is that group's start)
+ * misses that group's records, so the next group is only speculated when it names none of that
+ * group's operations, and is then expected to follow that group's end (predictHead).
+ */
+
+/** A group decided and linked ahead of its transaction, after the head it expects to find. */
+export type Speculation = { ids: string[]; seen: ChainHead; predicted: ChainHead; decided: Decided; linked: Linked };
+
+/** How speculations fared in this process (bench:ingest prints them; a test reads them). */
+export const speculationCounts = { held: 0, missed: 0 };
+
+/**
+ * Decides and links `records` ahead of their transaction, or null where that cannot help or is
+ * not safe: several chains, SQLite, or a group sharing an operation with `before`.
+ */
+export async function speculate(records: ValidRecord[], before: Written | null): Promise<Speculation | null> {
+  if (chainCountIfKnown() !== 1 || !records.length) return null;
+  const ids = operationIdsOf(records);
+  if (before && ids.some((id) => before.ids.has(id))) return null;
+  const read = await sqlReadSnapshot(async (sql) => ({ seen: await singleChainHead(sql), basis: await readBasis(sql, ids) }));
+  if (!read) return null;
+  const predicted = predictHead(read.seen, ids, before);
+  if (!predicted) return null;
+  const pace = pacer();
+  const decided = await decideBatch(records, read.basis, pace);
+  const linked = await linkOne(decided, predicted, pace);
+  return { ids, seen: read.seen, predicted, decided, linked };
+}
+
+const linkOne = (decided: Decided, head: ChainHead, pace: () => Promise<void>) =>
+  linkEntries(decided.entries, { chainOfEntry: decided.entries.map(() => 0), heads: new Map([[0, head]]), seqs: null, recordedAt: new Date().toISOString(), pace });
+
+/**
+ * One group's transaction (a lane's, ingest-queue.ts): with one chain, the lock and the head, then
+ * the speculation if it holds, or the group decided here; with several, ingestRecords. `written`
+ * hears the heads once every statement is sent, before COMMIT's answer, so that the lane can
+ * speculate its next group meanwhile.
+ */
+export async function ingestGroup(records: ValidRecord[], spec: Speculation | null, written?: (w: Written) => void): Promise<IngestResult[]> {
+  if (chainCountIfKnown() !== 1) return ingestRecords(records);
+  return sqlWriteTransaction(async (tx) => {
+    const ids = spec?.ids ?? operationIdsOf(records);
+    await lockChain(tx, ids);
+    const start = await singleChainHead(tx);
+    let decided: Decided;
+    let linked: Linked;
+    if (spec && sameHead(spec.predicted, start)) {
+      ({ decided, linked } = spec);
+      speculationCounts.held++;
+    } else {
+      if (spec) speculationCounts.missed++;
+      const pace = pacer();
+      decided = await decideBatch(records, await readBasis(tx, ids), pace);
+      linked = await linkOne(decided, start, pace);
+    }
+    await storeLinked(tx, linked, 1);
+    const results = await writeDecided(tx, decided, linked.records);
+    written?.({ start, end: linked.heads.get(0)!, ids: new Set(ids) });
+    return results;
+  });
+}
