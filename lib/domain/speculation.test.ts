@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { EMPTY_HEAD, type ChainHead } from "./chains";
-import { predictHead, sameHead, type Written } from "./speculation";
+import { GuessPolicy, MIN_GUESSED_RECORDS, MISSES_BEFORE_BACKING_OFF, PROBE_EVERY, predictHead, sameHead, type Written } from "./speculation";
 
 const head = (seq: number, tag = "x"): ChainHead => ({ seq, hash: `${tag}${seq}`.padEnd(64, "0"), records: seq });
 const written = (start: ChainHead, end: ChainHead, ids: string[]): Written => ({ start, end, ids: new Set(ids) });
@@ -40,5 +40,36 @@ describe("the head a speculated group must find under the chain lock", () => {
     // A snapshot at seq 7 of another history is not the previous transaction's start.
     const before = written(head(7, "x"), head(9, "x"), ["a"]);
     expect(predictHead(head(7, "y"), ["a"], before)).toEqual(head(7, "y"));
+  });
+});
+
+describe("when a lane guesses", () => {
+  it("never for a group too small to be worth a snapshot", () => {
+    const policy = new GuessPolicy();
+    expect(policy.shouldGuess(MIN_GUESSED_RECORDS - 1)).toBe(false);
+    expect(policy.shouldGuess(MIN_GUESSED_RECORDS)).toBe(true);
+    expect(policy.shouldGuess(2000)).toBe(true);
+  });
+
+  it("after misses in a row (another instance on the chain), only as a probe now and then, until one holds", () => {
+    const policy = new GuessPolicy();
+    for (let i = 0; i < MISSES_BEFORE_BACKING_OFF; i++) {
+      expect(policy.shouldGuess(100)).toBe(true);
+      policy.heard("missed");
+    }
+    const guesses = Array.from({ length: PROBE_EVERY * 3 }, () => policy.shouldGuess(100));
+    expect(guesses.filter(Boolean)).toHaveLength(3);
+    expect(guesses[PROBE_EVERY - 1]).toBe(true);
+    // A probe that holds: back to guessing every group.
+    policy.heard("held");
+    expect(Array.from({ length: 5 }, () => policy.shouldGuess(100))).toEqual([true, true, true, true, true]);
+  });
+
+  it("a miss between hits does not back off", () => {
+    const policy = new GuessPolicy();
+    for (let i = 0; i < 20; i++) {
+      expect(policy.shouldGuess(100)).toBe(true);
+      policy.heard(i % 2 ? "held" : "missed");
+    }
   });
 });

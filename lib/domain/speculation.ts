@@ -25,3 +25,36 @@ export function predictHead(seen: ChainHead, ids: readonly string[], before: Wri
   for (const id of ids) if (before.ids.has(id)) return null;
   return before.end;
 }
+
+/**
+ * A group smaller than this is decided under the lock: its deciding costs less than the
+ * snapshot's round trips (single records, 16 to a group, were slower guessed).
+ */
+export const MIN_GUESSED_RECORDS = 50;
+/** Misses in a row after which a lane stops guessing every group: something else appends to its chain (a second instance). */
+export const MISSES_BEFORE_BACKING_OFF = 3;
+/** While backed off, one group in this many is guessed, to notice when the other writer has gone. */
+export const PROBE_EVERY = 8;
+
+/**
+ * Whether a lane decides its next group ahead. A guess that misses is decided again under the
+ * lock: the work is done twice, so a lane whose guesses keep missing guesses only now and then
+ * until one holds.
+ */
+export class GuessPolicy {
+  private misses = 0;
+  private skipped = 0;
+
+  shouldGuess(records: number): boolean {
+    if (records < MIN_GUESSED_RECORDS) return false;
+    if (this.misses < MISSES_BEFORE_BACKING_OFF) return true;
+    if (++this.skipped < PROBE_EVERY) return false;
+    this.skipped = 0;
+    return true;
+  }
+
+  heard(outcome: "held" | "missed"): void {
+    if (outcome === "held") this.misses = this.skipped = 0;
+    else this.misses++;
+  }
+}

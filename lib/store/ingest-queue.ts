@@ -1,5 +1,6 @@
 import "server-only";
 import { chainOf } from "@/lib/domain/chains";
+import { GuessPolicy } from "@/lib/domain/speculation";
 import { knownChainCount } from "./chain";
 import { maybeCheckpoint } from "./checkpoints";
 import { StoreError } from "./errors";
@@ -29,8 +30,10 @@ type Job = { records: ValidRecord[]; resolve: (r: IngestResult[]) => void; rejec
  */
 const SMALL_REQUEST = 10;
 type Lane = { jobs: Job[]; running: boolean };
-const state = globalThis as unknown as { __reconcileIngestQueue?: { lanes: Map<string, Lane>; waiting: number } };
-const queue = (state.__reconcileIngestQueue ??= { lanes: new Map(), waiting: 0 });
+/** `guesses`: when a lane decides its next group ahead (ingest-speculation.ts); one chain means one lane that guesses. */
+const state = globalThis as unknown as { __reconcileIngestQueue?: { lanes: Map<string, Lane>; waiting: number; guesses: GuessPolicy } };
+const queue = (state.__reconcileIngestQueue ??= { lanes: new Map(), waiting: 0, guesses: new GuessPolicy() });
+queue.guesses ??= new GuessPolicy(); // a queue made by this module's earlier version (a dev server's reload)
 const laneOf = (key: string): Lane => {
   let lane = queue.lanes.get(key);
   if (!lane) queue.lanes.set(key, (lane = { jobs: [], running: false }));
@@ -121,7 +124,10 @@ async function drain(key: string, lane: Lane) {
       const spec = await current.spec;
       let heard!: (w: Written | null) => void;
       const written = new Promise<Written | null>((resolve) => (heard = resolve));
-      const run = ingestGroup(current.group.combined, spec, heard);
+      const run = ingestGroup(current.group.combined, spec, (w, guess) => {
+        if (guess) queue.guesses.heard(guess);
+        heard(w);
+      });
       run.then(
         () => heard(null),
         () => heard(null),
@@ -130,7 +136,8 @@ async function drain(key: string, lane: Lane) {
       if (lane.jobs.length) {
         const group = takeGroup(lane);
         // A speculation that fails (a lost connection, say) is no speculation: the group is decided under the lock.
-        next = { group, spec: speculate(group.combined, w).catch(() => null) };
+        const guess = queue.guesses.shouldGuess(group.combined.length);
+        next = { group, spec: guess ? speculate(group.combined, w).catch(() => null) : Promise.resolve(null) };
       }
       await settle(current.group, run);
       void maybeCheckpoint();

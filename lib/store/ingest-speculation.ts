@@ -65,7 +65,11 @@ const linkOne = (decided: Decided, head: ChainHead, pace: () => Promise<void>) =
  * hears the heads once every statement is sent, before COMMIT's answer, so that the lane can
  * speculate its next group meanwhile.
  */
-export async function ingestGroup(records: ValidRecord[], spec: Speculation | null, written?: (w: Written) => void): Promise<IngestResult[]> {
+export async function ingestGroup(
+  records: ValidRecord[],
+  spec: Speculation | null,
+  written?: (w: Written, guess: "held" | "missed" | null) => void,
+): Promise<IngestResult[]> {
   if (chainCountIfKnown() !== 1) return ingestRecords(records);
   return sqlWriteTransaction(async (tx) => {
     const ids = spec?.ids ?? operationIdsOf(records);
@@ -73,7 +77,8 @@ export async function ingestGroup(records: ValidRecord[], spec: Speculation | nu
     const start = await singleChainHead(tx);
     let decided: Decided;
     let linked: Linked;
-    if (spec && sameHead(spec.predicted, start)) {
+    const held = spec !== null && sameHead(spec.predicted, start);
+    if (held) {
       ({ decided, linked } = spec);
       speculationCounts.held++;
     } else {
@@ -84,7 +89,7 @@ export async function ingestGroup(records: ValidRecord[], spec: Speculation | nu
     }
     await storeLinked(tx, linked, 1);
     const results = await writeDecided(tx, decided, linked.records);
-    written?.({ start, end: linked.heads.get(0)!, ids: new Set(ids) });
+    written?.({ start, end: linked.heads.get(0)!, ids: new Set(ids) }, spec ? (held ? "held" : "missed") : null);
     return results;
   });
 }
