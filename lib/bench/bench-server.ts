@@ -14,7 +14,8 @@ export async function startBenchServer(url: string, scopes: string): Promise<{ b
   execFileSync(process.execPath, [...tsx, "users:add", "--email", "bench@bench.test", "--password", "bench-password-123", "--role", "admin"], { env, stdio: "pipe" });
   const token = execFileSync(process.execPath, [...tsx, "tokens:add", "--email", "bench@bench.test", "--scopes", scopes, "--name", "bench"], { env, encoding: "utf8" }).trim().split("\n").pop()!;
   const port = 3400 + (process.pid % 500);
-  const server = spawn(process.execPath, serverArgs(), { env: { ...env, PORT: String(port), HOSTNAME: "127.0.0.1", NODE_ENV: "production" }, stdio: "ignore" });
+  // BENCH_CPU_PROF=1: the server writes a CPU profile to /tmp/prof when it stops (docs/BENCHMARKS.md).
+  const server = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir=/tmp/prof"] : []), ...serverArgs()], { env: { ...env, PORT: String(port), HOSTNAME: "127.0.0.1", NODE_ENV: "production" }, stdio: "ignore" });
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
     try {
