@@ -103,6 +103,7 @@ const FOUR_CHAIN_SUITES = [
   "lib/store/store.itest.ts",
   "lib/store/trajectories.itest.ts",
   "lib/store/ingest-values.itest.ts",
+  "lib/store/ingest-speculation.itest.ts",
 ];
 
 check("typecheck", bin("tsc"), ["--noEmit"]);

@@ -5,7 +5,7 @@ import { knownChainCount } from "./chain";
 import { maybeCheckpoint } from "./checkpoints";
 import { StoreError } from "./errors";
 import { ingestRecords, type IngestResult, type ValidRecord } from "./ingest-records";
-import { ingestGroup, speculate, type Speculation, type Written } from "./ingest-speculation";
+import { canSpeculate, ingestGroup, speculate, type Speculation, type Written } from "./ingest-speculation";
 
 /**
  * Group commit for ingest. Writes are serialised by the chain lock anyway, so requests that
@@ -90,14 +90,21 @@ const ioTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 type Group = { jobs: Job[]; offsets: number[]; combined: ValidRecord[] };
 
-/** The next group off the front of the lane, in one splice (shift() per job moves the whole queue each time). */
-function takeGroup(lane: Lane): Group {
+/** How many jobs, and records, the next group takes off the front of the lane. */
+function nextGroup(lane: Lane): { take: number; size: number } {
   let take = 0;
   let size = 0;
   while (take < lane.jobs.length && (take === 0 || size + lane.jobs[take].records.length <= MAX_RECORDS_PER_TRANSACTION)) {
     size += lane.jobs[take].records.length;
     take++;
   }
+  return { take, size };
+}
+const nextGroupSize = (lane: Lane) => nextGroup(lane).size;
+
+/** The next group off the front of the lane, in one splice (shift() per job moves the whole queue each time). */
+function takeGroup(lane: Lane): Group {
+  const { take, size } = nextGroup(lane);
   const jobs = lane.jobs.splice(0, take);
   queue.waiting -= size;
   // Renumber so that indexes are unique in the combined batch, then hand each job its own.
@@ -133,11 +140,12 @@ async function drain(key: string, lane: Lane) {
         () => heard(null),
       );
       const w = await written;
-      if (lane.jobs.length) {
+      // Where guessing can help, the next group is taken now, while this one commits; elsewhere
+      // after it, so that requests arriving meanwhile join it.
+      if (lane.jobs.length && canSpeculate() && queue.guesses.shouldGuess(nextGroupSize(lane))) {
         const group = takeGroup(lane);
         // A speculation that fails (a lost connection, say) is no speculation: the group is decided under the lock.
-        const guess = queue.guesses.shouldGuess(group.combined.length);
-        next = { group, spec: guess ? speculate(group.combined, w).catch(() => null) : Promise.resolve(null) };
+        next = { group, spec: speculate(group.combined, w).catch(() => null) };
       }
       await settle(current.group, run);
       void maybeCheckpoint();

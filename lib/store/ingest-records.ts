@@ -192,7 +192,10 @@ export async function decideBatch(records: ValidRecord[], basis: Basis, pace: ()
  * checks and webhook outbox rows, all in the same transaction, and each record's answer.
  */
 export async function writeDecided(tx: Sql, decided: Decided, appended: ChainRecord[]): Promise<IngestResult[]> {
-  const { ids, owners, identities, existing, isNew, accepted, results, entries } = decided;
+  const { ids, owners, existing, isNew, accepted, entries } = decided;
+  // Copies of what this adds to: a decided group stays as it was decided.
+  const identities = new Map(decided.identities);
+  const results = [...decided.results];
   const correctionsOf = (id: string) => correctionFacts(decided.records.get(id)?.corrections ?? []);
   // New operations get their immutable identity row; touched ones a fresh projection.
   const stagesById = new Map<string, StoredStage[]>();

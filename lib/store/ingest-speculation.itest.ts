@@ -10,14 +10,17 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { unique } from "@/lib/testing/integration";
 import type { ValidRecord } from "@/lib/store/ingest-records";
 
+import { sameHead } from "@/lib/domain/speculation";
+
 const speculation = () => import("@/lib/store/ingest-speculation");
 const records = () => import("@/lib/store/ingest-records");
 
 let speculates = false;
+let chains = 1;
 beforeAll(async () => {
   const { recordChainCount } = await import("@/lib/store/chain");
   const { provider } = await import("@/lib/store/database");
-  const chains = await recordChainCount();
+  chains = await recordChainCount();
   speculates = provider() === "postgresql" && chains === 1;
 });
 
@@ -62,7 +65,8 @@ describe("deciding a group before the chain lock", () => {
       let next: ReturnType<typeof speculate> | null = null;
       const firstResults = await ingestGroup(a, null, (w) => (next = speculate(b, w)));
       expect(firstResults.every((r) => "created" in r && r.created)).toBe(true);
-      expect(next).not.toBeNull();
+      // With several chains a group is stored by ingestRecords, which speculates nothing.
+      expect(next !== null).toBe(chains === 1);
       const spec = await next!;
       expect(spec !== null).toBe(speculates);
       const before = speculationCounts.held;
@@ -92,49 +96,79 @@ describe("deciding a group before the chain lock", () => {
       expect((await ingestGroup(b, null)).every((r) => "created" in r && r.created)).toBe(true);
       return;
     }
-    // The rollup rows these records add to exist (the first group of the test before made them).
-    // Another session locks them: the first group's additions to them, sent with its COMMIT,
-    // wait, so the second group's snapshot is taken before the first group's records are visible.
-    // (Released after the snapshot, or after 5 s whatever happens: the assertions then say why.)
+    // Another session locks the rollup rows these records add to (the warm-up makes them): the
+    // first group's additions, sent with its COMMIT, wait, so the second group's snapshot is
+    // taken before the first group's records are visible. Released after the snapshot, or after
+    // 5 s whatever happens. Other work of the server under test (a verifier's job) may take the
+    // chain lock and wait on those rows too, and spoil an attempt: a few attempts, one must hold.
     await ingestGroup(await valid([receipt(`${run}-warm`)]), null);
     const pg = (await import("pg")).default;
-    const blocker = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await blocker.connect();
-    let released = false;
-    const release = async () => {
-      if (released) return;
-      released = true;
-      await blocker.query("ROLLBACK");
-    };
-    const safety = setTimeout(() => void release(), 5000);
-    try {
-      await blocker.query("BEGIN");
-      for (const t of ["outcome_rollups", "receipt_rollups", "metric_rollups"]) await blocker.query(`SELECT 1 FROM ${t} FOR UPDATE`);
-      let written: import("@/lib/domain/speculation").Written | null = null;
-      let next: ReturnType<typeof speculate> | null = null;
-      const first = ingestGroup(a, null, (w) => {
-        written = w;
-        next = speculate(b, w).then(async (spec) => {
-          await release();
-          return spec;
+    let held = false;
+    for (let attempt = 0; attempt < 3 && !held; attempt++) {
+      const a = await valid(Array.from({ length: 20 }, (_, i) => receipt(`${run}-a${i}-${attempt}`)));
+      const b = await valid(Array.from({ length: 20 }, (_, i) => receipt(`${run}-b${i}-${attempt}`)));
+      const blocker = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await blocker.connect();
+      let released = false;
+      const release = async () => {
+        if (released) return;
+        released = true;
+        await blocker.query("ROLLBACK");
+      };
+      const safety = setTimeout(() => void release(), 5000);
+      try {
+        await blocker.query("BEGIN");
+        for (const t of ["outcome_rollups", "receipt_rollups", "metric_rollups"]) await blocker.query(`SELECT 1 FROM ${t} FOR UPDATE`);
+        let written: import("@/lib/domain/speculation").Written | null = null;
+        let next: ReturnType<typeof speculate> | null = null;
+        const firstResults = await ingestGroup(a, null, (w) => {
+          written = w;
+          next = speculate(b, w).then(async (spec) => {
+            await release();
+            return spec;
+          });
         });
-      });
-      const firstResults = await first;
-      expect(firstResults.every((r) => "created" in r && r.created)).toBe(true);
-      const spec = await next!;
-      expect(spec).not.toBeNull();
-      expect(spec!.seen).toEqual(written!.start);
-      expect(spec!.predicted).toEqual(written!.end);
-      const held = speculationCounts.held;
-      const secondResults = await ingestGroup(b, spec);
-      expect(speculationCounts.held).toBe(held + 1);
-      expect(secondResults.every((r) => "created" in r && r.created)).toBe(true);
-    } finally {
-      clearTimeout(safety);
-      await release();
-      await blocker.end();
+        expect(firstResults.every((r) => "created" in r && r.created)).toBe(true);
+        const spec = await next!;
+        expect(spec).not.toBeNull();
+        const before = speculationCounts.held;
+        const secondResults = await ingestGroup(b, spec);
+        expect(secondResults.every((r) => "created" in r && r.created)).toBe(true);
+        expect(await storedReceiptId(`${run}-b5-${attempt}`)).toBe(`r-${run}-b5-${attempt}`);
+        held = sameHead(spec!.seen, written!.start) && sameHead(spec!.predicted, written!.end) && speculationCounts.held === before + 1;
+      } finally {
+        clearTimeout(safety);
+        await release();
+        await blocker.end();
+      }
     }
-    expect(await storedReceiptId(`${run}-b5`)).toBe(`r-${run}-b5`);
+    expect(held).toBe(true);
+    expect(await chainVerifies()).toBe(true);
+  });
+
+  it("through the queue: groups that arrive while others commit are guessed, every request gets its own answers, and the chain links", async () => {
+    const { submitIngest } = await import("@/lib/store/ingest-queue");
+    const { speculationCounts } = await speculation();
+    const run = unique("queue");
+    const before = { ...speculationCounts };
+    // Twelve requests of 60 records, each sent 10 ms after the one before: while one group
+    // commits, the next ones wait, and are taken and guessed meanwhile.
+    const sent: Promise<Awaited<ReturnType<typeof submitIngest>>>[] = [];
+    for (let r = 0; r < 12; r++) {
+      sent.push(submitIngest(await valid(Array.from({ length: 60 }, (_, i) => receipt(`${run}-${r}-${i}`)))));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const answers = await Promise.all(sent);
+    for (const answer of answers) {
+      expect(answer.map((a) => a.index)).toEqual(Array.from({ length: 60 }, (_, i) => i));
+      expect(answer.every((a) => "created" in a && a.created)).toBe(true);
+    }
+    const guessed = speculationCounts.held + speculationCounts.missed - before.held - before.missed;
+    if (speculates) {
+      expect(guessed).toBeGreaterThan(0);
+      expect(speculationCounts.held).toBeGreaterThan(before.held);
+    } else expect(guessed).toBe(0);
+    expect(await storedReceiptId(`${run}-11-59`)).toBe(`r-${run}-11-59`);
     expect(await chainVerifies()).toBe(true);
   });
 

@@ -2,6 +2,7 @@ import "server-only";
 import type { ChainHead } from "@/lib/domain/chains";
 import { predictHead, sameHead, type Written } from "@/lib/domain/speculation";
 import { chainCountIfKnown, linkEntries, lockChain, singleChainHead, storeLinked, type Linked } from "./chain";
+import { provider } from "./database";
 import { sqlReadSnapshot, sqlWriteTransaction } from "./db";
 import { decideBatch, ingestRecords, operationIdsOf, readBasis, writeDecided, type Decided, type IngestResult, type ValidRecord } from "./ingest-records";
 import { pacer } from "./pace";
@@ -38,6 +39,11 @@ export type Speculation = { ids: string[]; seen: ChainHead; predicted: ChainHead
 /** How speculations fared in this process (bench:ingest prints them; a test reads them). */
 export const speculationCounts = { held: 0, missed: 0 };
 
+/** Whether groups can be decided ahead here: PostgreSQL's own ingest pool, one chain. */
+export function canSpeculate(): boolean {
+  return chainCountIfKnown() === 1 && provider() === "postgresql" && process.env.RECONCILE_PG_DIRECT !== "off";
+}
+
 /**
  * Decides and links `records` ahead of their transaction, or null where that cannot help or is
  * not safe: several chains, SQLite, or a group sharing an operation with `before`.
@@ -62,8 +68,8 @@ const linkOne = (decided: Decided, head: ChainHead, pace: () => Promise<void>) =
 /**
  * One group's transaction (a lane's, ingest-queue.ts): with one chain, the lock and the head, then
  * the speculation if it holds, or the group decided here; with several, ingestRecords. `written`
- * hears the heads once every statement is sent, before COMMIT's answer, so that the lane can
- * speculate its next group meanwhile.
+ * hears the heads at the end of the transaction's work, just before its last writes and COMMIT
+ * go out, so that the lane can speculate its next group while they run.
  */
 export async function ingestGroup(
   records: ValidRecord[],
