@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import pg from "pg";
+import { dropTestDatabase } from "@/lib/testing/drop-database";
 export { mulberry32 as seeded } from "@/lib/domain/demo-data";
 import { deployMigrations } from "@/lib/cli/schema-engine";
 import { serverArgs } from "@/lib/cli/start";
@@ -63,10 +64,10 @@ export async function siblingDatabase(base: string, suffix: string): Promise<{ u
       await c.end();
     }
   };
-  await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await dropTestDatabase(base, name);
   await admin(`CREATE DATABASE ${name}`);
   url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  return { url: url.toString(), drop: () => dropTestDatabase(base, name) };
 }
 
 export type App = {

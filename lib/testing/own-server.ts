@@ -10,6 +10,7 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
 import pg from "pg";
+import { dropTestDatabase } from "./drop-database";
 import { deployMigrations } from "@/lib/cli/schema-engine";
 import { inject } from "vitest";
 
@@ -55,11 +56,6 @@ export async function freshDatabase(tag: string): Promise<FreshDatabase> {
         await client.end();
       }
     },
-    drop: async () => {
-      const c = new pg.Client({ connectionString: shared });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
+    drop: () => dropTestDatabase(shared, name),
   };
 }
