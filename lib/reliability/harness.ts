@@ -5,8 +5,7 @@
  * `npm run soak:*` (long).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import pg from "pg";
-import { dropTestDatabase } from "@/lib/testing/drop-database";
+import { adminQuery, dropTestDatabase } from "@/lib/testing/drop-database";
 export { mulberry32 as seeded } from "@/lib/domain/demo-data";
 import { deployMigrations } from "@/lib/cli/schema-engine";
 import { serverArgs } from "@/lib/cli/start";
@@ -55,17 +54,8 @@ async function makeAdmin(tag: string): Promise<{ tokens: Tokens; email: string; 
 export async function siblingDatabase(base: string, suffix: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const url = new URL(base);
   const name = `${url.pathname.slice(1)}_${suffix}`.replace(/\W/g, "_");
-  const admin = async (sql: string) => {
-    const c = new pg.Client({ connectionString: base });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
   await dropTestDatabase(base, name);
-  await admin(`CREATE DATABASE ${name}`);
+  await adminQuery(base, `CREATE DATABASE ${name}`);
   url.pathname = `/${name}`;
   return { url: url.toString(), drop: () => dropTestDatabase(base, name) };
 }

@@ -1,5 +1,16 @@
 import pg from "pg";
 
+/** One statement on a connection of its own to the server `url` names (CREATE and DROP DATABASE cannot run in a transaction). */
+export async function adminQuery(url: string, sql: string): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
 /**
  * Drops a test's PostgreSQL database, named `name`, through the server `adminUrl` names, ending
  * the sessions still on it. `WITH (FORCE)` refuses to end a process of no role this one may
@@ -8,15 +19,7 @@ import pg from "pg";
  * role's own sessions are ended.
  */
 export async function dropTestDatabase(adminUrl: string, name: string): Promise<void> {
-  const admin = async (sql: string) => {
-    const c = new pg.Client({ connectionString: adminUrl });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
+  const admin = (sql: string) => adminQuery(adminUrl, sql);
   const code = (e: unknown) => (e as { code?: string }).code;
   for (let attempt = 0; ; attempt++) {
     try {
