@@ -89,7 +89,7 @@ export type Linked = {
 /**
  * The hashing half of an append, without the database: each entry's seq (after its chain's head,
  * or from `seqs`), its op_seq, and its hash linked to the record before it. Pure given the
- * heads, so it can run before the lock is taken (ingest-records.ts checks the heads under it).
+ * heads, so it can run before the lock is taken (ingest-speculation.ts checks the heads under it).
  */
 export async function linkEntries(
   entries: ChainEntry[],
