@@ -8,6 +8,7 @@ import { asSql, type Sql } from "./sql";
 import { DirectPg } from "./pg-direct";
 import { SqliteCheckpointer, WRITER_CHECKPOINT_PAGES } from "./sqlite-checkpointer";
 import { DirectSqlite } from "./sqlite-direct";
+import { ensureWal } from "./sqlite-wal";
 
 /**
  * The only place a Prisma client is made, for the database DATABASE_URL names (database.ts:
@@ -74,8 +75,11 @@ function connect(url: string): Clients {
   const writer = new SqliteClient({ adapter: new PrismaBetterSqlite3({ url, timeout: 10_000 }) });
   const reader = new SqliteClient({ adapter: new PrismaBetterSqlite3({ url, timeout: 10_000 }) });
   const ready = (async () => {
-    // WAL: readers never block the writer. synchronous=FULL: an acknowledged commit survives a
-    // process crash and a power loss (docs/RELIABILITY.md has the trade-off).
+    // WAL: readers never block the writer (switched on its own connection first, because
+    // another process may be switching the file at the same moment: sqlite-wal.ts).
+    // synchronous=FULL: an acknowledged commit survives a process crash and a power loss
+    // (docs/RELIABILITY.md has the trade-off).
+    await ensureWal(file);
     await writer.$queryRawUnsafe("PRAGMA journal_mode = WAL");
     await writer.$queryRawUnsafe("PRAGMA synchronous = FULL");
     await writer.$queryRawUnsafe("PRAGMA foreign_keys = ON");
