@@ -44,14 +44,14 @@ function vitest(name: string, project: string, env: Record<string, string> = {},
 
 type VitestJson = { testResults?: { name: string; message?: string; assertionResults?: { status: string; fullName: string; failureMessages?: string[] }[] }[] };
 
-/** "file › test: first line of the failure", for each failed test (and each file that failed to load). */
+/** "file › test: the gist of its failure", for each failed test (and each file that failed to load). */
 function vitestFailures(j: VitestJson): string[] {
   const lines: string[] = [];
   for (const file of j.testResults ?? []) {
     const rel = path.relative(process.cwd(), file.name);
     const failedTests = (file.assertionResults ?? []).filter((a) => a.status === "failed");
-    for (const a of failedTests) lines.push(`${rel} › ${a.fullName}: ${firstLine(a.failureMessages?.[0])}`);
-    if (!failedTests.length && file.message) lines.push(`${rel}: ${firstLine(file.message)}`);
+    for (const a of failedTests) lines.push(`${rel} › ${a.fullName}: ${gist(a.failureMessages?.[0])}`);
+    if (!failedTests.length && file.message) lines.push(`${rel}: ${gist(file.message)}`);
   }
   return lines;
 }
@@ -64,7 +64,7 @@ function playwrightFailures(suites: PlaywrightSuite[]): string[] {
     for (const spec of s.specs ?? []) {
       if (spec.ok) continue;
       const results = spec.tests?.flatMap((t) => t.results ?? []) ?? [];
-      lines.push(`${s.title}:${spec.line} › ${spec.title}: ${firstLine(results.at(-1)?.error?.message)}`);
+      lines.push(`${s.title}:${spec.line} › ${spec.title}: ${gist(results.at(-1)?.error?.message)}`);
     }
     for (const child of s.suites ?? []) walk(child);
   };
@@ -72,9 +72,21 @@ function playwrightFailures(suites: PlaywrightSuite[]): string[] {
   return lines;
 }
 
-function firstLine(message: string | undefined): string {
+/**
+ * A failure's gist for the summary: its first line, then up to five more that are not stack
+ * frames (a server's output after "the server exited (1):", an assertion's expected and received),
+ * indented under it. A CI log's last lines are often all that is read of it.
+ */
+function gist(message: string | undefined): string {
   const plain = (message ?? "").replace(/\u001b\[[0-9;]*m/g, "");
-  return (plain.split("\n").find((l) => l.trim()) ?? "").trim().slice(0, 300);
+  const lines = plain
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("at "));
+  return lines
+    .slice(0, 6)
+    .map((l) => l.slice(0, 240))
+    .join("\n           ");
 }
 
 function playwright() {
