@@ -88,9 +88,11 @@ describe("SQLite checkpoints in their own thread", () => {
     }
     await until("a checkpoint", () => checkpointer.checkpoints > 0);
     await checkpointer.stop();
-    // 500 pages and one transaction's ~100 over it, in 4 KiB pages and frame headers: a WAL
-    // pinned by the thread (a read left open, say) would have grown to the whole 160 MB.
-    expect(largest).toBeLessThan(4 * 1024 * 1024);
+    // 500 pages and one transaction's ~100 over it, in 4 KiB pages and frame headers, is ~2.5 MB;
+    // a writer's checkpoint that meets the thread's gives up, and on a loaded machine a few in a
+    // row did (5.1 MB in one CI run). A WAL pinned by the thread (a read left open, say) would
+    // have grown to the whole 160 MB.
+    expect(largest).toBeLessThan(16 * 1024 * 1024);
     expect(db.prepare("SELECT count(*) AS n FROM t").get()).toEqual({ n: 40_000 });
     db.close();
   });

@@ -48,6 +48,15 @@ async function waitForHealth(baseUrl: string, child: ChildProcess, output: () =>
   throw new Error(`the server did not become healthy within 60 s:\n${output()}`);
 }
 
+/**
+ * The suite's server and test processes sign no checkpoint by themselves. By default one is
+ * signed after 10,000 records, right after whichever write crosses that, and its chain record
+ * then landed inside another test's "this request added nothing to the chain" window (a fuzz
+ * family failed that way in CI). Checkpoints are tested on servers of their own
+ * (checkpoints.itest.ts) and through `audit:checkpoint`.
+ */
+const NO_AUTOMATIC_CHECKPOINTS = { RECONCILE_CHECKPOINT_EVERY: "999999999,999h" };
+
 export default async function setup(project: TestProject) {
   let tmp: string | null = null;
   let databaseUrl = process.env.INTEGRATION_DATABASE_URL;
@@ -77,6 +86,7 @@ export default async function setup(project: TestProject) {
       PORT: String(port),
       HOSTNAME: "127.0.0.1",
       KEEP_ALIVE_TIMEOUT_MS: "300000",
+      ...NO_AUTOMATIC_CHECKPOINTS,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -84,6 +94,7 @@ export default async function setup(project: TestProject) {
   child.stderr!.on("data", (d) => (log += d));
   await waitForHealth(baseUrl, child, () => log);
   process.env.DATABASE_URL = databaseUrl;
+  Object.assign(process.env, NO_AUTOMATIC_CHECKPOINTS);
   project.provide("baseUrl", baseUrl);
   project.provide("databaseUrl", databaseUrl);
 
