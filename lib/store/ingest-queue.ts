@@ -15,7 +15,7 @@ import { canSpeculate, ingestGroup, speculate, type Speculation, type Written } 
  * (within a lane, below) exactly as if the requests had run one after another, and get their own
  * results back. (Requests checked in different worker threads, lib/api/ingest-pool.ts, reach it
  * in the order their checks end, which for concurrent requests need not be the order they
- * arrived in; a client that waits for each answer before sending the next keeps its order.) If the group's
+ * arrived in; requests on one connection stay in order.) If the group's
  * transaction fails, each request is retried alone, so one bad request fails only itself.
  */
 const MAX_RECORDS_PER_TRANSACTION = 2000;
