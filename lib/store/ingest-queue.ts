@@ -11,11 +11,8 @@ import { canSpeculate, ingestGroup, speculate, type Speculation, type Written } 
  * Group commit for ingest. Writes are serialised by the chain lock anyway, so requests that
  * arrive while a transaction runs wait here and then commit together in the next one: one
  * fsync and one chain-head read for many requests instead of one each. Each request's records
- * stay whole (never split across transactions), are decided in the order they reach this queue
- * (within a lane, below) exactly as if the requests had run one after another, and get their own
- * results back. (Requests checked in different worker threads, lib/api/ingest-pool.ts, reach it
- * in the order their checks end, which for concurrent requests need not be the order they
- * arrived in; requests on one connection stay in order.) If the group's
+ * stay whole (never split across transactions), are decided in arrival order (within a lane,
+ * below) exactly as if the requests had run one after another, and get their own results back. If the group's
  * transaction fails, each request is retried alone, so one bad request fails only itself.
  */
 const MAX_RECORDS_PER_TRANSACTION = 2000;
