@@ -3,7 +3,7 @@ import { futureRefusal, scopeRefusal, type Sender } from "@/lib/domain/trust";
 import { describeIssues, operationRecordSchema } from "@/lib/domain/wire";
 import { prepareRecord, type PreparedRecord } from "@/lib/domain/stages";
 import { pacer } from "@/lib/store/pace";
-import { MiB, parseJsonBytes } from "./body";
+import { MiB } from "./body";
 import { ApiError, refusalError } from "./errors";
 
 /**
@@ -82,9 +82,4 @@ export async function checkIngest(body: unknown, ctx: CheckContext): Promise<Che
   const error = validate(body, ctx);
   if (error) throw error;
   return { kind: "single", record: checked(0, body as Record<string, unknown>) };
-}
-
-/** A body's bytes parsed (strict UTF-8, JSON, each key once) and checked. */
-export async function checkBody(bytes: Buffer, ctx: CheckContext): Promise<Checked> {
-  return checkIngest(await parseJsonBytes(bytes), ctx);
 }

@@ -1,12 +1,11 @@
 import "server-only";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { authorize, bearerPrincipal, INGEST_PERMISSIONS } from "./authorize";
-import { discardNode, readBodyBytesNode } from "./body";
+import { discardNode, parseJsonBytes, readBodyBytesNode } from "./body";
 import { errorAnswer, unauthenticated } from "./errors";
 import { checkContext, ingestChecked, MAX_REQUEST_BYTES, senderOf } from "./ingest";
-
-export { checkIngestSettings } from "./ingest";
-import { CheckPool, checkWithPool, ingestWorkerCount } from "./ingest-pool";
+import { checkIngest, type Checked } from "./ingest-check";
+import { CheckPool, ingestWorkerCount, WorkerGone } from "./ingest-pool";
 
 export const RECEIPTS_PATH = "/api/v1/receipts";
 
@@ -72,7 +71,7 @@ export async function handleIngestNode(req: IncomingMessage, res: ServerResponse
     if (!principal) throw unauthenticated();
     await authorize(principal, INGEST_PERMISSIONS, { method: "POST", path: RECEIPTS_PATH, headers: headersOf(req) });
     const bytes = await readBodyBytesNode(req, MAX_REQUEST_BYTES);
-    const result = await ingestChecked(await checkWithPool(ingestPool(), bytes, checkContext(senderOf(principal), bytes.length)), principal);
+    const result = await ingestChecked(await check(bytes, checkContext(senderOf(principal), bytes.length)), principal);
     send(res, result.status, result.body);
   } catch (e) {
     if (!req.readableEnded && !req.isPaused()) await discardNode(req);
@@ -85,9 +84,22 @@ export async function handleIngestNode(req: IncomingMessage, res: ServerResponse
 
 let pool: CheckPool | null = null;
 
-/** The fast path's worker threads (ingest-pool.ts), made at the first use. */
+/** The fast path's worker threads (ingest-pool.ts), made at the first request. */
 export function ingestPool(): CheckPool {
   return (pool ??= new CheckPool(ingestWorkerCount()));
+}
+
+/** The body parsed and checked in a worker thread when one is free, else on this one: the same answers either way. */
+async function check(bytes: Buffer, ctx: ReturnType<typeof checkContext>): Promise<Checked> {
+  const inWorker = ingestPool().check(bytes, ctx);
+  if (inWorker) {
+    try {
+      return await inWorker;
+    } catch (e) {
+      if (!(e instanceof WorkerGone)) throw e;
+    }
+  }
+  return checkIngest(await parseJsonBytes(bytes), ctx);
 }
 
 function send(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}) {

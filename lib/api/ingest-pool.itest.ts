@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { parseJsonBytes } from "./body";
 import { ApiError } from "./errors";
-import { checkBody, type CheckContext, type Checked } from "./ingest-check";
-import { CheckPool, checkWithPool, ingestWorkerCount, MAX_PENDING, MAX_WORKER_BYTES, WorkerGone } from "./ingest-pool";
+import { checkIngest, type CheckContext, type Checked } from "./ingest-check";
+import { CheckPool, ingestWorkerCount, MAX_PENDING, MAX_WORKER_BYTES, WorkerGone } from "./ingest-pool";
 
 /**
  * The fast path's worker threads (ingest-pool.ts), real threads running ingest-worker.ts: what
@@ -10,14 +11,12 @@ import { CheckPool, checkWithPool, ingestWorkerCount, MAX_PENDING, MAX_WORKER_BY
  * cases through the production server, whose fast path uses the pool.
  */
 const pools: CheckPool[] = [];
-afterEach(() => {
-  for (const p of pools.splice(0)) p.close();
+afterEach(async () => {
+  for (const p of pools.splice(0)) await p.close();
 });
-/** A pool whose workers are all ready. */
-const pool = async (size: number) => {
+const pool = (size: number) => {
   const p = new CheckPool(size);
   pools.push(p);
-  expect(await p.warm()).toBe(size);
   return p;
 };
 
@@ -73,10 +72,10 @@ const buffer = (b: string | Uint8Array) => Buffer.from(typeof b === "string" ? B
 
 describe("ingest checks in worker threads", () => {
   it.each(bodies)("%s: the worker's answer is the request thread's", async (_name, body) => {
-    const p = await pool(1);
+    const p = pool(1);
     const inWorker = p.check(buffer(body), ctx);
     expect(inWorker).not.toBeNull();
-    const here = await outcome(checkBody(buffer(body), ctx));
+    const here = await outcome((async () => checkIngest(await parseJsonBytes(buffer(body)), ctx))());
     // Refusals of a time in the future name the server's clock when they were made.
     const now = (o: unknown) => JSON.parse(JSON.stringify(o).replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, "<now>"));
     expect(now(await outcome(inWorker!))).toEqual(now(here));
@@ -86,7 +85,7 @@ describe("ingest checks in worker threads", () => {
   it("the records come back whole: -0, large numbers and non-ASCII text survive the trip", async () => {
     const body = JSON.stringify(record("op-z")).replace('"n":0', '"n":-0');
     expect(body).toContain('"n":-0');
-    const c = await (await pool(1)).check(buffer(body), ctx)!;
+    const c = await pool(1).check(buffer(body), ctx)!;
     expect(c.kind).toBe("single");
     const intent = (c as Extract<Checked, { kind: "single" }>).record.raw.intent as { params: { text: string; n: number; big: number } };
     expect(Object.is(intent.params.n, -0)).toBe(true);
@@ -94,54 +93,30 @@ describe("ingest checks in worker threads", () => {
   });
 
   it(`a worker takes up to ${MAX_PENDING} bodies; past that, and past ${MAX_WORKER_BYTES / 1024 / 1024} MiB, the request's thread checks them`, async () => {
-    const p = await pool(2);
+    const p = pool(2);
     const body = buffer(JSON.stringify({ records: Array.from({ length: 50 }, (_, i) => record(`op-${i}`)) }));
     const taken = Array.from({ length: 2 * MAX_PENDING + 3 }, () => p.check(body, ctx));
     expect(taken.filter((t) => t !== null)).toHaveLength(2 * MAX_PENDING);
+    expect(p.counts).toEqual({ inWorker: 2 * MAX_PENDING, declined: 3 });
     for (const t of taken) if (t) expect((await t).kind).toBe("batch");
-    expect(p.counts).toEqual({ inWorker: 2 * MAX_PENDING, declined: 3, handedBack: 0 });
     // Free again once answered.
     expect(p.check(body, ctx)).not.toBeNull();
     expect(p.check(Buffer.alloc(MAX_WORKER_BYTES + 1, 0x20), ctx)).toBeNull();
     expect(new CheckPool(0).check(body, ctx)).toBeNull();
   });
 
-  it("no body goes to a worker before it is ready: the first ones are checked on the request's thread", async () => {
-    const p = new CheckPool(1);
-    pools.push(p);
-    const body = buffer(JSON.stringify(record("op-early")));
-    expect(p.check(body, ctx)).toBeNull();
-    expect(await p.warm()).toBe(1);
-    expect(p.check(body, ctx)).not.toBeNull();
-  });
-
-  it("a worker that stops hands its bodies back (WorkerGone), they are checked here with the same answer, and it is started again after a pause", async () => {
-    const p = await pool(1);
+  it("a worker that dies gives its bodies back (WorkerGone), and the next body gets a new worker", async () => {
+    const p = pool(1);
+    p.warm();
+    expect(p.running()).toBe(1);
     const body = buffer(JSON.stringify({ records: Array.from({ length: 400 }, (_, i) => record(`op-${i}`)) }));
     const inFlight = p.check(body, ctx)!;
-    const viaHelper = checkWithPool(p, body, ctx);
-    // What a crashed thread does: it goes away with bodies in hand.
-    const stopped = (p as unknown as { slots: { worker: { stop: (why: string) => void } }[] }).slots[0].worker;
-    stopped.stop("killed by the test");
+    await p.close();
     await expect(inFlight).rejects.toBeInstanceOf(WorkerGone);
-    expect(await outcome(viaHelper)).toEqual(await outcome(checkBody(body, ctx)));
-    expect(p.counts.handedBack).toBe(2);
     expect(p.running()).toBe(0);
-    // Paused: the next bodies are the request thread's, then a new worker takes them.
-    expect(p.check(body, ctx)).toBeNull();
-    await new Promise((r) => setTimeout(r, 1_100));
-    expect(p.check(body, ctx)).toBeNull(); // booting
-    const deadline = Date.now() + 30_000;
-    while (p.running() === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const again = await p.check(buffer(JSON.stringify(record("op-after"))), ctx)!;
+    expect(again.kind).toBe("single");
     expect(p.running()).toBe(1);
-    expect((await p.check(buffer(JSON.stringify(record("op-after"))), ctx)!).kind).toBe("single");
-  });
-
-  it("checkWithPool without a pool, or with every worker full, checks on the request's thread", async () => {
-    const body = buffer(JSON.stringify({ records: [record("op-1"), { operation_id: "op-2" }] }));
-    const here = await outcome(checkBody(body, ctx));
-    expect(await outcome(checkWithPool(null, body, ctx))).toEqual(here);
-    expect(await outcome(checkWithPool(new CheckPool(0), body, ctx))).toEqual(here);
   });
 
   it("RECONCILE_INGEST_WORKERS: a whole number from 0 to 64, else the server refuses to start", () => {

@@ -1,12 +1,13 @@
 /**
  * A worker thread of ingest-pool.ts: parses a POST /api/v1/receipts body and checks it
  * (ingest-check.ts), off the server's event loop, and sends back what the request's thread
- * would have computed. Errors travel as their API shape: a structured clone of an Error keeps
- * its message, not its class nor its code and details.
+ * would have computed. Errors travel as their API shape: a structured clone keeps only an
+ * Error's message.
  */
 import { parentPort } from "node:worker_threads";
+import { parseJsonBytes } from "./body";
 import { ApiError } from "./errors";
-import { checkBody } from "./ingest-check";
+import { checkIngest } from "./ingest-check";
 import type { CheckReply, CheckRequest, WireError } from "./ingest-pool";
 
 const wire = (e: ApiError): WireError => ({ code: e.code, message: e.message, details: e.details });
@@ -14,7 +15,7 @@ const wire = (e: ApiError): WireError => ({ code: e.code, message: e.message, de
 parentPort!.on("message", async ({ id, bytes, ctx }: CheckRequest) => {
   let reply: CheckReply;
   try {
-    const checked = await checkBody(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), ctx);
+    const checked = await checkIngest(await parseJsonBytes(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)), ctx);
     reply =
       checked.kind === "single"
         ? { id, checked: { kind: "single", record: checked.record } }
@@ -24,6 +25,3 @@ parentPort!.on("message", async ({ id, bytes, ctx }: CheckRequest) => {
   }
   parentPort!.postMessage(reply);
 });
-
-// Loaded: the pool may send bodies.
-parentPort!.postMessage({ ready: true } satisfies CheckReply);

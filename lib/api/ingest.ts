@@ -27,11 +27,6 @@ export function senderOf(principal: Principal): Sender {
 let skew: number | null = null;
 const maxClockSkew = () => (skew ??= clockSkewSeconds(process.env.RECONCILE_MAX_CLOCK_SKEW));
 
-/** At server start: a bad RECONCILE_MAX_CLOCK_SKEW stops the start instead of failing every ingest. */
-export function checkIngestSettings(): void {
-  maxClockSkew();
-}
-
 /** What checking a request needs to know of its sender and the server (ingest-check.ts). */
 export function checkContext(sender: Sender, bodyBytes: number): CheckContext {
   return { rights: sender.rights, mayBeLarge: bodyBytes > MAX_RECORD_BYTES, skewSeconds: maxClockSkew() };

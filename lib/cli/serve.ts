@@ -14,9 +14,7 @@
  *
  * Environment: PORT (3000), HOSTNAME (all interfaces), DATABASE_URL, AUTH_SECRET,
  * KEEP_ALIVE_TIMEOUT_MS, RECONCILE_CHECKPOINT_EVERY (docs/AUDIT.md), RECONCILE_TRUSTED_PROXIES,
- * RECONCILE_JOBS (`off`: this instance runs no background jobs; lib/jobs/worker.ts),
- * RECONCILE_INGEST_WORKERS (threads checking ingest bodies; lib/api/ingest-pool.ts),
- * RECONCILE_MAX_CLOCK_SKEW (docs/API.md; a bad value stops the start).
+ * RECONCILE_JOBS (`off`: this instance runs no background jobs; lib/jobs/worker.ts).
  * Needs a build (`npm run build`).
  *
  * Background jobs (verifiers' checks, webhooks' deliveries) run here, in the server's process:
@@ -66,10 +64,8 @@ async function main() {
   const handle = app.getRequestHandler();
   await app.prepare();
   trustClientAddressHeader();
-  const { answeredUndecodablePath, checkIngestSettings, handleIngestNode, ingestPool, isFastIngest } = await import("@/lib/api/ingest-node");
-  checkIngestSettings();
-  // Started while the rest starts; waited for before listening.
-  const ingestWorkers = ingestPool().warm();
+  const { answeredUndecodablePath, handleIngestNode, ingestPool, isFastIngest } = await import("@/lib/api/ingest-node");
+  ingestPool().warm();
   const { setupCodeAtStart } = await import("@/lib/store/setup-code");
   const setupCode = await setupCodeAtStart(!isLoopbackHost(hostname));
   // The chain count is fixed when the database is first used, and recorded in it.
@@ -100,12 +96,10 @@ async function main() {
       setTimeout(() => process.exit(0), 3000).unref();
     });
   }
-  const workersReady = await ingestWorkers;
   server.listen(port, hostname, () => {
     console.log(`Reconcile is listening on http://${hostname ?? "localhost"}:${port}${chains > 1 ? ` (${chains} hash chains)` : ""}`);
-    const wanted = ingestPool().size;
-    const ready = workersReady ? `${workersReady} worker thread${workersReady === 1 ? "" : "s"}` : "the server's own thread";
-    console.log(`Ingest bodies are checked in ${ready}${workersReady < wanted ? ` (${wanted - workersReady} of RECONCILE_INGEST_WORKERS=${wanted} could not start: see above)` : ""}`);
+    const workers = ingestPool().size;
+    console.log(`Ingest bodies are checked in ${workers ? `${workers} worker thread${workers === 1 ? "" : "s"}` : "the server's own thread"} (RECONCILE_INGEST_WORKERS)`);
     if (setupCode) {
       console.log(`No user exists yet, and this server is reachable from other machines: /setup asks for this one-time setup code.`);
       console.log(`Setup code: ${setupCode}`);
