@@ -54,8 +54,8 @@ export async function readBodyBytes(req: Request, maxBytes: number): Promise<Buf
   return Buffer.concat(chunks, size);
 }
 
-/** readBodyBytes for a Node request (the ingest fast path, lib/cli/serve.ts): the type checked, the same hard limit and answers. */
-export async function readBodyBytesNode(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+/** readJsonBodySized for a Node request (the ingest fast path, lib/cli/serve.ts); same answers. */
+export async function readJsonBodyNode(req: IncomingMessage, maxBytes: number): Promise<{ value: unknown; bytes: number }> {
   checkContentType(req.headers["content-type"] ?? null);
   checkDeclaredLength(req.headers["content-length"] ?? null, maxBytes);
   const { chunks, size, overflow } = await new Promise<{ chunks: Buffer[]; size: number; overflow: boolean }>((resolve, reject) => {
@@ -87,7 +87,7 @@ export async function readBodyBytesNode(req: IncomingMessage, maxBytes: number):
     req.on("pause", () => overflow && resolve({ chunks, size, overflow }));
   });
   if (overflow) throw tooLarge(maxBytes);
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+  return { value: await parseJsonBytes(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)), bytes: size };
 }
 
 function checkContentType(header: string | null) {
@@ -106,7 +106,7 @@ function checkDeclaredLength(header: string | null, maxBytes: number) {
 const PIECES_FROM_CHARS = 256 * 1024;
 
 /** UTF-8 (strict), JSON, and each key once per object: 400 malformed_json otherwise. */
-export async function parseJsonBytes(bytes: Buffer): Promise<unknown> {
+async function parseJsonBytes(bytes: Buffer): Promise<unknown> {
   if (bytes.length === 0) throw new ApiError("malformed_json", "the request body is empty; send a JSON object");
   let text: string;
   try {

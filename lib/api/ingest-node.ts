@@ -1,11 +1,9 @@
 import "server-only";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { authorize, bearerPrincipal, INGEST_PERMISSIONS } from "./authorize";
-import { discardNode, parseJsonBytes, readBodyBytesNode } from "./body";
+import { discardNode, readJsonBodyNode } from "./body";
 import { errorAnswer, unauthenticated } from "./errors";
-import { checkContext, ingestChecked, MAX_REQUEST_BYTES, senderOf } from "./ingest";
-import { checkIngest, type Checked } from "./ingest-check";
-import { CheckPool, ingestWorkerCount, WorkerGone } from "./ingest-pool";
+import { ingestBody, MAX_REQUEST_BYTES } from "./ingest";
 
 export const RECEIPTS_PATH = "/api/v1/receipts";
 
@@ -60,8 +58,7 @@ export function answeredUndecodablePath(req: IncomingMessage, res: ServerRespons
 /**
  * POST /api/v1/receipts on Node's own request and response, with exactly the checks and answers
  * of the route handler (app/api/v1/receipts/route.ts): bearer authentication, the ingest
- * permission (a refusal is recorded), the body limits, then the checks (in a worker thread when one
- * is free: ingest-pool.ts) and ingestChecked. It exists because
+ * permission (a refusal is recorded), the body limits, then ingestBody. It exists because
  * Next.js's request handling costs about a millisecond a request on this machine, which capped
  * single-record ingest at ~700 requests/s (docs/BENCHMARKS.md).
  */
@@ -70,8 +67,8 @@ export async function handleIngestNode(req: IncomingMessage, res: ServerResponse
     const principal = await bearerPrincipal(req.headers.authorization ?? "");
     if (!principal) throw unauthenticated();
     await authorize(principal, INGEST_PERMISSIONS, { method: "POST", path: RECEIPTS_PATH, headers: headersOf(req) });
-    const bytes = await readBodyBytesNode(req, MAX_REQUEST_BYTES);
-    const result = await ingestChecked(await check(bytes, checkContext(senderOf(principal), bytes.length)), principal);
+    const { value, bytes } = await readJsonBodyNode(req, MAX_REQUEST_BYTES);
+    const result = await ingestBody(value, principal, bytes);
     send(res, result.status, result.body);
   } catch (e) {
     if (!req.readableEnded && !req.isPaused()) await discardNode(req);
@@ -80,26 +77,6 @@ export async function handleIngestNode(req: IncomingMessage, res: ServerResponse
     const { status, body, headers } = errorAnswer(e);
     send(res, status, body, { ...extra, ...headers });
   }
-}
-
-let pool: CheckPool | null = null;
-
-/** The fast path's worker threads (ingest-pool.ts), made at the first request. */
-export function ingestPool(): CheckPool {
-  return (pool ??= new CheckPool(ingestWorkerCount()));
-}
-
-/** The body parsed and checked in a worker thread when one is free, else on this one: the same answers either way. */
-async function check(bytes: Buffer, ctx: ReturnType<typeof checkContext>): Promise<Checked> {
-  const inWorker = ingestPool().check(bytes, ctx);
-  if (inWorker) {
-    try {
-      return await inWorker;
-    } catch (e) {
-      if (!(e instanceof WorkerGone)) throw e;
-    }
-  }
-  return checkIngest(await parseJsonBytes(bytes), ctx);
 }
 
 function send(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}) {

@@ -1,12 +1,18 @@
 import "server-only";
 import { can, type Principal } from "@/lib/auth/permissions";
-import { clockSkewSeconds, type Sender } from "@/lib/domain/trust";
+import { checkJsonShape, isPlainObject } from "@/lib/domain/json";
+import { clockSkewSeconds, futureRefusal, scopeRefusal, type Sender } from "@/lib/domain/trust";
+import { describeIssues, operationRecordSchema } from "@/lib/domain/wire";
 import type { IngestResult, ValidRecord } from "@/lib/store/ingest-records";
+import { prepareRecord } from "@/lib/domain/stages";
 import { submitIngest } from "@/lib/store/ingest-queue";
-import { ApiError, storeErrorAnswer } from "./errors";
-import { checkIngest, checkRecords, MAX_RECORD_BYTES, type CheckContext, type Checked, type CheckedRecord } from "./ingest-check";
+import { pacer } from "@/lib/store/pace";
+import { MiB } from "./body";
+import { ApiError, refusalError, storeErrorAnswer } from "./errors";
 
-export { MAX_BATCH, MAX_RECORD_BYTES, MAX_REQUEST_BYTES } from "./ingest-check";
+export const MAX_REQUEST_BYTES = 4 * MiB;
+export const MAX_RECORD_BYTES = 1 * MiB;
+export const MAX_BATCH = 500;
 
 /** What a principal sends as: its email in the chain, who it is on the timeline, what it may do. */
 export function senderOf(principal: Principal): Sender {
@@ -27,9 +33,23 @@ export function senderOf(principal: Principal): Sender {
 let skew: number | null = null;
 const maxClockSkew = () => (skew ??= clockSkewSeconds(process.env.RECONCILE_MAX_CLOCK_SKEW));
 
-/** What checking a request needs to know of its sender and the server (ingest-check.ts). */
-export function checkContext(sender: Sender, bodyBytes: number): CheckContext {
-  return { rights: sender.rights, mayBeLarge: bodyBytes > MAX_RECORD_BYTES, skewSeconds: maxClockSkew() };
+/** Validates one record; returns the error it earns, or null. */
+function validate(raw: unknown, mayBeLarge: boolean, sender: Sender): ApiError | null {
+  const shape = checkJsonShape(raw);
+  if (shape) return new ApiError("invalid_record", `${shape.path}: ${shape.message}`, [shape]);
+  if (!isPlainObject(raw)) return new ApiError("invalid_record", "a record must be a JSON object");
+  // A record cannot be larger than the body it came in: only measure when the body could hold one.
+  if (mayBeLarge && Buffer.byteLength(JSON.stringify(raw)) > MAX_RECORD_BYTES) {
+    return new ApiError("too_large", "a record may be at most 1 MiB", { max_bytes: MAX_RECORD_BYTES });
+  }
+  const parsed = operationRecordSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = describeIssues(parsed.error);
+    return new ApiError("invalid_record", issues.map((i) => `${i.path}: ${i.message}`).join("; "), issues);
+  }
+  // Who may decide: refused before anything is queued (ownership needs the database: ingestRecords).
+  const refused = scopeRefusal(raw, sender.rights) ?? futureRefusal(raw, Date.now(), maxClockSkew());
+  return refused ? refusalError(refused) : null;
 }
 
 /** One record's answer: refused with its error, or stored (201 when it created its operation, else 200). */
@@ -41,41 +61,48 @@ const answerOf = (r: IngestResult): Answer =>
 const asItem = (a: Answer) =>
   "error" in a ? { index: a.index, status: a.error.status, ...a.error.toJSON() } : { index: a.index, status: a.status, ...a.body };
 
-const toValid = (sender: Sender) => (r: CheckedRecord): ValidRecord => ({ ...r, sender });
-
-/** Checked items stored together; every item's answer, in the records' order. */
-async function submitChecked(valid: CheckedRecord[], failed: { index: number; error: ApiError }[], sender: Sender): Promise<Answer[]> {
-  const answers: Answer[] = [...failed, ...(await submitIngest(valid.map(toValid(sender)))).map(answerOf)];
-  return answers.sort((a, b) => a.index - b.index);
-}
-
 /**
  * Many records, each decided on its own (what a batch does with its items): the invalid ones
  * get their error, the valid ones are stored together. Results in the records' order.
  */
 export async function ingestList(records: unknown[], sender: Sender, mayBeLarge: boolean): Promise<Answer[]> {
-  const { valid, failed } = await checkRecords(records, { ...checkContext(sender, 0), mayBeLarge });
-  return submitChecked(valid, failed, sender);
+  const failed: Answer[] = [];
+  const valid: ValidRecord[] = [];
+  // Validating and canonicalising 4 MiB takes seconds on a slow core: in slices, outside the lock.
+  const pace = pacer();
+  for (const [index, raw] of records.entries()) {
+    await pace();
+    const error = validate(raw, mayBeLarge, sender);
+    if (error) failed.push({ index, error });
+    else {
+      await pace();
+      const record = raw as Record<string, unknown>;
+      valid.push({ index, operationId: record.operation_id as string, raw: record, sender, prepared: prepareRecord(record) });
+    }
+  }
+  return [...failed, ...(await submitIngest(valid)).map(answerOf)].sort((a, b) => a.index - b.index);
 }
 
 /**
- * POST /api/v1/receipts, once checked (checkIngest, here or in a worker thread): the answer's
- * status and body. A batch stores its valid items together; an invalid or conflicting item
- * stores nothing.
+ * POST /api/v1/receipts: one record, or `{"records": [...]}`. Returns status and body.
+ * A batch stores its valid items together; an invalid or conflicting item stores nothing.
  */
-export async function ingestChecked(checked: Checked, principal: Principal): Promise<{ status: number; body: unknown }> {
+export async function ingestBody(body: unknown, principal: Principal, bodyBytes = Infinity): Promise<{ status: number; body: unknown }> {
+  const mayBeLarge = bodyBytes > MAX_RECORD_BYTES;
   const sender = senderOf(principal);
-  if (checked.kind === "batch") {
-    const results = await submitChecked(checked.valid, checked.failed, sender);
+  if (isPlainObject(body) && "records" in body && !("operation_id" in body)) {
+    const records = body.records;
+    if (!Array.isArray(records)) throw new ApiError("invalid_request", "records must be an array of operation records");
+    if (records.length > MAX_BATCH) throw new ApiError("too_large", `a batch may hold at most ${MAX_BATCH} records`, { max_records: MAX_BATCH, records: records.length });
+    if (!records.length) throw new ApiError("invalid_request", "records is empty: send at least one record");
+    const results = await ingestList(records, sender, mayBeLarge);
     const allOk = results.every((r) => !("error" in r));
     return { status: allOk ? 200 : 207, body: { results: results.map(asItem) } };
   }
-  const [result] = (await submitIngest([toValid(sender)(checked.record)])).map(answerOf);
+  const error = validate(body, mayBeLarge, sender);
+  if (error) throw error;
+  const raw = body as Record<string, unknown>;
+  const [result] = (await submitIngest([{ index: 0, operationId: raw.operation_id as string, raw, sender, prepared: prepareRecord(raw) }])).map(answerOf);
   if ("error" in result) throw result.error;
   return { status: result.status, body: result.body };
-}
-
-/** POST /api/v1/receipts: one record, or `{"records": [...]}`, checked on this thread. Returns status and body. */
-export async function ingestBody(body: unknown, principal: Principal, bodyBytes = Infinity): Promise<{ status: number; body: unknown }> {
-  return ingestChecked(await checkIngest(body, checkContext(senderOf(principal), bodyBytes)), principal);
 }

@@ -64,8 +64,7 @@ async function main() {
   const handle = app.getRequestHandler();
   await app.prepare();
   trustClientAddressHeader();
-  const { answeredUndecodablePath, handleIngestNode, ingestPool, isFastIngest } = await import("@/lib/api/ingest-node");
-  ingestPool().warm();
+  const { answeredUndecodablePath, handleIngestNode, isFastIngest } = await import("@/lib/api/ingest-node");
   const { setupCodeAtStart } = await import("@/lib/store/setup-code");
   const setupCode = await setupCodeAtStart(!isLoopbackHost(hostname));
   // The chain count is fixed when the database is first used, and recorded in it.
@@ -98,8 +97,6 @@ async function main() {
   }
   server.listen(port, hostname, () => {
     console.log(`Reconcile is listening on http://${hostname ?? "localhost"}:${port}${chains > 1 ? ` (${chains} hash chains)` : ""}`);
-    const workers = ingestPool().size;
-    console.log(`Ingest bodies are checked in ${workers ? `${workers} worker thread${workers === 1 ? "" : "s"}` : "the server's own thread"} (RECONCILE_INGEST_WORKERS)`);
     if (setupCode) {
       console.log(`No user exists yet, and this server is reachable from other machines: /setup asks for this one-time setup code.`);
       console.log(`Setup code: ${setupCode}`);
