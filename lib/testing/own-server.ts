@@ -10,7 +10,7 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { dropTestDatabase } from "./drop-database";
+import { adminQuery, dropTestDatabase } from "./drop-database";
 import { deployMigrations } from "@/lib/cli/schema-engine";
 import { inject } from "vitest";
 
@@ -37,10 +37,7 @@ export async function freshDatabase(tag: string): Promise<FreshDatabase> {
     };
   }
   const name = `reconcile_${tag}_${randomUUID().slice(0, 8)}`.replace(/\W/g, "_").toLowerCase();
-  const admin = new pg.Client({ connectionString: shared });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
+  await adminQuery(shared, `CREATE DATABASE ${name}`);
   const target = new URL(shared);
   target.pathname = `/${name}`;
   const url = target.toString();
