@@ -49,11 +49,12 @@ async function waitForHealth(baseUrl: string, child: ChildProcess, output: () =>
 }
 
 /**
- * The suite's server and test processes sign no checkpoint by themselves. By default one is
- * signed after 10,000 records, right after whichever write crosses that, and its chain record
- * then landed inside another test's "this request added nothing to the chain" window (a fuzz
- * family failed that way in CI). Checkpoints are tested on servers of their own
- * (checkpoints.itest.ts) and through `audit:checkpoint`.
+ * The suite's server and test processes sign no checkpoint by themselves after the first one
+ * (which the first write still signs: there is none yet). By default one is signed after 10,000
+ * records, right after whichever write crosses that, and its chain record would land inside
+ * another test's "this request added nothing to the chain" window: the same kind of stray record
+ * as the verifier checks that failed a fuzz family in CI (fuzz-verifiers.itest.ts). Checkpoints
+ * are tested on servers of their own (checkpoints.itest.ts) and through `audit:checkpoint`.
  */
 const NO_AUTOMATIC_CHECKPOINTS = { RECONCILE_CHECKPOINT_EVERY: "999999999,999h" };
 
