@@ -4,12 +4,15 @@
  * database (chain records, identities, views, search keys, both search tables, audit samples;
  * the three rollup tables' rows, one upsert each a transaction, as ingest adds to them) and
  * written into copies of those tables (same columns and indexes), 100 operations a transaction,
- * each transaction one statement and COMMIT, durable. No parsing, validation, hashing or
+ * durable, by two methods: `json`, each transaction one statement of JSON documents and COMMIT
+ * (ingest's own method), and `copy`, COPY … FROM STDIN of each table's rows (the rollups' upserts
+ * as one statement) and COMMIT; the better one is the ceiling. No parsing, validation, hashing or
  * deciding: what the database itself costs for the rows, and the transport. The three-table
  * ceiling (rawPostgresRate) leaves out the derived rows; this one is what ingest could reach if
  * its own work cost nothing.
  */
 import pg from "pg";
+import { copyRows } from "./pg-copy";
 
 /** Where each table's rows are found for a group of operations. */
 const BY_SEQ: Record<string, string> = {
@@ -24,7 +27,11 @@ const ROLLUPS = ["metric_rollups", "outcome_rollups", "receipt_rollups"];
 
 type Row = Record<string, unknown>;
 
-export async function replayCeiling(url: string, operationPrefix: string, perTransaction = 100): Promise<{ rate: number; operations: number; statementBytes: number }> {
+export async function replayCeiling(
+  url: string,
+  operationPrefix: string,
+  perTransaction = 100,
+): Promise<{ rate: number; rates: { json: number; copy: number }; operations: number; statementBytes: number }> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -70,10 +77,6 @@ export async function replayCeiling(url: string, operationPrefix: string, perTra
       keyOf.set(t, r.rows.map((c) => c.attname));
     }
 
-    for (const t of tables) {
-      await client.query(`DROP TABLE IF EXISTS replay_${t}`);
-      await client.query(`CREATE TABLE replay_${t} (LIKE ${t} INCLUDING DEFAULTS INCLUDING INDEXES)`);
-    }
     const insertOf = (t: string, n: number) => {
       const cols = columns.get(t)!;
       const text = `INSERT INTO replay_${t} (${cols.map((c) => c.name).join(", ")}) SELECT ${cols.map((c) => `(r->>'${c.name}')::${c.type}`).join(", ")} FROM jsonb_array_elements($${n}::jsonb) AS r`;
@@ -82,27 +85,41 @@ export async function replayCeiling(url: string, operationPrefix: string, perTra
       const counts = cols.filter((c) => !key.includes(c.name) && c.type === "int4").map((c) => c.name);
       return `${text} ON CONFLICT (${key.join(", ")}) DO UPDATE SET ${counts.map((c) => `${c} = replay_${t}.${c} + excluded.${c}`).join(", ")}`;
     };
+    const rowsOf = (t: string, group: number[]) => (ROLLUPS.includes(t) ? rollupRows.get(t)! : group.flatMap((s) => rowsBySeq.get(t)!.get(s) ?? []));
 
     let statementBytes = 0;
-    const t0 = performance.now();
-    for (let i = 0; i < seqs.length; i += perTransaction) {
-      const group = seqs.slice(i, i + perTransaction);
-      const parts: string[] = [];
-      const values: string[] = [];
+    const run = async (method: "json" | "copy") => {
       for (const t of tables) {
-        const rows = ROLLUPS.includes(t) ? rollupRows.get(t)! : group.flatMap((s) => rowsBySeq.get(t)!.get(s) ?? []);
-        if (!rows.length) continue;
-        values.push(JSON.stringify(rows));
-        parts.push(`w${parts.length} AS (${insertOf(t, values.length)})`);
+        await client.query(`DROP TABLE IF EXISTS replay_${t}`);
+        await client.query(`CREATE TABLE replay_${t} (LIKE ${t} INCLUDING DEFAULTS INCLUDING INDEXES)`);
       }
-      for (const v of values) statementBytes += v.length;
-      await client.query("BEGIN");
-      await client.query(`WITH ${parts.join(", ")} SELECT 1`, values);
-      await client.query("COMMIT");
-    }
-    const rate = seqs.length / ((performance.now() - t0) / 1000);
-    for (const t of tables) await client.query(`DROP TABLE replay_${t}`);
-    return { rate, operations: seqs.length, statementBytes };
+      const t0 = performance.now();
+      for (let i = 0; i < seqs.length; i += perTransaction) {
+        const group = seqs.slice(i, i + perTransaction);
+        const parts: string[] = [];
+        const values: string[] = [];
+        await client.query("BEGIN");
+        for (const t of tables) {
+          const rows = rowsOf(t, group);
+          if (!rows.length) continue;
+          if (method === "copy" && !ROLLUPS.includes(t)) {
+            const names = columns.get(t)!.map((c) => c.name);
+            await copyRows(client, `replay_${t}`, names, rows.map((r) => names.map((n) => r[n])));
+            continue;
+          }
+          values.push(JSON.stringify(rows));
+          parts.push(`w${parts.length} AS (${insertOf(t, values.length)})`);
+        }
+        if (method === "json") for (const v of values) statementBytes += v.length;
+        if (parts.length) await client.query(`WITH ${parts.join(", ")} SELECT 1`, values);
+        await client.query("COMMIT");
+      }
+      const rate = seqs.length / ((performance.now() - t0) / 1000);
+      for (const t of tables) await client.query(`DROP TABLE replay_${t}`);
+      return rate;
+    };
+    const rates = { json: await run("json"), copy: await run("copy") };
+    return { rate: Math.max(rates.json, rates.copy), rates, operations: seqs.length, statementBytes };
   } finally {
     await client.end();
   }

@@ -1,0 +1,22 @@
+import { describe, expect, it } from "vitest";
+import { copyDocument, copyText } from "./pg-copy";
+
+describe("COPY text format", () => {
+  it("writes NULL as \\N, booleans as t/f, numbers and plain text as they are", () => {
+    expect([null, undefined, true, false, 42, 1.5, "plain"].map(copyText)).toEqual(["\\N", "\\N", "t", "f", "42", "1.5", "plain"]);
+  });
+
+  it("escapes backslash, tab, newline and carriage return, and nothing else", () => {
+    expect(copyText('a\\b\tc\nd\re "q" \'s\' ü')).toBe('a\\\\b\\tc\\nd\\re "q" \'s\' ü');
+    expect(copyText("\\N")).toBe("\\\\N");
+  });
+
+  it("writes objects as JSON text", () => {
+    expect(copyText({ a: "x\ty" })).toBe('{"a":"x\\\\ty"}');
+  });
+
+  it("joins columns with tabs and ends every row with a newline", () => {
+    expect(copyDocument([[1, "a"], [null, "b\nc"]])).toBe("1\ta\n\\N\tb\\nc\n");
+    expect(copyDocument([])).toBe("");
+  });
+});
