@@ -5,9 +5,10 @@ import { afterAll, afterEach, expect, it } from "vitest";
 import { prepareDatabase, startApp, type App } from "@/lib/reliability/harness";
 
 /**
- * RECONCILE_MAX_CLOCK_SKEW is read when the production server starts (lib/cli/serve.ts): a value
- * that means nothing stops the start, naming the setting, instead of failing every ingest
- * request later. A value that means something is the one ingest applies.
+ * The numeric settings (lib/domain/settings.ts) are read when the production server starts
+ * (lib/cli/serve.ts): values that mean nothing stop the start, naming every one, instead of
+ * failing every ingest request later (RECONCILE_MAX_CLOCK_SKEW did) or being replaced by the
+ * default without a word (the others were). A value that means something is the one applied.
  */
 const tmp = mkdtempSync(path.join(os.tmpdir(), "reconcile-serve-settings-"));
 const before = process.env.DATABASE_URL;
@@ -25,6 +26,15 @@ it.each(["5 minutes", "-1", "NaN"])("RECONCILE_MAX_CLOCK_SKEW=%j stops the serve
   const url = `file:${path.join(tmp, `bad-${value.replace(/\W/g, "_")}.db`)}`;
   await prepareDatabase(url, "bad");
   await expect(startApp(url, { env: { RECONCILE_MAX_CLOCK_SKEW: value } })).rejects.toThrow(/RECONCILE_MAX_CLOCK_SKEW must be a number of seconds ≥ 0, not/);
+});
+
+it("several settings that mean nothing are all named at once", async () => {
+  const url = `file:${path.join(tmp, "several.db")}`;
+  await prepareDatabase(url, "several");
+  const start = startApp(url, { env: { RECONCILE_INGEST_QUEUE_MAX: "20k", RECONCILE_VERIFIER_TIMEOUT_MS: "10s", RECONCILE_REVIEW_AGE_HOURS: "48" } });
+  await expect(start).rejects.toThrow(/2 settings mean nothing/);
+  await expect(start).rejects.toThrow(/RECONCILE_INGEST_QUEUE_MAX must be a whole number ≥ 1, not "20k"/);
+  await expect(start).rejects.toThrow(/RECONCILE_VERIFIER_TIMEOUT_MS must be a number of milliseconds > 0, not "10s"/);
 });
 
 it("a valid RECONCILE_MAX_CLOCK_SKEW is the bound ingest applies", async () => {

@@ -13,7 +13,8 @@
  * one-time setup code that /setup asks for (lib/store/setup-code.ts).
  *
  * Environment: PORT (3000), HOSTNAME (all interfaces), DATABASE_URL, AUTH_SECRET,
- * KEEP_ALIVE_TIMEOUT_MS, RECONCILE_CHECKPOINT_EVERY (docs/AUDIT.md), RECONCILE_MAX_CLOCK_SKEW, RECONCILE_TRUSTED_PROXIES,
+ * KEEP_ALIVE_TIMEOUT_MS, RECONCILE_CHECKPOINT_EVERY (docs/AUDIT.md), the numeric settings of
+ * lib/domain/settings.ts (docs/DEPLOY.md, "Settings"), RECONCILE_TRUSTED_PROXIES,
  * RECONCILE_JOBS (`off`: this instance runs no background jobs; lib/jobs/worker.ts).
  * Needs a build (`npm run build`).
  *
@@ -26,7 +27,7 @@ import path from "node:path";
 import next from "next";
 import { parseChainCount } from "@/lib/domain/chains";
 import { parseCheckpointEvery } from "@/lib/domain/checkpoint";
-import { clockSkewSeconds } from "@/lib/domain/trust";
+import { settingProblems } from "@/lib/domain/settings";
 import { CLIENT_ADDRESS_HEADER, clientAddress, isLoopbackHost, parseTrustedProxies, type TrustedProxies } from "@/lib/auth/client-address";
 import { trustClientAddressHeader } from "@/lib/auth/request";
 
@@ -57,7 +58,8 @@ async function main() {
   (process.env as Record<string, string>).NODE_ENV ??= "production";
   // A mistyped setting stops the start, instead of silently signing on the defaults.
   parseCheckpointEvery(process.env.RECONCILE_CHECKPOINT_EVERY);
-  clockSkewSeconds(process.env.RECONCILE_MAX_CLOCK_SKEW);
+  const problems = settingProblems(process.env);
+  if (problems.length) throw new Error(`${problems.length === 1 ? "a setting means" : `${problems.length} settings mean`} nothing:\n  ${problems.join("\n  ")}`);
   const wantedChains = parseChainCount(process.env.RECONCILE_CHAINS);
   const port = Number(process.env.PORT || 3000);
   const hostname = process.env.HOSTNAME || undefined;

@@ -28,10 +28,12 @@ describe("relativeAge", () => {
 });
 
 describe("review age threshold", () => {
-  it("takes a positive number of hours, else the default", () => {
+  it("takes a positive number of hours; unset, the default", () => {
     expect(reviewAgeHours("4")).toBe(4);
     expect(reviewAgeHours("0.5")).toBe(0.5);
-    for (const bad of [undefined, "", "0", "-3", "soon"]) expect(reviewAgeHours(bad)).toBe(DEFAULT_REVIEW_AGE_HOURS);
+    for (const unset of [undefined, "", " "]) expect(reviewAgeHours(unset)).toBe(DEFAULT_REVIEW_AGE_HOURS);
+    // A value that means nothing is refused (the server does not start: lib/domain/settings.ts), not replaced.
+    for (const bad of ["0", "-3", "soon"]) expect(() => reviewAgeHours(bad)).toThrow(/RECONCILE_REVIEW_AGE_HOURS must be a number of hours > 0/);
   });
   it("flags only what is strictly older", () => {
     expect(olderThan(before(24 * 3_600_000), 24, now)).toBe(false);

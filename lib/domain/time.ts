@@ -1,3 +1,5 @@
+import { NUMERIC_SETTINGS, numericSetting } from "./settings";
+
 /**
  * RFC 3339 timestamps compared exactly. `Date.parse` keeps only milliseconds, so two reads a
  * few microseconds apart would tie; the classification rules ("at or after the receipt") need
@@ -87,12 +89,11 @@ export function relativeAge(t: string, now: number): string {
 }
 
 /** The default age past which a review item is flagged as old (RECONCILE_REVIEW_AGE_HOURS). */
-export const DEFAULT_REVIEW_AGE_HOURS = 24;
+export const DEFAULT_REVIEW_AGE_HOURS = NUMERIC_SETTINGS.RECONCILE_REVIEW_AGE_HOURS.default;
 
-/** The review age threshold from its setting: a positive number of hours, else the default. */
+/** The review age threshold from its setting: a positive number of hours; unset, the default (settings.ts). */
 export function reviewAgeHours(setting: string | undefined): number {
-  const n = Number(setting);
-  return setting && Number.isFinite(n) && n > 0 ? n : DEFAULT_REVIEW_AGE_HOURS;
+  return numericSetting("RECONCILE_REVIEW_AGE_HOURS", setting);
 }
 
 /** Whether an item dated `t` is older than `hours` at `now`. */

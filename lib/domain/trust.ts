@@ -1,4 +1,5 @@
 import { isPlainObject } from "./json";
+import { NUMERIC_SETTINGS, numericSetting } from "./settings";
 import { toInstant } from "./time";
 
 /**
@@ -10,7 +11,7 @@ import { toInstant } from "./time";
 /** At most this many canonical reads per operation, in total. */
 export const MAX_READS_PER_OPERATION = 1000;
 /** How far after the server's clock an observation may claim to be, by default (seconds). */
-export const DEFAULT_MAX_CLOCK_SKEW_SECONDS = 300;
+export const DEFAULT_MAX_CLOCK_SKEW_SECONDS = NUMERIC_SETTINGS.RECONCILE_MAX_CLOCK_SKEW.default;
 
 /**
  * Who sent a stage record: a user through a token or a session, or the system (the demo data,
@@ -156,10 +157,7 @@ export function readCapRefusal(held: number, adding: number): Refusal | null {
   };
 }
 
-/** RECONCILE_MAX_CLOCK_SKEW as seconds (a non-negative number), or the default. */
+/** RECONCILE_MAX_CLOCK_SKEW as seconds (a non-negative number), or the default (settings.ts). */
 export function clockSkewSeconds(value: string | undefined): number {
-  if (value === undefined || value.trim() === "") return DEFAULT_MAX_CLOCK_SKEW_SECONDS;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`RECONCILE_MAX_CLOCK_SKEW must be a number of seconds ≥ 0, not ${JSON.stringify(value)}`);
-  return n;
+  return numericSetting("RECONCILE_MAX_CLOCK_SKEW", value);
 }

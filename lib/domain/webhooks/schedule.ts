@@ -1,3 +1,5 @@
+import { numericSetting } from "../settings";
+
 /**
  * When each delivery attempt happens (shared/WEBHOOKS.md "Endpoints and delivery"): the delay
  * before attempt n+1 (from 0), counted from the previous attempt's failure. Ten attempts.
@@ -60,8 +62,5 @@ export function afterAttempt(
 
 /** RECONCILE_WEBHOOK_SCHEDULE_SCALE: a factor for the schedule (tests: 0.001); default 1. */
 export function scheduleScale(value: string | undefined): number {
-  if (value === undefined || value === "") return 1;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`RECONCILE_WEBHOOK_SCHEDULE_SCALE must be a number ≥ 0 (got ${JSON.stringify(value)})`);
-  return n;
+  return numericSetting("RECONCILE_WEBHOOK_SCHEDULE_SCALE", value);
 }

@@ -1,0 +1,61 @@
+/**
+ * The numeric RECONCILE_* settings: each one's default and what a value must be. The production
+ * server checks them all when it starts (lib/cli/serve.ts) and refuses to start on any that
+ * means nothing, naming every one, instead of falling back to a default silently or failing
+ * requests later; each place that uses a setting reads it through numericSetting, so the
+ * check at start and the use agree. Unset or blank is the default. docs/DEPLOY.md, "Settings".
+ */
+
+type Rule = { default: number; integer?: boolean; min: number; minExclusive?: boolean; unit?: string };
+
+export const NUMERIC_SETTINGS = {
+  /** Records waiting for the ingest transaction past which a request is refused with 429 (lib/store/ingest-queue.ts). */
+  RECONCILE_INGEST_QUEUE_MAX: { default: 20_000, integer: true, min: 1 },
+  /** How far an observed_at may be ahead of the server's clock (TRUST.md). */
+  RECONCILE_MAX_CLOCK_SKEW: { default: 300, min: 0, unit: "seconds" },
+  /** The first wait before a failed verifier check is tried again; it doubles, up to a minute. */
+  RECONCILE_VERIFIER_RETRY_MS: { default: 1000, min: 0, minExclusive: true, unit: "milliseconds" },
+  /** A verifier's whole exchange's deadline (VERIFIERS.md). */
+  RECONCILE_VERIFIER_TIMEOUT_MS: { default: 10_000, min: 0, minExclusive: true, unit: "milliseconds" },
+  /** Verifier checks one instance runs at once. */
+  RECONCILE_VERIFIER_CONCURRENCY: { default: 8, integer: true, min: 1 },
+  /** Webhook deliveries one instance makes at once. */
+  RECONCILE_WEBHOOK_CONCURRENCY: { default: 32, integer: true, min: 1 },
+  /** A factor on the webhook retry schedule (tests run it fast); 1 is the schedule of WEBHOOKS.md. */
+  RECONCILE_WEBHOOK_SCHEDULE_SCALE: { default: 1, min: 0 },
+  /** The age past which the review queue flags an item as old. */
+  RECONCILE_REVIEW_AGE_HOURS: { default: 24, min: 0, minExclusive: true, unit: "hours" },
+} satisfies Record<string, Rule>;
+
+export type NumericSetting = keyof typeof NUMERIC_SETTINGS;
+
+/** What a value of this setting must be, in words: "a whole number ≥ 1", "a number of seconds ≥ 0". */
+function expected(rule: Rule): string {
+  const what = rule.integer ? "a whole number" : rule.unit ? `a number of ${rule.unit}` : "a number";
+  return `${what} ${rule.minExclusive ? ">" : "≥"} ${rule.min}`;
+}
+
+/** The setting's value from its text (unset or blank: the default); a value that means nothing throws, naming the setting. */
+export function numericSetting(name: NumericSetting, value: string | undefined): number {
+  const rule: Rule = NUMERIC_SETTINGS[name];
+  if (value === undefined || value.trim() === "") return rule.default;
+  const text = value.trim();
+  // Decimal notation only: Number() would also take "0x10", "Infinity" and "1e400".
+  const n = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text) ? Number(text) : NaN;
+  const ok = Number.isFinite(n) && (rule.minExclusive ? n > rule.min : n >= rule.min) && (!rule.integer || Number.isInteger(n));
+  if (!ok) throw new Error(`${name} must be ${expected(rule)}, not ${JSON.stringify(value)}`);
+  return n;
+}
+
+/** Every numeric setting in `env` that means nothing, as the message numericSetting throws. */
+export function settingProblems(env: Record<string, string | undefined>): string[] {
+  const problems: string[] = [];
+  for (const name of Object.keys(NUMERIC_SETTINGS) as NumericSetting[]) {
+    try {
+      numericSetting(name, env[name]);
+    } catch (e) {
+      problems.push((e as Error).message);
+    }
+  }
+  return problems;
+}
