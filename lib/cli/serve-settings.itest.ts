@@ -1,49 +1,38 @@
-import { mkdtempSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, afterEach, expect, it } from "vitest";
-import { prepareDatabase, startApp, type App } from "@/lib/reliability/harness";
+import { expect, it } from "vitest";
+import { prepareDatabase } from "@/lib/reliability/harness";
+import { ownSqliteServers } from "@/lib/testing/own-server";
 
 /**
  * The numeric settings (lib/domain/settings.ts) are read when the production server starts
  * (lib/cli/serve.ts): values that mean nothing stop the start, naming every one, instead of
  * failing every ingest request later (RECONCILE_MAX_CLOCK_SKEW did) or being replaced by the
  * default without a word (the others were). A value that means something is the one applied.
+ * RECONCILE_CHECKPOINT_EVERY, a setting of another kind, is checked at start too.
  */
-const tmp = mkdtempSync(path.join(os.tmpdir(), "reconcile-serve-settings-"));
-const before = process.env.DATABASE_URL;
-let app: App | null = null;
-
-afterEach(async () => {
-  await app?.stop();
-  app = null;
-});
-afterAll(() => {
-  process.env.DATABASE_URL = before;
-});
+const servers = ownSqliteServers("serve-settings");
 
 it.each(["5 minutes", "-1", "NaN"])("RECONCILE_MAX_CLOCK_SKEW=%j stops the server from starting, naming the setting", async (value) => {
-  const url = `file:${path.join(tmp, `bad-${value.replace(/\W/g, "_")}.db`)}`;
+  const url = servers.url(`bad-${value.replace(/\W/g, "_")}`);
   await prepareDatabase(url, "bad");
-  await expect(startApp(url, { env: { RECONCILE_MAX_CLOCK_SKEW: value } })).rejects.toThrow(/RECONCILE_MAX_CLOCK_SKEW must be a number of seconds ≥ 0, not/);
+  await expect(servers.start(url, { RECONCILE_MAX_CLOCK_SKEW: value })).rejects.toThrow(/RECONCILE_MAX_CLOCK_SKEW must be a number of seconds ≥ 0, not/);
 });
 
 it("several settings that mean nothing are all named at once", async () => {
-  const url = `file:${path.join(tmp, "several.db")}`;
+  const url = servers.url("several");
   await prepareDatabase(url, "several");
-  const start = startApp(url, { env: { RECONCILE_INGEST_QUEUE_MAX: "20k", RECONCILE_VERIFIER_TIMEOUT_MS: "10s", RECONCILE_REVIEW_AGE_HOURS: "48" } });
+  const start = servers.start(url, { RECONCILE_INGEST_QUEUE_MAX: "20k", RECONCILE_VERIFIER_TIMEOUT_MS: "10s", RECONCILE_REVIEW_AGE_HOURS: "48" });
   await expect(start).rejects.toThrow(/2 settings mean nothing/);
   await expect(start).rejects.toThrow(/RECONCILE_INGEST_QUEUE_MAX must be a whole number ≥ 1, not "20k"/);
   await expect(start).rejects.toThrow(/RECONCILE_VERIFIER_TIMEOUT_MS must be a number of milliseconds > 0, not "10s"/);
 });
 
 it("a valid RECONCILE_MAX_CLOCK_SKEW is the bound ingest applies", async () => {
-  const url = `file:${path.join(tmp, "ten.db")}`;
+  const url = servers.url("ten");
   const { tokens } = await prepareDatabase(url, "ten");
-  app = await startApp(url, { env: { RECONCILE_MAX_CLOCK_SKEW: "10" } });
+  const app = await servers.start(url, { RECONCILE_MAX_CLOCK_SKEW: "10" });
   const send = async (id: string, aheadSeconds: number) => {
     const record = { operation_id: id, receipt: { status: "accepted", observed_at: new Date(Date.now() + aheadSeconds * 1000).toISOString() } };
-    const res = await fetch(`${app!.base}/api/v1/receipts`, { method: "POST", headers: { authorization: `Bearer ${tokens.ingest}`, "content-type": "application/json" }, body: JSON.stringify(record) });
+    const res = await fetch(`${app.base}/api/v1/receipts`, { method: "POST", headers: { authorization: `Bearer ${tokens.ingest}`, "content-type": "application/json" }, body: JSON.stringify(record) });
     return { status: res.status, body: (await res.json()) as { error?: { code?: string } } };
   };
   expect((await send("skew-near", 2)).status).toBe(201);
@@ -51,4 +40,10 @@ it("a valid RECONCILE_MAX_CLOCK_SKEW is the bound ingest applies", async () => {
   const far = await send("skew-far", 60);
   expect(far.status).toBe(422);
   expect(JSON.stringify(far.body)).toContain("observed_in_future");
+});
+
+it("a RECONCILE_CHECKPOINT_EVERY that means nothing stops the server from starting, naming it", async () => {
+  const url = servers.url("bad-checkpoint-every");
+  await prepareDatabase(url, "bad");
+  await expect(servers.start(url, { RECONCILE_CHECKPOINT_EVERY: "15 minutes" })).rejects.toThrow(/RECONCILE_CHECKPOINT_EVERY: "15 minutes" is neither/);
 });

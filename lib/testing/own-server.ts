@@ -12,7 +12,8 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { adminQuery, dropTestDatabase } from "./drop-database";
 import { deployMigrations } from "@/lib/cli/schema-engine";
-import { inject } from "vitest";
+import { afterAll, afterEach, inject } from "vitest";
+import { startApp, type App } from "@/lib/reliability/harness";
 
 export type FreshDatabase = { url: string; query: <T = Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<T[]>; drop: () => Promise<void> };
 
@@ -54,5 +55,31 @@ export async function freshDatabase(tag: string): Promise<FreshDatabase> {
       }
     },
     drop: () => dropTestDatabase(shared, name),
+  };
+}
+
+/**
+ * Production servers of a test file's own on SQLite files in a temporary folder, one at a time:
+ * each is stopped after its test, and DATABASE_URL (prepareDatabase sets it) is restored after
+ * the file. `file(name)`: a database file's URL in that folder.
+ */
+export function ownSqliteServers(prefix: string) {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), `reconcile-${prefix}-`));
+  const before = process.env.DATABASE_URL;
+  let app: App | null = null;
+  afterEach(async () => {
+    await app?.stop();
+    app = null;
+  });
+  afterAll(() => {
+    process.env.DATABASE_URL = before;
+  });
+  return {
+    tmp,
+    url: (name: string) => `file:${path.join(tmp, `${name}.db`)}`,
+    async start(url: string, env: Record<string, string> = {}): Promise<App> {
+      app = await startApp(url, { env });
+      return app;
+    },
   };
 }
