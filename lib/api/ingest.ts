@@ -29,7 +29,7 @@ export function senderOf(principal: Principal): Sender {
   };
 }
 
-/** Read once: a bad value fails the first ingest loudly rather than being ignored. */
+/** Read once. The server checks it at start (lib/domain/settings.ts); under `next dev` a bad value fails the first ingest loudly. */
 let skew: number | null = null;
 const maxClockSkew = () => (skew ??= clockSkewSeconds(process.env.RECONCILE_MAX_CLOCK_SKEW));
 

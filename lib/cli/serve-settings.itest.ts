@@ -17,13 +17,21 @@ it.each(["5 minutes", "-1", "NaN"])("RECONCILE_MAX_CLOCK_SKEW=%j stops the serve
   await expect(servers.start(url, { RECONCILE_MAX_CLOCK_SKEW: value })).rejects.toThrow(/RECONCILE_MAX_CLOCK_SKEW must be a number of seconds ≥ 0, not/);
 });
 
-it("several settings that mean nothing are all named at once", async () => {
+it("several settings that mean nothing are all named at once, of every kind", async () => {
   const url = servers.url("several");
   await prepareDatabase(url, "several");
-  const start = servers.start(url, { RECONCILE_INGEST_QUEUE_MAX: "20k", RECONCILE_VERIFIER_TIMEOUT_MS: "10s", RECONCILE_REVIEW_AGE_HOURS: "48" });
-  await expect(start).rejects.toThrow(/2 settings mean nothing/);
+  const start = servers.start(url, {
+    RECONCILE_INGEST_QUEUE_MAX: "20k",
+    RECONCILE_VERIFIER_TIMEOUT_MS: "10s",
+    RECONCILE_CHAINS: "0",
+    RECONCILE_CHECKPOINT_EVERY: "hourly",
+    RECONCILE_REVIEW_AGE_HOURS: "48",
+  });
+  await expect(start).rejects.toThrow(/4 settings mean nothing/);
   await expect(start).rejects.toThrow(/RECONCILE_INGEST_QUEUE_MAX must be a whole number ≥ 1, not "20k"/);
   await expect(start).rejects.toThrow(/RECONCILE_VERIFIER_TIMEOUT_MS must be a number of milliseconds > 0, not "10s"/);
+  await expect(start).rejects.toThrow(/RECONCILE_CHAINS must be a whole number from 1 to 64, not "0"/);
+  await expect(start).rejects.toThrow(/RECONCILE_CHECKPOINT_EVERY: "hourly" is neither/);
 });
 
 it("a valid RECONCILE_MAX_CLOCK_SKEW is the bound ingest applies", async () => {

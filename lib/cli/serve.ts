@@ -25,9 +25,8 @@ import { createServer, type IncomingMessage } from "node:http";
 import { createRequire } from "node:module";
 import path from "node:path";
 import next from "next";
-import { parseChainCount } from "@/lib/domain/chains";
 import { parseCheckpointEvery } from "@/lib/domain/checkpoint";
-import { settingProblems } from "@/lib/domain/settings";
+import { numericSetting, settingProblems } from "@/lib/domain/settings";
 import { CLIENT_ADDRESS_HEADER, clientAddress, isLoopbackHost, parseTrustedProxies, type TrustedProxies } from "@/lib/auth/client-address";
 import { trustClientAddressHeader } from "@/lib/auth/request";
 
@@ -56,14 +55,23 @@ function setClientAddress(req: IncomingMessage, proxies: TrustedProxies): void {
 
 async function main() {
   (process.env as Record<string, string>).NODE_ENV ??= "production";
-  // A mistyped setting stops the start, instead of silently signing on the defaults.
-  parseCheckpointEvery(process.env.RECONCILE_CHECKPOINT_EVERY);
+  // A mistyped setting stops the start, naming every one, instead of running (or signing
+  // checkpoints) on defaults nobody chose.
   const problems = settingProblems(process.env);
-  if (problems.length) throw new Error(`${problems.length === 1 ? "a setting means" : `${problems.length} settings mean`} nothing:\n  ${problems.join("\n  ")}`);
-  const wantedChains = parseChainCount(process.env.RECONCILE_CHAINS);
-  const port = Number(process.env.PORT || 3000);
+  const checked = <T>(parse: () => T): T | undefined => {
+    try {
+      return parse();
+    } catch (e) {
+      problems.push(e instanceof Error ? e.message : String(e));
+      return undefined;
+    }
+  };
+  checked(() => parseCheckpointEvery(process.env.RECONCILE_CHECKPOINT_EVERY));
+  const proxies = checked(() => parseTrustedProxies(process.env.RECONCILE_TRUSTED_PROXIES));
+  if (problems.length || !proxies) throw new Error(`${problems.length === 1 ? "a setting means" : `${problems.length} settings mean`} nothing:\n  ${problems.join("\n  ")}`);
+  const wantedChains = numericSetting("RECONCILE_CHAINS", process.env.RECONCILE_CHAINS);
+  const port = numericSetting("PORT", process.env.PORT);
   const hostname = process.env.HOSTNAME || undefined;
-  const proxies = parseTrustedProxies(process.env.RECONCILE_TRUSTED_PROXIES);
   const app = next({ dev: false, dir: path.resolve(import.meta.dirname, "../.."), hostname, port });
   const handle = app.getRequestHandler();
   await app.prepare();
@@ -91,7 +99,7 @@ async function main() {
     else void handle(req, res);
   });
   // `next start --keepAliveTimeout`: how long an idle keep-alive connection is kept (Node: 5 s).
-  if (process.env.KEEP_ALIVE_TIMEOUT_MS) server.keepAliveTimeout = Number(process.env.KEEP_ALIVE_TIMEOUT_MS);
+  server.keepAliveTimeout = numericSetting("KEEP_ALIVE_TIMEOUT_MS", process.env.KEEP_ALIVE_TIMEOUT_MS);
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => {
       server.close();

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { ChainVerifier, GENESIS_HASH, type ChainEnd, type ChainRecord, type ChainVerdict } from "./hash";
+import { NUMERIC_SETTINGS, numericSetting } from "./settings";
 
 /*
  * Several hash chains in one seq space (issue 17, docs/DEPLOY.md). A database has N chains,
@@ -19,7 +20,7 @@ import { ChainVerifier, GENESIS_HASH, type ChainEnd, type ChainRecord, type Chai
  */
 
 /** The most chains a database may have (RECONCILE_CHAINS). */
-export const MAX_CHAINS = 64;
+export const MAX_CHAINS = NUMERIC_SETTINGS.RECONCILE_CHAINS.max;
 
 /** The chain an operation's records go to: the first four bytes of SHA-256(id), modulo n. */
 export function chainOf(operationId: string | null, n: number): number {
@@ -30,12 +31,9 @@ export function chainOf(operationId: string | null, n: number): number {
 /** The chain a record belongs to: its operation's, or chain 0 (a value that is no id, in a damaged file, too). */
 export const chainOfRecord = (r: { operation_id?: unknown }, n: number): number => chainOf(typeof r.operation_id === "string" ? r.operation_id : null, n);
 
-/** Parses RECONCILE_CHAINS: an integer 1–64, default 1. Throws with the reason otherwise. */
+/** Parses RECONCILE_CHAINS: an integer 1–64, default 1 (settings.ts). Throws with the reason otherwise. */
 export function parseChainCount(text: string | undefined): number {
-  if (text === undefined || text.trim() === "") return 1;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1 || n > MAX_CHAINS) throw new Error(`RECONCILE_CHAINS must be a whole number from 1 to ${MAX_CHAINS}, not ${JSON.stringify(text)}`);
-  return n;
+  return numericSetting("RECONCILE_CHAINS", text);
 }
 
 /** One chain's head as a checkpoint names it: its last seq and hash, and how many records it holds (0, 0 and the genesis hash when empty). */

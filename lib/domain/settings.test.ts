@@ -30,6 +30,17 @@ describe("numeric settings", () => {
     expect(() => numericSetting("RECONCILE_WEBHOOK_CONCURRENCY", "1e400")).toThrow(/RECONCILE_WEBHOOK_CONCURRENCY/);
   });
 
+  it("a setting with a largest value says so, and takes both ends", () => {
+    expect(numericSetting("RECONCILE_CHAINS", "1")).toBe(1);
+    expect(numericSetting("RECONCILE_CHAINS", "64")).toBe(64);
+    expect(() => numericSetting("RECONCILE_CHAINS", "65")).toThrow('RECONCILE_CHAINS must be a whole number from 1 to 64, not "65"');
+    expect(() => numericSetting("RECONCILE_CHAINS", "0x2")).toThrow(/RECONCILE_CHAINS/);
+    expect(numericSetting("PORT", "0")).toBe(0);
+    expect(() => numericSetting("PORT", "65536")).toThrow('PORT must be a whole number from 0 to 65535, not "65536"');
+    expect(() => numericSetting("DATABASE_POOL_SIZE", "ten")).toThrow('DATABASE_POOL_SIZE must be a whole number ≥ 1, not "ten"');
+    expect(numericSetting("KEEP_ALIVE_TIMEOUT_MS", "300000")).toBe(300_000);
+  });
+
   it("settingProblems names every setting that means nothing, and nothing else", () => {
     expect(settingProblems({})).toEqual([]);
     expect(settingProblems({ RECONCILE_INGEST_QUEUE_MAX: "400", RECONCILE_MAX_CLOCK_SKEW: "" })).toEqual([]);

@@ -1,14 +1,24 @@
 /**
- * The numeric RECONCILE_* settings: each one's default and what a value must be. The production
- * server checks them all when it starts (lib/cli/serve.ts) and refuses to start on any that
- * means nothing, naming every one, instead of falling back to a default silently or failing
- * requests later; each place that uses a setting reads it through numericSetting, so the
- * check at start and the use agree. Unset or blank is the default. docs/DEPLOY.md, "Settings".
+ * The numeric settings of the environment: each one's default and what a value must be. The
+ * production server checks them all when it starts (lib/cli/serve.ts) and refuses to start on
+ * any that means nothing, naming every one, instead of falling back to a default silently or
+ * failing requests later; each place that uses a setting reads it through numericSetting, so
+ * the check at start and the use agree. Unset or blank is the default. docs/DEPLOY.md, "Settings".
  */
 
-type Rule = { default: number; integer?: boolean; min: number; minExclusive?: boolean; unit?: string };
+type Rule = { default: number; integer?: boolean; min: number; minExclusive?: boolean; max?: number; unit?: string };
 
 export const NUMERIC_SETTINGS = {
+  /** The port the server listens on (0: any free one). */
+  PORT: { default: 3000, integer: true, min: 0, max: 65_535 },
+  /** How long an idle keep-alive connection stays open (Node.js's default). */
+  KEEP_ALIVE_TIMEOUT_MS: { default: 5000, min: 0, unit: "milliseconds" },
+  /** Connections of the Prisma pool, on PostgreSQL. */
+  DATABASE_POOL_SIZE: { default: 10, integer: true, min: 1 },
+  /** Connections of the ingest pool, on PostgreSQL (lib/store/pg-direct.ts). */
+  DATABASE_INGEST_POOL_SIZE: { default: 4, integer: true, min: 1 },
+  /** Hash chains of a new database, fixed when it is first used (docs/AUDIT.md, "Several chains"). */
+  RECONCILE_CHAINS: { default: 1, integer: true, min: 1, max: 64 },
   /** Records waiting for the ingest transaction past which a request is refused with 429 (lib/store/ingest-queue.ts). */
   RECONCILE_INGEST_QUEUE_MAX: { default: 20_000, integer: true, min: 1 },
   /** How far an observed_at may be ahead of the server's clock (TRUST.md). */
@@ -32,6 +42,7 @@ export type NumericSetting = keyof typeof NUMERIC_SETTINGS;
 /** What a value of this setting must be, in words: "a whole number ≥ 1", "a number of seconds ≥ 0". */
 function expected(rule: Rule): string {
   const what = rule.integer ? "a whole number" : rule.unit ? `a number of ${rule.unit}` : "a number";
+  if (rule.max !== undefined) return `${what} from ${rule.min} to ${rule.max}`;
   return `${what} ${rule.minExclusive ? ">" : "≥"} ${rule.min}`;
 }
 
@@ -42,7 +53,7 @@ export function numericSetting(name: NumericSetting, value: string | undefined):
   const text = value.trim();
   // Decimal notation only: Number() would also take "0x10", "Infinity" and "1e400".
   const n = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text) ? Number(text) : NaN;
-  const ok = Number.isFinite(n) && (rule.minExclusive ? n > rule.min : n >= rule.min) && (!rule.integer || Number.isInteger(n));
+  const ok = Number.isFinite(n) && (rule.minExclusive ? n > rule.min : n >= rule.min) && (rule.max === undefined || n <= rule.max) && (!rule.integer || Number.isInteger(n));
   if (!ok) throw new Error(`${name} must be ${expected(rule)}, not ${JSON.stringify(value)}`);
   return n;
 }
