@@ -82,6 +82,8 @@ export async function startApp(url: string, opts: { port?: number; env?: Record<
   child.stdout!.on("data", (d) => (log = (log + d).slice(-20_000)));
   child.stderr!.on("data", (d) => (log = (log + d).slice(-20_000)));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  // After the exit and its output: `exit` can come before the last of stdout and stderr.
+  const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
   const app: App = {
     base,
     child,
@@ -99,7 +101,10 @@ export async function startApp(url: string, opts: { port?: number; env?: Record<
   };
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}):\n${log}`);
+    if (child.exitCode !== null) {
+      await Promise.race([closed, new Promise((r) => setTimeout(r, 2000))]);
+      throw new Error(`the server exited (${child.exitCode}):\n${log}`);
+    }
     try {
       if ((await fetch(`${base}/api/health`)).ok) return app;
     } catch {

@@ -60,8 +60,8 @@ export async function freshDatabase(tag: string): Promise<FreshDatabase> {
 
 /**
  * Production servers of a test file's own on SQLite files in a temporary folder, one at a time:
- * each is stopped after its test, and DATABASE_URL (prepareDatabase sets it) is restored after
- * the file. `file(name)`: a database file's URL in that folder.
+ * each is stopped after its test; after the file, DATABASE_URL (prepareDatabase sets it) is as
+ * it was and the folder is gone. `url(name)`: a database file's URL in that folder.
  */
 export function ownSqliteServers(prefix: string) {
   const tmp = mkdtempSync(path.join(os.tmpdir(), `reconcile-${prefix}-`));
@@ -72,7 +72,9 @@ export function ownSqliteServers(prefix: string) {
     app = null;
   });
   afterAll(() => {
-    process.env.DATABASE_URL = before;
+    if (before === undefined) delete process.env.DATABASE_URL;
+    else process.env.DATABASE_URL = before;
+    rmSync(tmp, { recursive: true, force: true });
   });
   return {
     tmp,
