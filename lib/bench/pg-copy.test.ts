@@ -11,8 +11,11 @@ describe("COPY text format", () => {
     expect(copyText("\\N")).toBe("\\\\N");
   });
 
-  it("writes objects as JSON text", () => {
+  it("writes plain objects as JSON text, and refuses arrays, dates and buffers", () => {
     expect(copyText({ a: "x\ty" })).toBe('{"a":"x\\\\ty"}');
+    expect(() => copyText([1])).toThrow(/not an array/);
+    expect(() => copyText(new Date(0))).toThrow(/not a date/);
+    expect(() => copyText(Buffer.from("x"))).toThrow(/not a buffer/);
   });
 
   it("joins columns with tabs and ends every row with a newline", () => {

@@ -11,10 +11,17 @@ import { from as copyFrom } from "pg-copy-streams";
 const SPECIAL = /[\\\t\n\r]/;
 const ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
 
-/** One value in COPY's text format. */
+/**
+ * One value in COPY's text format. A plain object is written as JSON text (a jsonb column's
+ * input); an array, a date or a buffer is refused: each has a text form of its own in
+ * PostgreSQL, and none is needed here.
+ */
 export function copyText(v: unknown): string {
   if (v === null || v === undefined) return "\\N";
   if (typeof v === "boolean") return v ? "t" : "f";
+  if (typeof v === "object" && (Array.isArray(v) || v instanceof Date || Buffer.isBuffer(v))) {
+    throw new Error(`copyText takes strings, numbers, booleans, null and plain objects, not ${Array.isArray(v) ? "an array" : v instanceof Date ? "a date" : "a buffer"}`);
+  }
   const s = typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : String(v);
   return SPECIAL.test(s) ? s.replace(/[\\\t\n\r]/g, (c) => ESCAPES[c]) : s;
 }

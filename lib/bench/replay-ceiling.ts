@@ -89,6 +89,8 @@ export async function replayCeiling(
 
     let statementBytes = 0;
     const run = async (method: "json" | "copy") => {
+      // The JSON documents' size, the same in either JSON run.
+      if (method === "json") statementBytes = 0;
       for (const t of tables) {
         await client.query(`DROP TABLE IF EXISTS replay_${t}`);
         await client.query(`CREATE TABLE replay_${t} (LIKE ${t} INCLUDING DEFAULTS INCLUDING INDEXES)`);
@@ -118,7 +120,10 @@ export async function replayCeiling(
       for (const t of tables) await client.query(`DROP TABLE replay_${t}`);
       return rate;
     };
+    // Each method twice, in both orders, its better run kept: neither gains from going second.
     const rates = { json: await run("json"), copy: await run("copy") };
+    rates.copy = Math.max(rates.copy, await run("copy"));
+    rates.json = Math.max(rates.json, await run("json"));
     return { rate: Math.max(rates.json, rates.copy), rates, operations: seqs.length, statementBytes };
   } finally {
     await client.end();
