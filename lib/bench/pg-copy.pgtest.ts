@@ -19,7 +19,7 @@ it("rows COPYed in text format read back unchanged: NULL, booleans, numbers, esc
     const rows = [
       [1, true, awkward, { text: awkward, list: [1, null] }, "'a':1A 'b':2"],
       [2, false, "", null, null],
-      [3, null, null, [], "'x'"],
+      [3, null, null, {}, "'x'"],
     ];
     await copyRows(client, "copy_probe", ["n", "b", "t", "j", "v"], rows);
     const back = await client.query("SELECT n, b, t, j, v::text AS v FROM copy_probe ORDER BY n");
@@ -27,7 +27,7 @@ it("rows COPYed in text format read back unchanged: NULL, booleans, numbers, esc
     expect(back.rows).toEqual([
       { n: 1, b: true, t: awkward, j: { text: awkward, list: [1, null] }, v: "'a':1A 'b':2" },
       { n: 2, b: false, t: "", j: null, v: null },
-      { n: 3, b: null, t: null, j: [], v: "'x'" },
+      { n: 3, b: null, t: null, j: {}, v: "'x'" },
     ]);
   } finally {
     await client.end();
