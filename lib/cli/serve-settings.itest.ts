@@ -32,6 +32,8 @@ it("several settings that mean nothing are all named at once, of every kind", as
   await expect(start).rejects.toThrow(/RECONCILE_VERIFIER_TIMEOUT_MS must be a number of milliseconds > 0, not "10s"/);
   await expect(start).rejects.toThrow(/RECONCILE_CHAINS must be a whole number from 1 to 64, not "0"/);
   await expect(start).rejects.toThrow(/RECONCILE_CHECKPOINT_EVERY: "hourly" is neither/);
+  // Said as it is: no stack trace for a setting.
+  await expect(start).rejects.not.toThrow(/\n\s+at /);
 });
 
 it("a valid RECONCILE_MAX_CLOCK_SKEW is the bound ingest applies", async () => {

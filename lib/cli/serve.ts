@@ -53,6 +53,9 @@ function setClientAddress(req: IncomingMessage, proxies: TrustedProxies): void {
   }
 }
 
+/** Settings that mean nothing: said to the operator as they are, without a stack trace. */
+class SettingsRefused extends Error {}
+
 async function main() {
   (process.env as Record<string, string>).NODE_ENV ??= "production";
   // A mistyped setting stops the start, naming every one, instead of running (or signing
@@ -68,7 +71,7 @@ async function main() {
   };
   checked(() => parseCheckpointEvery(process.env.RECONCILE_CHECKPOINT_EVERY));
   const proxies = checked(() => parseTrustedProxies(process.env.RECONCILE_TRUSTED_PROXIES));
-  if (problems.length || !proxies) throw new Error(`${problems.length === 1 ? "a setting means" : `${problems.length} settings mean`} nothing:\n  ${problems.join("\n  ")}`);
+  if (problems.length || !proxies) throw new SettingsRefused(`${problems.length === 1 ? "a setting means" : `${problems.length} settings mean`} nothing:\n  ${problems.join("\n  ")}`);
   const wantedChains = numericSetting("RECONCILE_CHAINS", process.env.RECONCILE_CHAINS);
   const port = numericSetting("PORT", process.env.PORT);
   const hostname = process.env.HOSTNAME || undefined;
@@ -117,6 +120,6 @@ async function main() {
 }
 
 main().catch((e) => {
-  console.error(`could not start: ${e instanceof Error ? e.stack : e}`);
+  console.error(`could not start: ${e instanceof SettingsRefused ? e.message : e instanceof Error ? e.stack : e}`);
   process.exit(1);
 });
