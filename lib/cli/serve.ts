@@ -26,7 +26,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import next from "next";
 import { parseCheckpointEvery } from "@/lib/domain/checkpoint";
-import { numericSetting, settingProblems } from "@/lib/domain/settings";
+import { envSetting, settingProblems } from "@/lib/domain/settings";
 import { CLIENT_ADDRESS_HEADER, clientAddress, isLoopbackHost, parseTrustedProxies, type TrustedProxies } from "@/lib/auth/client-address";
 import { trustClientAddressHeader } from "@/lib/auth/request";
 
@@ -72,8 +72,8 @@ async function main() {
   checked(() => parseCheckpointEvery(process.env.RECONCILE_CHECKPOINT_EVERY));
   const proxies = checked(() => parseTrustedProxies(process.env.RECONCILE_TRUSTED_PROXIES));
   if (problems.length || !proxies) throw new SettingsRefused(`${problems.length === 1 ? "a setting means" : `${problems.length} settings mean`} nothing:\n  ${problems.join("\n  ")}`);
-  const wantedChains = numericSetting("RECONCILE_CHAINS", process.env.RECONCILE_CHAINS);
-  const port = numericSetting("PORT", process.env.PORT);
+  const wantedChains = envSetting("RECONCILE_CHAINS");
+  const port = envSetting("PORT");
   const hostname = process.env.HOSTNAME || undefined;
   const app = next({ dev: false, dir: path.resolve(import.meta.dirname, "../.."), hostname, port });
   const handle = app.getRequestHandler();
@@ -102,7 +102,7 @@ async function main() {
     else void handle(req, res);
   });
   // `next start --keepAliveTimeout`: how long an idle keep-alive connection is kept (Node: 5 s).
-  server.keepAliveTimeout = numericSetting("KEEP_ALIVE_TIMEOUT_MS", process.env.KEEP_ALIVE_TIMEOUT_MS);
+  server.keepAliveTimeout = envSetting("KEEP_ALIVE_TIMEOUT_MS");
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => {
       server.close();

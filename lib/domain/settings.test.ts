@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NUMERIC_SETTINGS, numericSetting, settingProblems } from "./settings";
+import { envSetting, NUMERIC_SETTINGS, numericSetting, settingProblems } from "./settings";
 
 describe("numeric settings", () => {
   it("unset or blank is the default", () => {
@@ -48,5 +48,20 @@ describe("numeric settings", () => {
     expect(problems).toHaveLength(2);
     expect(problems[0]).toMatch(/^RECONCILE_INGEST_QUEUE_MAX must be/);
     expect(problems[1]).toMatch(/^RECONCILE_REVIEW_AGE_HOURS must be/);
+  });
+
+  it("envSetting reads the setting from this process's environment", () => {
+    const before = process.env.RECONCILE_VERIFIER_CONCURRENCY;
+    try {
+      process.env.RECONCILE_VERIFIER_CONCURRENCY = "3";
+      expect(envSetting("RECONCILE_VERIFIER_CONCURRENCY")).toBe(3);
+      process.env.RECONCILE_VERIFIER_CONCURRENCY = "three";
+      expect(() => envSetting("RECONCILE_VERIFIER_CONCURRENCY")).toThrow(/RECONCILE_VERIFIER_CONCURRENCY/);
+      delete process.env.RECONCILE_VERIFIER_CONCURRENCY;
+      expect(envSetting("RECONCILE_VERIFIER_CONCURRENCY")).toBe(8);
+    } finally {
+      if (before === undefined) delete process.env.RECONCILE_VERIFIER_CONCURRENCY;
+      else process.env.RECONCILE_VERIFIER_CONCURRENCY = before;
+    }
   });
 });

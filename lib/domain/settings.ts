@@ -2,7 +2,7 @@
  * The numeric settings of the environment: each one's default and what a value must be. The
  * production server checks them all when it starts (lib/cli/serve.ts) and refuses to start on
  * any that means nothing, naming every one, instead of falling back to a default silently or
- * failing requests later; each place that uses a setting reads it through numericSetting, so
+ * failing requests later; each place that uses a setting reads it through envSetting, so
  * the check at start and the use agree. Unset or blank is the default. docs/DEPLOY.md, "Settings".
  */
 
@@ -69,4 +69,9 @@ export function settingProblems(env: Record<string, string | undefined>): string
     }
   }
   return problems;
+}
+
+/** The setting's value from this process's environment: what the code that uses a setting calls. */
+export function envSetting(name: NumericSetting): number {
+  return numericSetting(name, process.env[name]);
 }

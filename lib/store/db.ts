@@ -9,7 +9,7 @@ import { DirectPg } from "./pg-direct";
 import { SqliteCheckpointer, WRITER_CHECKPOINT_PAGES } from "./sqlite-checkpointer";
 import { DirectSqlite } from "./sqlite-direct";
 import { ensureWal } from "./sqlite-wal";
-import { numericSetting } from "@/lib/domain/settings";
+import { envSetting } from "@/lib/domain/settings";
 
 /**
  * The only place a Prisma client is made, for the database DATABASE_URL names (database.ts:
@@ -50,7 +50,7 @@ function connect(url: string): Clients {
   const provider = providerOf(url);
   if (provider === "postgresql") {
     const client = new PgClient({
-      adapter: new PrismaPg({ connectionString: url, max: numericSetting("DATABASE_POOL_SIZE", process.env.DATABASE_POOL_SIZE) }),
+      adapter: new PrismaPg({ connectionString: url, max: envSetting("DATABASE_POOL_SIZE") }),
     }) as unknown as Db;
     let directPg: DirectPg | null = null;
     return {

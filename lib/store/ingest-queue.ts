@@ -6,7 +6,7 @@ import { maybeCheckpoint } from "./checkpoints";
 import { StoreError } from "./errors";
 import { ingestRecords, type IngestResult, type ValidRecord } from "./ingest-records";
 import { canSpeculate, ingestGroup, speculate, type Speculation, type Written } from "./ingest-speculation";
-import { numericSetting } from "@/lib/domain/settings";
+import { envSetting } from "@/lib/domain/settings";
 
 /**
  * Group commit for ingest. Writes are serialised by the chain lock anyway, so requests that
@@ -48,7 +48,7 @@ const laneOf = (key: string): Lane => {
  * bound (the API answers it 429 with `Retry-After`). A request is always taken when nothing waits, whatever its size.
  */
 export function queueLimit(): number {
-  return numericSetting("RECONCILE_INGEST_QUEUE_MAX", process.env.RECONCILE_INGEST_QUEUE_MAX);
+  return envSetting("RECONCILE_INGEST_QUEUE_MAX");
 }
 
 /** Seconds until the records waiting now have likely been written (~5,000 a second), 1–30. */

@@ -2,7 +2,7 @@ import "server-only";
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { wellFormed } from "@/lib/domain/json";
-import { numericSetting } from "@/lib/domain/settings";
+import { envSetting } from "@/lib/domain/settings";
 import { pacer } from "./pace";
 import { combineWrites, INLINE_MAX_CHARS, inlineValues, MAX_STATEMENT_VALUES, namesTable, valueChars, type Write } from "./pg-statements";
 import { checkWrite, type Sql } from "./sql";
@@ -30,7 +30,7 @@ export class DirectPg {
   /** Each table's column types (`int8`, `text`, …), read once from the catalogue. */
   private readonly columnTypes = new Map<string, Promise<Map<string, string>>>();
 
-  constructor(url: string, size = numericSetting("DATABASE_INGEST_POOL_SIZE", process.env.DATABASE_INGEST_POOL_SIZE)) {
+  constructor(url: string, size = envSetting("DATABASE_INGEST_POOL_SIZE")) {
     this.pool = new pg.Pool({
       connectionString: url,
       max: size,

@@ -3,7 +3,7 @@ import type { VerifierDefinition } from "@/lib/domain/verifier";
 import { judgeResponse, responseExcerpt, type Judgement, type ShownRequest } from "@/lib/domain/verifier-check";
 import { maskSecrets, processEnv, renderRequest, TemplateError, type SecretSource, type TemplateContext } from "@/lib/domain/verifier-template";
 import { guardedRequest, outboundPolicy, OutboundRefused, type OutboundRefusal } from "@/lib/outbound/guarded-request";
-import { numericSetting } from "@/lib/domain/settings";
+import { envSetting } from "@/lib/domain/settings";
 
 /**
  * One check: fill the request from the operation, send it through the one guarded HTTP client
@@ -37,7 +37,7 @@ export type Performed =
 
 /** RECONCILE_VERIFIER_TIMEOUT_MS: the whole exchange's deadline (default 10 s, as VERIFIERS.md says). */
 export function verifierTimeoutMs(): number {
-  return numericSetting("RECONCILE_VERIFIER_TIMEOUT_MS", process.env.RECONCILE_VERIFIER_TIMEOUT_MS);
+  return envSetting("RECONCILE_VERIFIER_TIMEOUT_MS");
 }
 
 export async function performCheck(def: VerifierDefinition, ctx: TemplateContext, secrets: SecretSource = processEnv): Promise<Performed> {

@@ -13,7 +13,7 @@ import { loadOperationRecords } from "@/lib/store/stage-records";
 import { VERIFIER_CHECK_JOB, type VerifierCheckPayload } from "@/lib/store/verifier-schedule";
 import { verifierVersion } from "@/lib/store/verifiers";
 import { performCheck, type Performed } from "./perform";
-import { numericSetting } from "@/lib/domain/settings";
+import { envSetting } from "@/lib/domain/settings";
 
 /**
  * A verifier's scheduled check (VERIFIERS.md "Running them"): the job scheduled with the receipt
@@ -29,12 +29,12 @@ export const VERIFIER_ATTEMPTS = 5;
 
 /** RECONCILE_VERIFIER_RETRY_MS (default 1000): the first wait before trying a failed check again; it doubles, up to a minute. */
 export function verifierRetryDelayMs(attempts: number): number {
-  const base = numericSetting("RECONCILE_VERIFIER_RETRY_MS", process.env.RECONCILE_VERIFIER_RETRY_MS);
+  const base = envSetting("RECONCILE_VERIFIER_RETRY_MS");
   return Math.min(60_000, base * 2 ** Math.max(0, attempts - 1));
 }
 
 export function registerVerifierJobs(): void {
-  registerJobHandler(VERIFIER_CHECK_JOB, runVerifierCheck, { concurrency: numericSetting("RECONCILE_VERIFIER_CONCURRENCY", process.env.RECONCILE_VERIFIER_CONCURRENCY) });
+  registerJobHandler(VERIFIER_CHECK_JOB, runVerifierCheck, { concurrency: envSetting("RECONCILE_VERIFIER_CONCURRENCY") });
 }
 
 /** The read a check records: the judged answer, or `unavailable` with the error. */

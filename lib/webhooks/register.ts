@@ -2,10 +2,10 @@ import "server-only";
 import { registerJobHandler } from "@/lib/jobs/worker";
 import { WEBHOOK_JOB_KIND } from "@/lib/store/webhook-outbox";
 import { deliverWebhook } from "./deliver";
-import { numericSetting } from "@/lib/domain/settings";
+import { envSetting } from "@/lib/domain/settings";
 
 /** Registers webhook delivery with the job worker (lib/jobs/handlers.ts). RECONCILE_WEBHOOK_CONCURRENCY: parallel sends (default 32). */
 export function registerWebhookJobs(): void {
-  const concurrency = numericSetting("RECONCILE_WEBHOOK_CONCURRENCY", process.env.RECONCILE_WEBHOOK_CONCURRENCY);
+  const concurrency = envSetting("RECONCILE_WEBHOOK_CONCURRENCY");
   registerJobHandler(WEBHOOK_JOB_KIND, (job) => deliverWebhook(job), { concurrency });
 }
