@@ -16,6 +16,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { startBenchServer } from "./bench-server";
+import { cpuBudget, describeBudget, sample } from "./cpu-time";
 import { copyRows } from "./pg-copy";
 import { replayCeiling } from "./replay-ceiling";
 import Database from "better-sqlite3";
@@ -47,6 +48,11 @@ function record(tag: string) {
   };
 }
 
+/** Where a phase's CPU went (cpu-time.ts; Linux only, silent elsewhere). */
+function printBudget(before: ReturnType<typeof sample>, after: ReturnType<typeof sample>, receipts: number) {
+  if (before && after && receipts > 0) console.log(`  ${describeBudget(cpuBudget(before, after, receipts, os.cpus().length), os.cpus().length)}`);
+}
+
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 async function main() {
@@ -67,6 +73,7 @@ async function main() {
   let done = 0;
   // Bodies are made before the clock starts: the server, not the client, is measured.
   const bodies = Array.from({ length: BATCHES }, () => JSON.stringify({ records: Array.from({ length: 100 }, () => record("batch")) }));
+  const cpu0 = sample(server.pid!);
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: CLIENTS }, async () => {
@@ -85,8 +92,10 @@ async function main() {
   batchLatencies.sort((a, b) => a - b);
   console.log(`batched (100 records/request, ${CLIENTS} clients): ${BATCHES} requests, ${(BATCHES * 100).toLocaleString()} receipts in ${batchSeconds.toFixed(1)} s`);
   console.log(`  throughput ${batchRate.toFixed(0)} receipts/s · p50 ${pct(batchLatencies, 50).toFixed(0)} ms · p99 ${pct(batchLatencies, 99).toFixed(0)} ms per request · errors ${batchErrors}`);
+  printBudget(cpu0, sample(server.pid!), BATCHES * 100);
 
   // 2. single records, 50 connections
+  const cpu1 = sample(server.pid!);
   const single = await autocannon({
     url: `${base}/api/v1/receipts`,
     connections: 50,
@@ -96,6 +105,7 @@ async function main() {
   const non2xx = single.non2xx + single.errors + single.timeouts;
   console.log(`single records (50 connections, ${SECONDS} s): ${single.requests.total} requests`);
   console.log(`  throughput ${single.requests.average.toFixed(0)} receipts/s · p50 ${single.latency.p50} ms · p99 ${single.latency.p99} ms · errors ${non2xx}`);
+  printBudget(cpu1, sample(server.pid!), single.requests.total - non2xx);
   server.kill("SIGTERM");
 
   // 3. the ceiling: the same rows straight into the database with its own driver
