@@ -118,9 +118,10 @@ function takeGroup(lane: Lane): Group {
 }
 
 /**
- * A lane's groups, one transaction at a time. While one commits (its statements sent, the
- * database at work on its rows), the next is taken and speculated (ingest-speculation.ts), so
- * that its deciding and hashing overlap that commit instead of following it.
+ * A lane's groups, one transaction at a time. While one is written (from the moment its chain
+ * records are linked: its projection, the database at work on its rows, COMMIT), the next is
+ * taken and speculated (ingest-speculation.ts), so that its deciding and hashing overlap that
+ * work instead of following it.
  */
 async function drain(key: string, lane: Lane) {
   try {

@@ -191,6 +191,35 @@ describe("deciding a group before the chain lock", () => {
     expect(await chainVerifies()).toBe(true);
   });
 
+  it("a group speculated after the group before it was linked misses when that group's transaction then fails, and is decided again", async () => {
+    const { ingestGroup, speculate, speculationCounts } = await speculation();
+    const run = unique("failed");
+    // The lane hears a group's heads once its chain records are linked, before its projection,
+    // its writes and COMMIT: the next group is guessed on a transaction that can still fail.
+    // Here it fails (the listener throws, inside the transaction) after the guess was made.
+    const a = await valid(Array.from({ length: 20 }, (_, i) => receipt(`${run}-a${i}`)));
+    const b = await valid(Array.from({ length: 20 }, (_, i) => receipt(`${run}-b${i}`)));
+    let next: ReturnType<typeof speculate> | null = null;
+    await expect(
+      ingestGroup(a, null, (w) => {
+        next = speculate(b, w);
+        throw new Error("the group's transaction fails after it was heard");
+      }),
+    ).rejects.toThrow(/fails after it was heard/);
+    expect(next !== null).toBe(chains === 1);
+    const spec = await next!;
+    expect(spec !== null).toBe(speculates);
+    const missed = speculationCounts.missed;
+    const results = await ingestGroup(b, spec);
+    if (speculates) expect(speculationCounts.missed).toBe(missed + 1);
+    // Nothing of the failed group is assumed: b's records follow the head the chain has, not
+    // the one the failed group would have left (the chain verifies link by link).
+    expect(results.every((r) => "created" in r && r.created)).toBe(true);
+    expect(await storedReceiptId(`${run}-a0`)).toBeNull();
+    expect(await storedReceiptId(`${run}-b7`)).toBe(`r-${run}-b7`);
+    expect(await chainVerifies()).toBe(true);
+  });
+
   it("a group naming an operation of the group still committing is not speculated", async () => {
     const { speculate } = await speculation();
     const id = unique("shared");

@@ -68,8 +68,9 @@ const linkOne = (decided: Decided, head: ChainHead, pace: () => Promise<void>) =
 /**
  * One group's transaction (a lane's, ingest-queue.ts): with one chain, the lock and the head, then
  * the speculation if it holds, or the group decided here; with several, ingestRecords. `written`
- * hears the heads at the end of the transaction's work, just before its last writes and COMMIT
- * go out, so that the lane can speculate its next group while they run.
+ * hears the heads as soon as the group's chain records are linked, before its projection and its
+ * writes, so that the lane can speculate its next group while they run (if this transaction then
+ * fails, the next group's guess misses and it is decided again under the lock).
  */
 export async function ingestGroup(
   records: ValidRecord[],
@@ -94,8 +95,10 @@ export async function ingestGroup(
       linked = await linkOne(decided, start, pace);
     }
     await storeLinked(tx, linked, 1);
-    const results = await writeDecided(tx, decided, linked.records);
+    // The heads are known once the records are linked: told now, the lane decides its next group
+    // while this one's projection is written and its rows are at the database (the bulk of the
+    // database's work on them), not only during COMMIT.
     written?.({ start, end: linked.heads.get(0)!, ids: new Set(ids) }, spec ? (held ? "held" : "missed") : null);
-    return results;
+    return writeDecided(tx, decided, linked.records);
   });
 }
