@@ -200,13 +200,23 @@ describe("deciding a group before the chain lock", () => {
     const a = await valid(Array.from({ length: 20 }, (_, i) => receipt(`${run}-a${i}`)));
     const b = await valid(Array.from({ length: 20 }, (_, i) => receipt(`${run}-b${i}`)));
     let next: ReturnType<typeof speculate> | null = null;
-    await expect(
-      ingestGroup(a, null, (w) => {
-        next = speculate(b, w);
-        throw new Error("the group's transaction fails after it was heard");
-      }),
-    ).rejects.toThrow(/fails after it was heard/);
-    expect(next !== null).toBe(chains === 1);
+    const first = ingestGroup(a, null, (w) => {
+      next = speculate(b, w);
+      throw new Error("the group's transaction fails after it was heard");
+    });
+    if (chains !== 1) {
+      // With several chains a group is stored by ingestRecords, which tells no listener and
+      // guesses nothing: both groups are stored one after the other.
+      expect((await first).every((r) => "created" in r && r.created)).toBe(true);
+      expect(next).toBeNull();
+      expect((await ingestGroup(b, null)).every((r) => "created" in r && r.created)).toBe(true);
+      expect(await storedReceiptId(`${run}-a0`)).toBe(`r-${run}-a0`);
+      expect(await storedReceiptId(`${run}-b7`)).toBe(`r-${run}-b7`);
+      expect(await chainVerifies()).toBe(true);
+      return;
+    }
+    await expect(first).rejects.toThrow(/fails after it was heard/);
+    expect(next).not.toBeNull();
     const spec = await next!;
     expect(spec !== null).toBe(speculates);
     const missed = speculationCounts.missed;
