@@ -17,7 +17,7 @@ import { deployMigrations } from "@/lib/cli/schema-engine";
 import { deriveOperation, type StoredStage } from "@/lib/domain/operation";
 import { searchSourceOf } from "@/lib/domain/search";
 import { disconnect, reader, writeTransaction } from "@/lib/store/db";
-import { searchOperations, writeSearchRows } from "@/lib/store/search-index";
+import { searchOperations, searchRows, writeSearchRows } from "@/lib/store/search-index";
 import type { SearchSource } from "@/lib/domain/search";
 import { Generator, type Rec } from "./ui/generator";
 import { fmtTime, log } from "./ui/log";
@@ -65,7 +65,7 @@ async function fill(from: number) {
       const stages = stagesOf(first, late);
       rows.push({ createdSeq: done + i + 1, source: searchSourceOf(id, stages, deriveOperation(id, stages)) });
     }
-    await writeTransaction((tx) => writeSearchRows(tx, rows, []));
+    await writeTransaction((tx) => writeSearchRows(tx, searchRows(rows), []));
     done += rows.length;
     if (performance.now() - last > 5000) {
       last = performance.now();

@@ -8,7 +8,7 @@ import { pacer } from "./pace";
 import { appendToChain, lockChain, type ChainEntry } from "./chain";
 import { sqlWriteTransaction } from "./db";
 import { refused, StoreError } from "./errors";
-import { writeProjection, type Identity } from "./projection";
+import { planProjection, writeProjection, type Identity, type ProjectionPlan } from "./projection";
 import { insertMany, selectIn, type Sql } from "./sql";
 import { scheduleVerifierChecks } from "./verifier-schedule";
 import { announceStages } from "./webhook-outbox";
@@ -188,10 +188,20 @@ export async function decideBatch(records: ValidRecord[], basis: Basis, pace: ()
 }
 
 /**
- * After its records are appended: the new operations' identity rows, the projection, verifier
- * checks and webhook outbox rows, all in the same transaction, and each record's answer.
+ * What storing a decided group writes once its records are appended, computed without the
+ * database: the new operations' identity rows, the projection (planProjection) and each record's
+ * answer. Pure given the appended records, so a group decided ahead of the chain lock has it
+ * computed there too (ingest-speculation.ts), not while the lock is held.
  */
-export async function writeDecided(tx: Sql, decided: Decided, appended: ChainRecord[]): Promise<IngestResult[]> {
+export type WritePlan = {
+  created: (Identity & { ownerId: string | null })[];
+  ops: Parameters<typeof writeProjection>[1];
+  existing: string[];
+  projection: ProjectionPlan;
+  results: IngestResult[];
+};
+
+export function planWrite(decided: Decided, appended: ChainRecord[]): WritePlan {
   const { ids, owners, existing, isNew, accepted, entries } = decided;
   // Copies of what this adds to: a decided group stays as it was decided.
   const identities = new Map(decided.identities);
@@ -213,30 +223,16 @@ export async function writeDecided(tx: Sql, decided: Decided, appended: ChainRec
     });
   });
   const touched = [...new Set(appended.map((r) => r.operation_id!))];
-  const created = touched.filter((id) => isNew.has(id));
-  if (created.length) {
-    const rows = created.map((id) => {
+  const created = touched
+    .filter((id) => isNew.has(id))
+    .map((id) => {
       const first = stagesById.get(id)![0];
       return { operationId: id, createdSeq: first.seq, createdAt: first.recorded_at, ownerId: owners.get(id) ?? null };
     });
-    await insertMany(
-      tx,
-      "operations",
-      ["operation_id", "created_seq", "created_at", "owner_id"],
-      rows.map((r) => [r.operationId, r.createdSeq, r.createdAt, r.ownerId]),
-    );
-    for (const r of rows) identities.set(r.operationId, r);
-  }
-  const before = new Map<string, EffectiveOutcome>();
-  const states = await writeProjection(
-    tx,
-    touched.map((id) => ({ identity: identities.get(id)!, stages: stagesById.get(id)!, corrections: correctionsOf(id) })),
-    { existing: touched.filter((id) => !isNew.has(id)), drawAudits: true, before },
-  );
-  // Receipts of tools with a verifier: their checks, in this transaction (VERIFIERS.md).
-  await scheduleVerifierChecks(tx, appended, states);
-  // Webhooks: the outbox rows commit with these records or not at all.
-  await announceStages(tx, appended, states, before);
+  for (const r of created) identities.set(r.operationId, r);
+  const ops = touched.map((id) => ({ identity: identities.get(id)!, stages: stagesById.get(id)!, corrections: correctionsOf(id) }));
+  const projection = planProjection(ops);
+  const states = new Map(projection.states);
 
   // Duplicates of known operations still answer with the current derived state.
   const untouched = ids.filter((id) => !states.has(id) && identities.has(id));
@@ -255,5 +251,28 @@ export async function writeDecided(tx: Sql, decided: Decided, appended: ChainRec
       body: { ...derivedState(record.operationId, state, { maxSideEffects: ANSWER_SIDE_EFFECTS }), duplicate },
     });
   }
-  return results.sort((a, b) => a.index - b.index);
+  return { created, ops, existing: touched.filter((id) => !isNew.has(id)), projection, results: results.sort((a, b) => a.index - b.index) };
+}
+
+/**
+ * After its records are appended: the new operations' identity rows, the projection, verifier
+ * checks and webhook outbox rows, all in the same transaction, and each record's answer.
+ * `plan`: planWrite(decided, appended), when it was computed ahead.
+ */
+export async function writeDecided(tx: Sql, decided: Decided, appended: ChainRecord[], plan: WritePlan = planWrite(decided, appended)): Promise<IngestResult[]> {
+  if (plan.created.length) {
+    await insertMany(
+      tx,
+      "operations",
+      ["operation_id", "created_seq", "created_at", "owner_id"],
+      plan.created.map((r) => [r.operationId, r.createdSeq, r.createdAt, r.ownerId]),
+    );
+  }
+  const before = new Map<string, EffectiveOutcome>();
+  const states = await writeProjection(tx, plan.ops, { existing: plan.existing, drawAudits: true, before }, plan.projection);
+  // Receipts of tools with a verifier: their checks, in this transaction (VERIFIERS.md).
+  await scheduleVerifierChecks(tx, appended, states);
+  // Webhooks: the outbox rows commit with these records or not at all.
+  await announceStages(tx, appended, states, before);
+  return plan.results;
 }

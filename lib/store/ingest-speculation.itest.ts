@@ -77,7 +77,18 @@ describe("deciding a group before the chain lock", () => {
         if ("body" in r) expect(r.body).toMatchObject({ outcome: "uncertain", duplicate: false });
       }
       held = speculationCounts.held === before + 1;
+      // What storing it writes was computed ahead too (planWrite): the answers are the plan's,
+      // not computed again under the lock.
+      if (held) expect(secondResults).toBe(spec!.planned.results);
       if (!speculates) held = true;
+      else if (held) {
+        // And the plan's rows were written: its view row, and its search document.
+        const { reader } = await import("@/lib/store/db");
+        const { searchOperations } = await import("@/lib/store/search-index");
+        const id = `${run}-b7-${attempt}`;
+        expect((await (await reader()).operationView.findUnique({ where: { operationId: id } }))?.outcome).toBe("uncertain");
+        expect((await searchOperations(await reader(), "itest.speculate a ledger", 1000, [id])).ids).toEqual([id]);
+      }
     }
     expect(held).toBe(true);
     expect(await storedReceiptId(`${run}-b7-0`)).toBe(`r-${run}-b7-0`);
@@ -150,25 +161,35 @@ describe("deciding a group before the chain lock", () => {
     const { submitIngest } = await import("@/lib/store/ingest-queue");
     const { speculationCounts } = await speculation();
     const run = unique("queue");
-    const before = { ...speculationCounts };
-    // Twelve requests of 60 records, each sent 10 ms after the one before: while one group
-    // commits, the next ones wait, and are taken and guessed meanwhile.
-    const sent: Promise<Awaited<ReturnType<typeof submitIngest>>>[] = [];
-    for (let r = 0; r < 12; r++) {
-      sent.push(submitIngest(await valid(Array.from({ length: 60 }, (_, i) => receipt(`${run}-${r}-${i}`)))));
-      await new Promise((resolve) => setTimeout(resolve, 10));
+    // Other files' writers append to the same chain meanwhile, and each append makes a guess
+    // miss (as it must): under a loaded suite every guess of one round can miss. A few rounds,
+    // one must have held.
+    let held = false;
+    for (let round = 0; round < 3 && !held; round++) {
+      const before = { ...speculationCounts };
+      // Twelve requests of 60 records, each sent 10 ms after the one before: while one group
+      // commits, the next ones wait, and are taken and guessed meanwhile.
+      const sent: Promise<Awaited<ReturnType<typeof submitIngest>>>[] = [];
+      for (let r = 0; r < 12; r++) {
+        sent.push(submitIngest(await valid(Array.from({ length: 60 }, (_, i) => receipt(`${run}-${round}-${r}-${i}`)))));
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const answers = await Promise.all(sent);
+      for (const answer of answers) {
+        expect(answer.map((a) => a.index)).toEqual(Array.from({ length: 60 }, (_, i) => i));
+        expect(answer.every((a) => "created" in a && a.created)).toBe(true);
+      }
+      const guessed = speculationCounts.held + speculationCounts.missed - before.held - before.missed;
+      if (speculates) held = speculationCounts.held > before.held;
+      else {
+        expect(guessed).toBe(0);
+        held = true;
+      }
     }
-    const answers = await Promise.all(sent);
-    for (const answer of answers) {
-      expect(answer.map((a) => a.index)).toEqual(Array.from({ length: 60 }, (_, i) => i));
-      expect(answer.every((a) => "created" in a && a.created)).toBe(true);
-    }
-    const guessed = speculationCounts.held + speculationCounts.missed - before.held - before.missed;
-    if (speculates) {
-      expect(guessed).toBeGreaterThan(0);
-      expect(speculationCounts.held).toBeGreaterThan(before.held);
-    } else expect(guessed).toBe(0);
-    expect(await storedReceiptId(`${run}-11-59`)).toBe(`r-${run}-11-59`);
+    // (A round's guesses can all miss; after three misses in a row the lane guesses one group
+    // in eight, GuessPolicy: so only that some guess held, in some round, is asked.)
+    expect(held).toBe(true);
+    expect(await storedReceiptId(`${run}-0-11-59`)).toBe(`r-${run}-0-11-59`);
     expect(await chainVerifies()).toBe(true);
   });
 

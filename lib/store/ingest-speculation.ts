@@ -4,7 +4,7 @@ import { predictHead, sameHead, type Written } from "@/lib/domain/speculation";
 import { chainCountIfKnown, linkEntries, lockChain, singleChainHead, storeLinked, type Linked } from "./chain";
 import { provider } from "./database";
 import { sqlReadSnapshot, sqlWriteTransaction } from "./db";
-import { decideBatch, ingestRecords, operationIdsOf, readBasis, writeDecided, type Decided, type IngestResult, type ValidRecord } from "./ingest-records";
+import { decideBatch, ingestRecords, operationIdsOf, planWrite, readBasis, writeDecided, type Decided, type IngestResult, type ValidRecord, type WritePlan } from "./ingest-records";
 import { pacer } from "./pace";
 
 export type { Written };
@@ -33,8 +33,11 @@ export type { Written };
  * group's operations, and is then expected to follow that group's end (predictHead).
  */
 
-/** A group decided and linked ahead of its transaction, after the head it expects to find. */
-export type Speculation = { ids: string[]; seen: ChainHead; predicted: ChainHead; decided: Decided; linked: Linked };
+/**
+ * A group decided and linked ahead of its transaction, after the head it expects to find, with
+ * what storing it writes (its projection, search documents and answers: planWrite).
+ */
+export type Speculation = { ids: string[]; seen: ChainHead; predicted: ChainHead; decided: Decided; linked: Linked; planned: WritePlan };
 
 /** How speculations fared in this process (bench:ingest prints them; a test reads them). */
 export const speculationCounts = { held: 0, missed: 0 };
@@ -59,7 +62,8 @@ export async function speculate(records: ValidRecord[], before: Written | null):
   const pace = pacer();
   const decided = await decideBatch(records, read.basis, pace);
   const linked = await linkOne(decided, predicted, pace);
-  return { ids, seen: read.seen, predicted, decided, linked };
+  await pace();
+  return { ids, seen: read.seen, predicted, decided, linked, planned: planWrite(decided, linked.records) };
 }
 
 const linkOne = (decided: Decided, head: ChainHead, pace: () => Promise<void>) =>
@@ -84,9 +88,10 @@ export async function ingestGroup(
     const start = await singleChainHead(tx);
     let decided: Decided;
     let linked: Linked;
+    let planned: WritePlan | undefined;
     const held = spec !== null && sameHead(spec.predicted, start);
     if (held) {
-      ({ decided, linked } = spec);
+      ({ decided, linked, planned } = spec);
       speculationCounts.held++;
     } else {
       if (spec) speculationCounts.missed++;
@@ -99,6 +104,6 @@ export async function ingestGroup(
     // while this one's projection is written and its rows are at the database (the bulk of the
     // database's work on them), not only during COMMIT.
     written?.({ start, end: linked.heads.get(0)!, ids: new Set(ids) }, spec ? (held ? "held" : "missed") : null);
-    return writeDecided(tx, decided, linked.records);
+    return writeDecided(tx, decided, linked.records, planned);
   });
 }

@@ -99,8 +99,11 @@ export function auditSampleWaiting(v: Pick<MetricView, "auditSample" | "review" 
  * at today's rates) among operations verification calls verified, and marks the rows of every
  * sampled operation (audit_sample; in the review queue until a reviewer acts).
  */
-export async function prepareMetricRows(tx: Sql, views: MetricView[], opts: { draw: boolean; now: string }): Promise<void> {
+export async function prepareMetricRows(tx: Sql, views: MetricView[], opts: { draw: boolean; now: string; fresh?: string[] }): Promise<void> {
   if (!views.length) return;
+  // Operations this transaction creates have no sample but the ones drawn here: no need to ask.
+  const fresh = new Set(opts.fresh ?? []);
+  const sampled = new Set<string>();
   if (opts.draw) {
     const verified = views.filter((v) => v.outcome === "verified" && v.tool !== null);
     if (verified.length) {
@@ -116,14 +119,12 @@ export async function prepareMetricRows(tx: Sql, views: MetricView[], opts: { dr
           drawn.map((v) => [v.operationId, v.tool, rates.get(v.tool!), opts.now]),
           ["operation_id"],
         );
+        for (const v of drawn) sampled.add(v.operationId);
       }
     }
   }
-  const sampled = new Set(
-    (await selectIn<{ operation_id: string }>(tx, "SELECT operation_id FROM audit_samples WHERE operation_id IN %IN%", views.map((v) => v.operationId))).map(
-      (r) => r.operation_id,
-    ),
-  );
+  const known = views.filter((v) => !fresh.has(v.operationId)).map((v) => v.operationId);
+  if (known.length) for (const r of await selectIn<{ operation_id: string }>(tx, "SELECT operation_id FROM audit_samples WHERE operation_id IN %IN%", known)) sampled.add(r.operation_id);
   for (const v of views) {
     v.auditSample = sampled.has(v.operationId);
     if (auditSampleWaiting(v)) v.needsReview = true;

@@ -5,7 +5,7 @@ import { actualOf, reviewOf } from "@/lib/domain/metrics";
 import { isSilentFailure, type EffectiveOutcome } from "@/lib/domain/outcomes";
 import { lockDerived } from "./chain";
 import { finishMetricRows, prepareMetricRows, type MetricRow } from "./metrics-projection";
-import { searchRowsOf, writeSearchRows } from "./search-index";
+import { searchRows, searchRowsOf, writeSearchRows, type SearchRow } from "./search-index";
 import { addToCounters, asSql, deleteIn, insertMany, selectIn, type Sql, type SqlLike } from "./sql";
 
 export type Identity = { operationId: string; createdSeq: number; createdAt: string };
@@ -80,20 +80,26 @@ const VIEW_COLUMNS: Record<keyof ReturnType<typeof viewRow>, string> = {
   calledAt: "called_at",
 };
 
+type ProjectionOp = { identity: Identity; stages: StoredStage[]; corrections?: (CorrectionFact & { reason?: string })[] };
+
 /**
- * Replaces the derived rows (view, search keys, dependency edges) of these operations with
- * what their records say now. The projection is disposable: the same function rebuilds it.
+ * What the projection of these operations writes, computed without the database: their derived
+ * states, view rows, search keys, dependency edges and search documents. Pure, so that ingest
+ * can compute it for a group decided ahead of the chain lock (ingest-speculation.ts) instead of
+ * while holding it. Its view rows are completed as they are written (writeProjection): a plan is
+ * written once.
  */
-export async function writeProjection(
-  db: SqlLike,
-  ops: { identity: Identity; stages: StoredStage[]; corrections?: (CorrectionFact & { reason?: string })[] }[],
-  /** Operations that may already have derived rows (default: all of them). `drawAudits`: draw audit samples (ingest). `before` receives their effective outcome before this write (webhooks). */
-  opts: { existing?: string[]; drawAudits?: boolean; before?: Map<string, EffectiveOutcome> } = {},
-): Promise<Map<string, OperationState>> {
+export type ProjectionPlan = {
+  states: Map<string, OperationState>;
+  views: ReturnType<typeof viewRow>[];
+  keys: { key: string; createdSeq: number }[];
+  edges: { operationId: string; dependsOn: string }[];
+  search: SearchRow[];
+};
+
+export function planProjection(ops: ProjectionOp[]): ProjectionPlan {
   const states = new Map<string, OperationState>();
-  if (!ops.length) return states;
-  const ids = ops.map((o) => o.identity.operationId);
-  const views = [];
+  const views: ReturnType<typeof viewRow>[] = [];
   const keys: { key: string; createdSeq: number }[] = [];
   const edges: { operationId: string; dependsOn: string }[] = [];
   for (const { identity, stages, corrections } of ops) {
@@ -104,12 +110,30 @@ export async function writeProjection(
     for (const key of state.search_keys) if (key !== identity.operationId) keys.push({ key, createdSeq: identity.createdSeq });
     for (const dep of state.depends_on) edges.push({ operationId: identity.operationId, dependsOn: dep });
   }
+  return { states, views, keys, edges, search: ops.length ? searchRows(searchRowsOf(ops, states)) : [] };
+}
+
+/**
+ * Replaces the derived rows (view, search keys, dependency edges) of these operations with
+ * what their records say now. The projection is disposable: the same function rebuilds it.
+ * `plan`: planProjection(ops), when it was computed ahead.
+ */
+export async function writeProjection(
+  db: SqlLike,
+  ops: ProjectionOp[],
+  /** Operations that may already have derived rows (default: all of them); the others must be ones this transaction creates. `drawAudits`: draw audit samples (ingest). `before` receives their effective outcome before this write (webhooks). */
+  opts: { existing?: string[]; drawAudits?: boolean; before?: Map<string, EffectiveOutcome> } = {},
+  plan: ProjectionPlan = planProjection(ops),
+): Promise<Map<string, OperationState>> {
+  const { states, views, keys, edges } = plan;
+  if (!ops.length) return states;
+  const ids = ops.map((o) => o.identity.operationId);
   const tx = asSql(db);
   // Rollups and recovery span operations, so other chains' transactions write them too.
   await lockDerived(tx);
-  await prepareMetricRows(tx, views, { draw: opts.drawAudits ?? false, now: new Date().toISOString() });
   const stale = opts.existing ?? ids;
   const staleIds = new Set(stale);
+  await prepareMetricRows(tx, views, { draw: opts.drawAudits ?? false, now: new Date().toISOString(), fresh: ids.filter((id) => !staleIds.has(id)) });
   const staleSeqs = ops.filter((o) => staleIds.has(o.identity.operationId)).map((o) => o.identity.createdSeq);
   let replaced: RollupFacts[] = [];
   let replacedRows: (RollupRow & MetricRow)[] = [];
@@ -124,7 +148,7 @@ export async function writeProjection(
   await insertMany(tx, "operation_views", columns.map((c) => VIEW_COLUMNS[c]), views.map((v) => columns.map((c) => v[c])));
   await insertMany(tx, "operation_keys", ["key", "created_seq"], keys.map((k) => [k.key, k.createdSeq]));
   await insertMany(tx, "operation_edges", ["operation_id", "depends_on"], edges.map((e) => [e.operationId, e.dependsOn]));
-  await writeSearchRows(tx, searchRowsOf(ops, states), staleSeqs);
+  await writeSearchRows(tx, plan.search, staleSeqs);
   await finishMetricRows(tx, { views, states, removed: replacedRows, replacedIds: stale });
   await updateRollups(tx, replaced, views);
   return states;

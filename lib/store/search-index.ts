@@ -1,7 +1,7 @@
 import "server-only";
 import type { OperationState, StoredStage } from "@/lib/domain/operation";
 import { wellFormed } from "@/lib/domain/json";
-import { ftsMatch, parseSearch, searchDocument, searchSourceOf, snippetOf, tsQuery, tsVector, type ParsedSearch, type SearchSource, type SnippetLine } from "@/lib/domain/search";
+import { ftsMatch, parseSearch, searchDocument, searchSourceOf, snippetOf, tsQuery, tsVector, type ParsedSearch, type SearchDocument, type SearchSource, type SnippetLine } from "@/lib/domain/search";
 import { provider, type Db, type Tx } from "./database";
 import { asSql, deleteIn, inList, insertMany, selectIn, type SqlLike } from "./sql";
 
@@ -27,29 +27,40 @@ export function searchRowsOf(
   }));
 }
 
-/** Replaces the search rows of `stale` (created_seqs) with these operations' documents. */
-export async function writeSearchRows(db: SqlLike, ops: { createdSeq: number; source: SearchSource }[], stale: number[]): Promise<void> {
+/** One operation's search row, ready to write: its document, and on PostgreSQL its tsvector text. */
+export type SearchRow = { seq: number; id: string; doc: SearchDocument; vector: string | null };
+
+/** The search rows of these operations (pure: ingest computes them before the chain lock when it can). */
+export function searchRows(ops: { createdSeq: number; source: SearchSource }[]): SearchRow[] {
+  const pg = provider() === "postgresql";
+  return ops.map((o) => {
+    const doc = searchDocument(o.source);
+    // The document is a tsvector literal built in code, cast by the server.
+    return { seq: o.createdSeq, id: o.source.operation_id, doc, vector: pg ? wellFormed(tsVector(doc)) : null };
+  });
+}
+
+/** Replaces the search rows of `stale` (created_seqs) with these (searchRows). */
+export async function writeSearchRows(db: SqlLike, docs: SearchRow[], stale: number[]): Promise<void> {
   const tx = asSql(db);
   const pg = provider() === "postgresql";
   if (stale.length) {
     await deleteIn(tx, "operation_search", pg ? "created_seq" : "rowid", stale as unknown as string[]);
     if (pg) await deleteIn(tx, "operation_search_text", "created_seq", stale as unknown as string[]);
   }
-  if (!ops.length) return;
-  const docs = ops.map((o) => ({ seq: o.createdSeq, id: o.source.operation_id, doc: searchDocument(o.source) }));
+  if (!docs.length) return;
   if (!pg) {
     await insertMany(tx, "operation_search", ["rowid", "head", "body", "operation_id"], docs.map((d) => [d.seq, d.doc.head, d.doc.body, d.id]));
     return;
   }
-  // The document is a tsvector literal built in code, cast by the server. The rows travel as one
-  // JSON document, as pg-direct.ts sends every INSERT: faster than rows × columns parameters
-  // (bench:ingest prints both raw methods).
+  // The rows travel as one JSON document, as pg-direct.ts sends every INSERT: faster than
+  // rows × columns parameters (bench:ingest prints both raw methods).
   for (let i = 0; i < docs.length; i += 1000) {
     const chunk = docs.slice(i, i + 1000);
     await tx.write(
       "operation_search",
       "INSERT INTO operation_search (created_seq, operation_id, document) SELECT (r->>0)::int4, r->>1, (r->>2)::tsvector FROM jsonb_array_elements($1::jsonb) AS r",
-      [JSON.stringify(chunk.map((d) => [d.seq, d.id, wellFormed(tsVector(d.doc))]))],
+      [JSON.stringify(chunk.map((d) => [d.seq, d.id, d.vector ?? wellFormed(tsVector(d.doc))]))],
       true,
     );
     await insertMany(tx, "operation_search_text", ["created_seq", "head", "body"], chunk.map((d) => [d.seq, d.doc.head, d.doc.body]));
