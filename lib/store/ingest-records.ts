@@ -11,6 +11,7 @@ import { refused, StoreError } from "./errors";
 import { planProjection, writeProjection, type Identity, type ProjectionPlan } from "./projection";
 import { insertMany, selectIn, type Sql } from "./sql";
 import { scheduleVerifierChecks } from "./verifier-schedule";
+import type { VerifierVersion } from "@/lib/domain/verifier";
 import { announceStages } from "./webhook-outbox";
 import { correctionFacts, loadOperationRecords, type OperationRecords, type StagePayload } from "./stage-records";
 
@@ -199,6 +200,12 @@ export type WritePlan = {
   existing: string[];
   projection: ProjectionPlan;
   results: IngestResult[];
+  /**
+   * The settings the writes read (audit sampling rates, the active verifiers of the group's
+   * tools), when read ahead in the guess's snapshot. Every change to them is an append to the
+   * chain, so they are current exactly when the guess holds.
+   */
+  settings?: { rates: Map<string, number>; verifiers: VerifierVersion[] };
 };
 
 export function planWrite(decided: Decided, appended: ChainRecord[]): WritePlan {
@@ -269,9 +276,9 @@ export async function writeDecided(tx: Sql, decided: Decided, appended: ChainRec
     );
   }
   const before = new Map<string, EffectiveOutcome>();
-  const states = await writeProjection(tx, plan.ops, { existing: plan.existing, drawAudits: true, before }, plan.projection);
+  const states = await writeProjection(tx, plan.ops, { existing: plan.existing, drawAudits: true, before, rates: plan.settings?.rates }, plan.projection);
   // Receipts of tools with a verifier: their checks, in this transaction (VERIFIERS.md).
-  await scheduleVerifierChecks(tx, appended, states);
+  await scheduleVerifierChecks(tx, appended, states, undefined, plan.settings?.verifiers);
   // Webhooks: the outbox rows commit with these records or not at all.
   await announceStages(tx, appended, states, before);
   return plan.results;

@@ -251,6 +251,63 @@ describe("deciding a group before the chain lock", () => {
     expect(await chainVerifies()).toBe(true);
   });
 
+  it("the settings a group's writes read are current when it is stored: a rate and a verifier set before the guess are used, ones set after it are seen", async () => {
+    const { ingestGroup, speculate, speculationCounts } = await speculation();
+    const { setAuditSampling } = await import("@/lib/store/audit-sampling");
+    const { saveVerifierVersion } = await import("@/lib/store/verifiers");
+    const { EXAMPLE } = await import("@/lib/domain/fixtures/verifier-example");
+    const { reader } = await import("@/lib/store/db");
+    // Verified records (a canonical read that matches), received now: an audit rate of 1 draws
+    // every one, and a verifier's check falls an hour later (no runner reaches it in the suite).
+    const verified = (id: string, tool: string) => ({
+      ...receipt(id),
+      tool: { name: tool, version: "1" },
+      intent: { target: "a ledger", effect: "post one entry", fingerprint: `sha256:${id}`, params: { n: 1 } },
+      receipt: { status: "accepted", receipt_id: `r-${id}`, observed_at: new Date().toISOString() },
+      canonical_read: { status: "match", observed_at: new Date().toISOString(), evidence: { fingerprint: `sha256:${id}` } },
+    });
+    const settings = async (tool: string) => {
+      await setAuditSampling({ tool, rate: 1, by: "itest" });
+      await saveVerifierVersion({ ...EXAMPLE, name: unique("v").toLowerCase(), tool, window: { checks_at: ["1h"], pending_until: "1h" } }, "itest");
+    };
+    const stored = async (ids: string[]) => {
+      const db = await reader();
+      const views = await db.operationView.findMany({ where: { operationId: { in: ids } } });
+      const jobs = await db.job.findMany({ where: { kind: "verifier.check", OR: ids.map((id) => ({ key: { contains: `:${id}:` } })) } });
+      return { sampled: views.filter((v) => v.auditSample && v.outcome === "verified").length, scheduled: new Set(jobs.map((j) => (JSON.parse(j.payload) as { operation_id: string }).operation_id)).size };
+    };
+
+    // Set before the guess: read in its snapshot, and used when it holds. Other work of the
+    // server under test may make an attempt miss: a few attempts, one must hold.
+    const early = unique("itest.early");
+    await settings(early);
+    let held = false;
+    for (let attempt = 0; attempt < 5 && !held; attempt++) {
+      const ids = Array.from({ length: 10 }, (_, i) => `${early}-${attempt}-${i}`);
+      const group = await valid(ids.map((id) => verified(id, early)));
+      const spec = await speculate(group, null);
+      const before = speculationCounts.held;
+      expect((await ingestGroup(group, spec)).every((r) => "created" in r && r.created)).toBe(true);
+      held = !speculates || speculationCounts.held === before + 1;
+      expect(await stored(ids)).toEqual({ sampled: 10, scheduled: 10 });
+    }
+    expect(held).toBe(true);
+
+    // Set after the guess: each is an append to the chain, so the guess misses, and the group,
+    // decided again under the lock, is drawn and scheduled all the same.
+    const late = unique("itest.late");
+    const ids = Array.from({ length: 10 }, (_, i) => `${late}-${i}`);
+    const group = await valid(ids.map((id) => verified(id, late)));
+    const spec = await speculate(group, null);
+    expect(spec !== null).toBe(speculates);
+    await settings(late);
+    const missed = speculationCounts.missed;
+    expect((await ingestGroup(group, spec)).every((r) => "created" in r && r.created)).toBe(true);
+    if (speculates) expect(speculationCounts.missed).toBe(missed + 1);
+    expect(await stored(ids)).toEqual({ sampled: 10, scheduled: 10 });
+    expect(await chainVerifies()).toBe(true);
+  });
+
   it("a group naming an operation of the group still committing is not speculated", async () => {
     const { speculate } = await speculation();
     const id = unique("shared");

@@ -5,7 +5,10 @@ import { chainCountIfKnown, linkEntries, lockChain, singleChainHead, storeLinked
 import { provider } from "./database";
 import { sqlReadSnapshot, sqlWriteTransaction } from "./db";
 import { decideBatch, ingestRecords, operationIdsOf, planWrite, readBasis, writeDecided, type Decided, type IngestResult, type ValidRecord, type WritePlan } from "./ingest-records";
+import { readAuditRates } from "./metrics-projection";
 import { pacer } from "./pace";
+import { verifierToolsOf } from "./verifier-schedule";
+import { activeVerifiersFor } from "./verifiers";
 
 export type { Written };
 
@@ -22,11 +25,13 @@ export type { Written };
  * head. If the head is the expected one, the speculation holds and is stored as it is; if not
  * (another instance appended, the previous group failed), the group is decided again under the
  * lock, as ingestRecords does. Either way the records get what deciding them one after another
- * under the lock would give them.
+ * under the lock would give them. A guess also computes what storing the group writes
+ * (planWrite), with the settings those writes read (audit sampling rates, the verifiers of the
+ * group's tools) from the same snapshot.
  *
  * Why the head is enough: every change to what deciding reads (an operation's identity row, its
- * stage records, its corrections) is an append to the chain, in the transaction that makes it;
- * and a head (seq and hash) names one state of the chain. So a basis read in a snapshot whose
+ * stage records, its corrections) and to those settings is an append to the chain, in the
+ * transaction that makes it; and a head (seq and hash) names one state of the chain. So a basis read in a snapshot whose
  * head is H is still current while the head is H. The one exception is planned for: a snapshot
  * taken while the previous group of this lane was committing (its head is that group's start)
  * misses that group's records, so the next group is only speculated when it names none of that
@@ -55,15 +60,24 @@ export async function speculate(records: ValidRecord[], before: Written | null):
   if (chainCountIfKnown() !== 1 || !records.length) return null;
   const ids = operationIdsOf(records);
   if (before && ids.some((id) => before.ids.has(id))) return null;
-  const read = await sqlReadSnapshot(async (sql) => ({ seen: await singleChainHead(sql), basis: await readBasis(sql, ids) }));
-  if (!read) return null;
-  const predicted = predictHead(read.seen, ids, before);
-  if (!predicted) return null;
-  const pace = pacer();
-  const decided = await decideBatch(records, read.basis, pace);
-  const linked = await linkOne(decided, predicted, pace);
-  await pace();
-  return { ids, seen: read.seen, predicted, decided, linked, planned: planWrite(decided, linked.records) };
+  // One snapshot for everything the group's writes read: its head, the group's basis, and the
+  // settings (audit rates, the verifiers of its tools). A change to any of them is an append
+  // to the chain, so all of it is current while the head is the one expected.
+  const spec = await sqlReadSnapshot(async (sql): Promise<Speculation | null> => {
+    const seen = await singleChainHead(sql);
+    const basis = await readBasis(sql, ids);
+    const predicted = predictHead(seen, ids, before);
+    if (!predicted) return null;
+    const rates = await readAuditRates(sql);
+    const pace = pacer();
+    const decided = await decideBatch(records, basis, pace);
+    const linked = await linkOne(decided, predicted, pace);
+    await pace();
+    const planned = planWrite(decided, linked.records);
+    const verifiers = await activeVerifiersFor(sql, verifierToolsOf(linked.records, planned.projection.states));
+    return { ids, seen, predicted, decided, linked, planned: { ...planned, settings: { rates, verifiers } } };
+  });
+  return spec ?? null;
 }
 
 const linkOne = (decided: Decided, head: ChainHead, pace: () => Promise<void>) =>

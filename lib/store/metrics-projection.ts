@@ -94,12 +94,17 @@ export function auditSampleWaiting(v: Pick<MetricView, "auditSample" | "review" 
   return v.auditSample && v.review === "none" && v.effectiveOutcome === "verified";
 }
 
+/** The audit sampling rates by tool (those above 0). */
+export async function readAuditRates(sql: Sql): Promise<Map<string, number>> {
+  return new Map((await sql.all<{ tool: string; rate: number }>("SELECT tool, rate FROM audit_sampling WHERE rate > 0")).map((r) => [r.tool, Number(r.rate)]));
+}
+
 /**
  * Before the rows are written: draws audit samples (ingest only: a rebuild must not draw again
  * at today's rates) among operations verification calls verified, and marks the rows of every
  * sampled operation (audit_sample; in the review queue until a reviewer acts).
  */
-export async function prepareMetricRows(tx: Sql, views: MetricView[], opts: { draw: boolean; now: string; fresh?: string[] }): Promise<void> {
+export async function prepareMetricRows(tx: Sql, views: MetricView[], opts: { draw: boolean; now: string; fresh?: string[]; rates?: Map<string, number> }): Promise<void> {
   if (!views.length) return;
   // Operations this transaction creates have no sample but the ones drawn here: no need to ask.
   const fresh = new Set(opts.fresh ?? []);
@@ -107,9 +112,7 @@ export async function prepareMetricRows(tx: Sql, views: MetricView[], opts: { dr
   if (opts.draw) {
     const verified = views.filter((v) => v.outcome === "verified" && v.tool !== null);
     if (verified.length) {
-      const rates = new Map(
-        (await tx.all<{ tool: string; rate: number }>("SELECT tool, rate FROM audit_sampling WHERE rate > 0")).map((r) => [r.tool, Number(r.rate)]),
-      );
+      const rates = opts.rates ?? (await readAuditRates(tx));
       const drawn = verified.filter((v) => isDrawn(v.operationId, rates.get(v.tool!) ?? 0));
       if (drawn.length) {
         await insertManyIgnoringConflicts(

@@ -121,8 +121,8 @@ export function planProjection(ops: ProjectionOp[]): ProjectionPlan {
 export async function writeProjection(
   db: SqlLike,
   ops: ProjectionOp[],
-  /** Operations that may already have derived rows (default: all of them); the others must be ones this transaction creates. `drawAudits`: draw audit samples (ingest). `before` receives their effective outcome before this write (webhooks). */
-  opts: { existing?: string[]; drawAudits?: boolean; before?: Map<string, EffectiveOutcome> } = {},
+  /** Operations that may already have derived rows (default: all of them); the others must be ones this transaction creates. `rates`: the audit sampling rates, when read ahead. `drawAudits`: draw audit samples (ingest). `before` receives their effective outcome before this write (webhooks). */
+  opts: { existing?: string[]; drawAudits?: boolean; before?: Map<string, EffectiveOutcome>; rates?: Map<string, number> } = {},
   plan: ProjectionPlan = planProjection(ops),
 ): Promise<Map<string, OperationState>> {
   const { states, views, keys, edges } = plan;
@@ -133,7 +133,7 @@ export async function writeProjection(
   await lockDerived(tx);
   const stale = opts.existing ?? ids;
   const staleIds = new Set(stale);
-  await prepareMetricRows(tx, views, { draw: opts.drawAudits ?? false, now: new Date().toISOString(), fresh: ids.filter((id) => !staleIds.has(id)) });
+  await prepareMetricRows(tx, views, { draw: opts.drawAudits ?? false, now: new Date().toISOString(), fresh: ids.filter((id) => !staleIds.has(id)), rates: opts.rates });
   const staleSeqs = ops.filter((o) => staleIds.has(o.identity.operationId)).map((o) => o.identity.createdSeq);
   let replaced: RollupFacts[] = [];
   let replacedRows: (RollupRow & MetricRow)[] = [];

@@ -7,6 +7,7 @@ import { enqueueJobs, type JobInput } from "./jobs";
 import type { SqlLike } from "./sql";
 import type { StagePayload } from "./stage-records";
 import { activeVerifiersFor } from "./verifiers";
+import type { VerifierVersion } from "@/lib/domain/verifier";
 
 /** The job kind of a verifier's scheduled check (lib/verifiers/run.ts handles it). */
 export const VERIFIER_CHECK_JOB = "verifier.check";
@@ -22,13 +23,8 @@ export type VerifierCheckPayload = {
   window_closes_at: string;
 };
 
-/**
- * Inside the ingest transaction: for each receipt just recorded whose operation's tool has an
- * enabled verifier, the checks of its window as durable jobs (the same transaction: a receipt is
- * stored exactly when its checks are). A re-sent receipt records nothing, so schedules nothing;
- * the job key makes a repeat harmless anyway.
- */
-export async function scheduleVerifierChecks(db: SqlLike, appended: ChainRecord[], states: Map<string, OperationState>, nowMs = Date.now()): Promise<number> {
+/** The receipts among these records that a verifier may check: their operation, tool and time. */
+function receiptsOf(appended: ChainRecord[], states: Map<string, OperationState>): { operationId: string; tool: string; at: number }[] {
   const receipts: { operationId: string; tool: string; at: number }[] = [];
   for (const r of appended) {
     const p = r.payload as StagePayload;
@@ -37,8 +33,29 @@ export async function scheduleVerifierChecks(db: SqlLike, appended: ChainRecord[
     const ns = toInstant(p.observed_at);
     if (tool && ns !== null) receipts.push({ operationId: r.operation_id, tool, at: Number(ns / 1_000_000n) });
   }
+  return receipts;
+}
+
+/** The tools whose verifiers scheduleVerifierChecks looks up for these records. */
+export const verifierToolsOf = (appended: ChainRecord[], states: Map<string, OperationState>): string[] => [...new Set(receiptsOf(appended, states).map((r) => r.tool))];
+
+/**
+ * Inside the ingest transaction: for each receipt just recorded whose operation's tool has an
+ * enabled verifier, the checks of its window as durable jobs (the same transaction: a receipt is
+ * stored exactly when its checks are). A re-sent receipt records nothing, so schedules nothing;
+ * the job key makes a repeat harmless anyway.
+ */
+export async function scheduleVerifierChecks(
+  db: SqlLike,
+  appended: ChainRecord[],
+  states: Map<string, OperationState>,
+  nowMs = Date.now(),
+  /** activeVerifiersFor(verifierToolsOf(appended, states)), when it was read ahead (ingest-speculation.ts). */
+  active?: VerifierVersion[],
+): Promise<number> {
+  const receipts = receiptsOf(appended, states);
   if (!receipts.length) return 0;
-  const verifiers = await activeVerifiersFor(db, [...new Set(receipts.map((r) => r.tool))]);
+  const verifiers = active ?? (await activeVerifiersFor(db, [...new Set(receipts.map((r) => r.tool))]));
   if (!verifiers.length) return 0;
   const jobs: JobInput[] = [];
   for (const receipt of receipts) {
