@@ -8,7 +8,7 @@ import { pacer } from "./pace";
 import { appendToChain, lockChain, type ChainEntry } from "./chain";
 import { sqlWriteTransaction } from "./db";
 import { refused, StoreError } from "./errors";
-import { planProjection, writeProjection, type Identity, type ProjectionPlan } from "./projection";
+import { planProjection, writeProjection, type Identity, type ProjectionOp, type ProjectionPlan } from "./projection";
 import { insertMany, selectIn, type Sql } from "./sql";
 import { scheduleVerifierChecks } from "./verifier-schedule";
 import type { VerifierVersion } from "@/lib/domain/verifier";
@@ -196,7 +196,7 @@ export async function decideBatch(records: ValidRecord[], basis: Basis, pace: ()
  */
 export type WritePlan = {
   created: (Identity & { ownerId: string | null })[];
-  ops: Parameters<typeof writeProjection>[1];
+  ops: ProjectionOp[];
   existing: string[];
   projection: ProjectionPlan;
   results: IngestResult[];

@@ -31,8 +31,8 @@ export type { Written };
  *
  * Why the head is enough: every change to what deciding reads (an operation's identity row, its
  * stage records, its corrections) and to those settings is an append to the chain, in the
- * transaction that makes it; and a head (seq and hash) names one state of the chain. So a basis read in a snapshot whose
- * head is H is still current while the head is H. The one exception is planned for: a snapshot
+ * transaction that makes it; and a head (seq and hash) names one state of the chain. So a basis
+ * read in a snapshot whose head is H is still current while the head is H. The one exception is planned for: a snapshot
  * taken while the previous group of this lane was committing (its head is that group's start)
  * misses that group's records, so the next group is only speculated when it names none of that
  * group's operations, and is then expected to follow that group's end (predictHead).

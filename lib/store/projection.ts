@@ -80,7 +80,7 @@ const VIEW_COLUMNS: Record<keyof ReturnType<typeof viewRow>, string> = {
   calledAt: "called_at",
 };
 
-type ProjectionOp = { identity: Identity; stages: StoredStage[]; corrections?: (CorrectionFact & { reason?: string })[] };
+export type ProjectionOp = { identity: Identity; stages: StoredStage[]; corrections?: (CorrectionFact & { reason?: string })[] };
 
 /**
  * What the projection of these operations writes, computed without the database: their derived

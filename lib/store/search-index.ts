@@ -40,6 +40,12 @@ export function searchRows(ops: { createdSeq: number; source: SearchSource }[]):
   });
 }
 
+/** A row's tsvector: searchRows makes one wherever the database is PostgreSQL. */
+function vectorOf(d: SearchRow): string {
+  if (d.vector === null) throw new Error(`the search row of ${d.id} has no tsvector: made by searchRows for another database`);
+  return d.vector;
+}
+
 /** Replaces the search rows of `stale` (created_seqs) with these (searchRows). */
 export async function writeSearchRows(db: SqlLike, docs: SearchRow[], stale: number[]): Promise<void> {
   const tx = asSql(db);
@@ -60,7 +66,7 @@ export async function writeSearchRows(db: SqlLike, docs: SearchRow[], stale: num
     await tx.write(
       "operation_search",
       "INSERT INTO operation_search (created_seq, operation_id, document) SELECT (r->>0)::int4, r->>1, (r->>2)::tsvector FROM jsonb_array_elements($1::jsonb) AS r",
-      [JSON.stringify(chunk.map((d) => [d.seq, d.id, d.vector ?? wellFormed(tsVector(d.doc))]))],
+      [JSON.stringify(chunk.map((d) => [d.seq, d.id, vectorOf(d)]))],
       true,
     );
     await insertMany(tx, "operation_search_text", ["created_seq", "head", "body"], chunk.map((d) => [d.seq, d.doc.head, d.doc.body]));

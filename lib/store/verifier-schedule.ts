@@ -37,7 +37,8 @@ function receiptsOf(appended: ChainRecord[], states: Map<string, OperationState>
 }
 
 /** The tools whose verifiers scheduleVerifierChecks looks up for these records. */
-export const verifierToolsOf = (appended: ChainRecord[], states: Map<string, OperationState>): string[] => [...new Set(receiptsOf(appended, states).map((r) => r.tool))];
+export const verifierToolsOf = (appended: ChainRecord[], states: Map<string, OperationState>): string[] => toolsOf(receiptsOf(appended, states));
+const toolsOf = (receipts: { tool: string }[]) => [...new Set(receipts.map((r) => r.tool))];
 
 /**
  * Inside the ingest transaction: for each receipt just recorded whose operation's tool has an
@@ -55,7 +56,7 @@ export async function scheduleVerifierChecks(
 ): Promise<number> {
   const receipts = receiptsOf(appended, states);
   if (!receipts.length) return 0;
-  const verifiers = active ?? (await activeVerifiersFor(db, [...new Set(receipts.map((r) => r.tool))]));
+  const verifiers = active ?? (await activeVerifiersFor(db, toolsOf(receipts)));
   if (!verifiers.length) return 0;
   const jobs: JobInput[] = [];
   for (const receipt of receipts) {
