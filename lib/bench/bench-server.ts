@@ -17,7 +17,7 @@ export async function startBenchServer(url: string, scopes: string): Promise<{ b
   // BENCH_CPU_PROF=1: the server writes a CPU profile to /tmp/prof when it stops (docs/BENCHMARKS.md).
   const server = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir=/tmp/prof"] : []), ...serverArgs()], { env: { ...env, PORT: String(port), HOSTNAME: "127.0.0.1", NODE_ENV: "production" }, stdio: "ignore" });
   // A benchmark that fails, or is stopped (Ctrl-C, a `timeout`), takes its server with it: a
-  // server left running kept a database connection and its job worker busy under the next runs.
+  // server left running kept a database connection and its job worker running under the next runs.
   process.once("exit", () => server.kill("SIGTERM"));
   process.once("SIGINT", () => process.exit(130));
   process.once("SIGTERM", () => process.exit(143));
