@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import canonicalize from "canonicalize";
-import { canonicalJson, chainHash, GENESIS_HASH, jsonEqual, verifyChain, type ChainRecord } from "./hash";
+import { canonicalJson, chainHash, GENESIS_HASH, jsonEqual, sha256Hex, verifyChain, type ChainRecord } from "./hash";
 
 function chain(n: number): ChainRecord[] {
   const out: ChainRecord[] = [];
@@ -73,5 +73,14 @@ describe("jsonEqual walks both values once and agrees with comparing canonical J
     expect(jsonEqual({ a: 1 }, { a: 1, b: undefined })).toBe(true);
     expect(jsonEqual(0, -0)).toBe(true);
     expect(jsonEqual([1], { 0: 1 })).toBe(false);
+  });
+});
+
+describe("sha256Hex", () => {
+  it("is SHA-256 of the text's UTF-8 bytes, as sha256sum prints it", () => {
+    // Vectors from `printf '…' | sha256sum`, not from this code: an exported chain is checked by
+    // tools that hash the UTF-8 bytes.
+    expect(sha256Hex("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    expect(sha256Hex('{"a":"é🙂"}')).toBe("db3100d3b35e8507892a20e67d948e72daabdb8fb2707ab83ede59398a36f3fe");
   });
 });

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import canonicalizeImport from "canonicalize";
 
 // canonicalize ships CommonJS with a default export; normalise both module shapes.
@@ -19,7 +19,9 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function sha256Hex(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
+  // The one-shot form (UTF-8, as update(text, "utf8")): half the cost of a Hash object for a
+  // chain record's ~600 characters, four of them a receipt (docs/BENCHMARKS.md, session 19).
+  return hash("sha256", text, "hex");
 }
 
 /**
