@@ -15,6 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
+import { benchRecord } from "./bench-record";
 import { startBenchServer } from "./bench-server";
 import { cpuBudget, describeBudget, sample } from "./cpu-time";
 import { copyRows } from "./pg-copy";
@@ -36,17 +37,7 @@ const tsx = [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-
 let counter = 0;
 function record(tag: string) {
   const id = `bench-${tag}-${process.pid}-${++counter}`;
-  return {
-    operation_id: id,
-    trajectory_id: `bench-run-${Math.floor(counter / 10)}`,
-    tool: { name: "social.publish", version: "2" },
-    agent: { name: "bench", version: "1" },
-    claimed_outcome: "success",
-    intent: { target: "social account", effect: "publish exactly one post", fingerprint: `sha256:${id}`, params: { text: `post ${id}` } },
-    receipt: { status: "accepted", receipt_id: `r-${id}`, observed_at: "2026-08-28T10:00:00Z", params: { text: `post ${id}` } },
-    canonical_read: { status: "match", observed_at: "2026-08-28T10:01:00Z", evidence: { object_id: `o-${id}`, fingerprint: `sha256:${id}` } },
-    side_effects: [{ name: "quota decrement", status: "observed" }],
-  };
+  return benchRecord(id, `bench-run-${Math.floor(counter / 10)}`);
 }
 
 /** Where a phase's CPU went (cpu-time.ts; Linux only, silent elsewhere). */
