@@ -237,7 +237,7 @@ export function tsQuery(s: ParsedSearch): string {
  * text, nearly every document, is scanned by character code after one lower-casing of the
  * whole text: in ASCII a letter or digit is [A-Za-z0-9], and its fold is its lower case (as
  * `foldWord` says), so the words are the same; building search vectors through `words` (a
- * Unicode regex, an object a word) was ~40 µs an operation of batched ingest on PostgreSQL.
+ * Unicode regex, an object a word) took ~27 µs an operation, this ~14 (docs/BENCHMARKS.md, session 19).
  */
 export function foldedWords(text: string): string[] {
   if (!ASCII.test(text)) return words(text).map((w) => w.word);
