@@ -106,7 +106,7 @@ function checkDeclaredLength(header: string | null, maxBytes: number) {
 const PIECES_FROM_CHARS = 256 * 1024;
 
 /** UTF-8 (strict), JSON, and each key once per object: 400 malformed_json otherwise. */
-async function parseJsonBytes(bytes: Buffer): Promise<unknown> {
+export async function parseJsonBytes(bytes: Buffer): Promise<unknown> {
   if (bytes.length === 0) throw new ApiError("malformed_json", "the request body is empty; send a JSON object");
   let text: string;
   try {

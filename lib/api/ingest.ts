@@ -34,7 +34,7 @@ let skew: number | null = null;
 const maxClockSkew = () => (skew ??= clockSkewSeconds(process.env.RECONCILE_MAX_CLOCK_SKEW));
 
 /** Validates one record; returns the error it earns, or null. */
-function validate(raw: unknown, mayBeLarge: boolean, sender: Sender): ApiError | null {
+export function validate(raw: unknown, mayBeLarge: boolean, sender: Sender): ApiError | null {
   const shape = checkJsonShape(raw);
   if (shape) return new ApiError("invalid_record", `${shape.path}: ${shape.message}`, [shape]);
   if (!isPlainObject(raw)) return new ApiError("invalid_record", "a record must be a JSON object");

@@ -20,8 +20,8 @@ const BATCH = 100;
 
 async function main() {
   const { benchRecord } = await import("./bench-record");
-  const { checkJsonShape, findDuplicateKey } = await import("../domain/json");
-  const { operationRecordSchema } = await import("../domain/wire");
+  const { parseJsonBytes } = await import("../api/body");
+  const { validate } = await import("../api/ingest");
   const { prepareRecord } = await import("../domain/stages");
   const { systemSender } = await import("../domain/trust");
   const { decideBatch, planWrite } = await import("../store/ingest-records");
@@ -48,11 +48,9 @@ async function main() {
     };
     for (const body of bodies) {
       t = performance.now();
-      const text = new TextDecoder("utf-8", { fatal: true }).decode(body);
-      const value = JSON.parse(text) as { records: Record<string, unknown>[] };
-      if (findDuplicateKey(text) !== null) throw new Error("duplicate key");
+      const value = (await parseJsonBytes(body)) as { records: Record<string, unknown>[] };
       lap("parse");
-      for (const raw of value.records) if (checkJsonShape(raw) || !operationRecordSchema.safeParse(raw).success) throw new Error("invalid record");
+      for (const raw of value.records) if (validate(raw, false, sender)) throw new Error("invalid record");
       lap("check");
       const valid: ValidRecord[] = value.records.map((raw, index) => ({ index, operationId: raw.operation_id as string, raw, sender, prepared: prepareRecord(raw) }));
       lap("prepare");
@@ -79,7 +77,7 @@ async function main() {
   console.log(`Reconcile ingest's JavaScript a receipt (bench:ingest's record, batches of ${BATCH}, new operations) · ${n.toLocaleString()} receipts · best of ${ROUNDS} rounds · node ${process.version}\n`);
   const label: Record<keyof typeof best, string> = {
     parse: "body: UTF-8, JSON.parse, duplicate keys",
-    check: "record: shape limits, schema",
+    check: "record: shape limits, schema, rights",
     prepare: "split into stages, canonical JSON",
     decide: "decide against the basis",
     link: "chain records hashed and linked",
