@@ -64,6 +64,29 @@ for (const size of ["desktop", "phone"] as const) {
   });
 }
 
+test("a date filter typed as a plain day means that day's start in UTC; a long search stays inside a phone's width", async ({ page }) => {
+  await page.goto("/operations");
+  const form = page.getByRole("form", { name: "Filter operations" });
+  await form.getByText("More filters").click();
+  await form.getByLabel("Recorded since").fill("2026-08-28");
+  await form.getByRole("button", { name: "Apply filters" }).click();
+  await expect(page).toHaveURL(/\/operations\?since=2026-08-28T00%3A00%3A00Z$/);
+  await expect(page.getByText("These filters are not valid")).toHaveCount(0);
+  await expect(page.getByRole("list", { name: "Active filters" })).toContainText("Recorded since: 2026-08-28T00:00:00Z");
+  // Not a calendar day: refused by the filters' check, as before.
+  await page.goto("/operations?since=2026-02-30");
+  await expect(page.getByText("These filters are not valid")).toBeVisible();
+
+  await page.setViewportSize(phone);
+  await page.goto(`/operations?q=${"refund ".repeat(28).trim()}`);
+  const chip = page.getByRole("link", { name: /Remove filter Search:/ });
+  await expect(chip).toBeVisible();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(phone.width);
+  const box = (await chip.boundingBox())!;
+  expect(box.x + box.width).toBeLessThanOrEqual(phone.width);
+  await expect(page.getByRole("searchbox", { name: "Search" })).toHaveAttribute("maxlength", "200");
+});
+
 test("pages go Older, Newer and back to Newest, each showing the operations just beside the last", async ({ page }) => {
   // The list renders on the client: after a click the URL can change before the rows do, so
   // every check of the rows waits for them (toHaveText retries) instead of reading them once.

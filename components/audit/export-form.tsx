@@ -3,6 +3,7 @@
 import { useRef, useState } from "react";
 import { Button, Field, Input, Notice, Select } from "@/components/ui/form";
 import { exportRecordCounter } from "@/lib/domain/audit-count";
+import { dayOrInstant } from "@/lib/domain/time";
 import { AUDIT_FORMATS, type AuditFormat } from "@/lib/domain/audit-format";
 
 /**
@@ -24,7 +25,8 @@ export function AuditExportForm({ total }: { total: number }) {
     setDone(null);
     const form = new FormData(e.currentTarget);
     const q = new URLSearchParams();
-    for (const [k, v] of form.entries()) if (typeof v === "string" && v.trim()) q.set(k, v.trim());
+    // A plain day in a date field is that day's start in UTC.
+    for (const [k, v] of form.entries()) if (typeof v === "string" && v.trim()) q.set(k, k === "since" || k === "until" ? dayOrInstant(v.trim()) : v.trim());
     abort.current = new AbortController();
     setProgress({ records: 0, bytes: 0 });
     try {
@@ -80,7 +82,7 @@ export function AuditExportForm({ total }: { total: number }) {
             <option value="json">JSON (one document)</option>
           </Select>
         </Field>
-        <Field label="Recorded since" htmlFor="since" hint="RFC 3339, e.g. 2026-11-01T00:00:00Z">
+        <Field label="Recorded since" htmlFor="since" hint="A day (2026-11-01, from its start in UTC) or an RFC 3339 time, e.g. 2026-11-01T09:30:00Z">
           <Input id="since" name="since" placeholder="any time" />
         </Field>
         <Field label="Recorded before" htmlFor="until">

@@ -70,12 +70,12 @@ export function OperationFilters({ values, tools }: { values: Values; tools: str
       </select>
     </div>
   );
-  const text = (name: string, title: string, placeholder?: string, type = "text") => (
+  const text = (name: string, title: string, placeholder?: string, type = "text", maxLength = 200) => (
     <div>
       <label htmlFor={`f-${name}`} className={label}>
         {title}
       </label>
-      <input id={`f-${name}`} name={name} type={type} defaultValue={values[name] ?? ""} placeholder={placeholder} className={control} />
+      <input id={`f-${name}`} name={name} type={type} defaultValue={values[name] ?? ""} placeholder={placeholder} maxLength={maxLength} className={control} />
     </div>
   );
   const moreActive = MORE_FILTERS.some((k) => values[k]);
@@ -109,8 +109,8 @@ export function OperationFilters({ values, tools }: { values: Values; tools: str
           {text("target", "Target")}
           {text("agent", "Agent")}
           {text("trajectory_id", "Trajectory")}
-          {text("since", "Recorded since", "2026-08-28T00:00:00Z")}
-          {text("until", "Recorded before", "2026-09-01T00:00:00Z")}
+          {text("since", "Recorded since", "2026-08-28 or 2026-08-28T09:30:00Z")}
+          {text("until", "Recorded before", "2026-09-01 or 2026-09-01T00:00:00Z")}
         </div>
       </details>
       {/* Parameters without a field (the overview's links use some) ride along, so Apply keeps them. */}
@@ -134,16 +134,18 @@ export function ActiveFilterChips({ values }: { values: Values }) {
   return (
     <ul aria-label="Active filters" className="flex flex-wrap gap-2">
       {active.map(([key, v]) => (
-        <li key={key}>
+        <li key={key} className="max-w-full min-w-0">
           <Link
             href={without(key)}
             className="inline-flex max-w-full items-center gap-1 rounded-full border border-indigo-300 bg-indigo-50 px-3 py-1 text-sm text-indigo-950 hover:bg-indigo-100 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 dark:border-indigo-800 dark:bg-indigo-950 dark:text-indigo-100"
           >
-            <span className="truncate">
+            <span className="min-w-0 truncate">
               <span className="sr-only">Remove filter </span>
               {CHIP_NAMES[key]}: <span className="font-medium">{chipValue(key, v, values)}</span>
             </span>
-            <span aria-hidden="true">×</span>
+            <span aria-hidden="true" className="shrink-0">
+              ×
+            </span>
           </Link>
         </li>
       ))}

@@ -101,3 +101,15 @@ export function olderThan(t: string, hours: number, now: number): boolean {
   const at = Date.parse(t);
   return Number.isFinite(at) && now - at > hours * 3_600_000;
 }
+
+/**
+ * A form's date field, as people type it: a plain day (`2026-11-01`) is that day's start in UTC
+ * (`2026-11-01T00:00:00Z`); any other text is left as it is, for the filters' own check to judge.
+ */
+export function dayOrInstant(value: string): string {
+  const v = value.trim();
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
+  if (!m) return value;
+  const at = `${v}T00:00:00Z`;
+  return isRfc3339(at) ? at : value;
+}

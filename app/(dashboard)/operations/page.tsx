@@ -11,11 +11,13 @@ import { correctionActsOf, listOperations, listQuerySchema } from "@/lib/store/l
 import { StatusText } from "@/components/operations/status";
 import { Highlighted, MatchLines } from "@/components/operations/highlight";
 import { highlightParts, parseSearch } from "@/lib/domain/search";
+import { dayOrInstant } from "@/lib/domain/time";
 import { knownTools } from "@/lib/store/overview";
 
 export const metadata: Metadata = { title: "Operations" };
 
 type Search = Record<string, string | string[] | undefined>;
+const DATE_PARAMS = ["since", "until", "called_since", "called_until"];
 
 export default async function OperationsPage({ searchParams }: { searchParams: Promise<Search> }) {
   await requirePage("operations:read", "/operations");
@@ -23,7 +25,10 @@ export default async function OperationsPage({ searchParams }: { searchParams: P
   const raw = Object.fromEntries(Object.entries(params).flatMap(([k, v]) => (typeof v === "string" && v !== "" ? [[k, v]] : [])));
   // The filter form is a plain GET form, so Apply sends its empty fields too (`?tool=&agent=`):
   // answer with the same list at the URL without them, which is the one worth sharing.
-  if (Object.values(params).some((v) => v === "")) {
+  // A date field typed as a plain day means that day's start in UTC: the URL says so in full.
+  const dated = DATE_PARAMS.filter((k) => raw[k] !== undefined && dayOrInstant(raw[k]) !== raw[k]);
+  for (const k of dated) raw[k] = dayOrInstant(raw[k]);
+  if (dated.length || Object.values(params).some((v) => v === "")) {
     const clean = new URLSearchParams(raw);
     redirect(clean.size ? `/operations?${clean}` : "/operations");
   }
