@@ -111,6 +111,10 @@ test("an admin sees other users' tokens (never the secret) and revokes one after
   await expect(section).not.toContainText(token);
   await noSeriousA11yViolations(admin);
   await shot(admin, "tokens-admin");
+  // On a phone the tables scroll inside their box; the page itself stays the screen's width.
+  await admin.setViewportSize({ width: 390, height: 844 });
+  expect(await admin.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await admin.setViewportSize({ width: 1280, height: 800 });
   await row.getByRole("button", { name: /^Revoke/ }).click();
   await expect(row.getByRole("button", { name: /^Yes, revoke/ })).toBeFocused();
   await admin.keyboard.press("Enter");

@@ -11,7 +11,7 @@ export default async function AccountPage() {
       <div>
         <h1 className="text-2xl font-semibold">Your account</h1>
         <p className="mt-1 text-slate-700 dark:text-slate-300">
-          Signed in as <span className="font-medium">{me.email}</span>, a <span className="font-medium">{me.role}</span>. An admin
+          Signed in as <span className="font-medium">{me.email}</span>, {me.role === "admin" ? "an" : "a"} <span className="font-medium">{me.role}</span>. An admin
           changes roles.
         </p>
       </div>

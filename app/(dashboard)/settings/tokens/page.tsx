@@ -60,7 +60,8 @@ export default async function TokensPage() {
 function TokenTable({ tokens, showOwner }: { tokens: (TokenSummary | AnyTokenSummary)[]; showOwner?: boolean }) {
   const owner = (t: TokenSummary | AnyTokenSummary) => ("owner" in t ? t.owner : "");
   return (
-    <div className="overflow-x-auto">
+    // relative: the header's sr-only label is absolutely placed, and would otherwise widen the page on a phone.
+    <div className="relative overflow-x-auto">
       <table className="w-full text-left text-sm">
         <thead>
           <tr className="text-slate-600 dark:text-slate-400">

@@ -58,10 +58,10 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
                     {e.enabled ? "enabled" : "disabled"}
                   </span>
                 </div>
-                {e.description ? <p className="mt-1 text-sm text-slate-700 dark:text-slate-300">{e.description}</p> : null}
+                {e.description ? <p className="mt-1 text-sm break-words text-slate-700 dark:text-slate-300 [overflow-wrap:anywhere]">{e.description}</p> : null}
                 <dl className="mt-2 grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[10rem_1fr]">
                   <dt className="text-slate-600 dark:text-slate-400">Sends</dt>
-                  <dd>{filtersText(e)}</dd>
+                  <dd className="min-w-0 [overflow-wrap:anywhere]">{filtersText(e)}</dd>
                   <dt className="text-slate-600 dark:text-slate-400">Format</dt>
                   <dd>{e.format === "slack" ? "Slack text" : "Standard Webhooks JSON"}</dd>
                   <dt className="text-slate-600 dark:text-slate-400">Secret</dt>
