@@ -27,13 +27,17 @@ test("an admin creates a verifier, sees each refusal, dry-runs it against an ope
   await expect(problems).toContainText("request.headers.Authorization: Authorization carries a credential");
   await shot(page, "verifiers-refused-desktop");
 
-  // The template as it is: saved as version 1.
+  // The template as it is: saved as version 1, disabled (an example must not start reading).
   await editor.fill(template);
   await page.getByRole("button", { name: "Save as new version" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Saved post-exists as version 1." })).toBeVisible();
   const row = page.getByRole("row", { name: /post-exists/ });
   await expect(row).toContainText("social.publish");
-  await expect(row).toContainText("enabled");
+  await expect(row).toContainText("disabled");
+  await page.getByRole("button", { name: "Enable post-exists" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "post-exists is enabled (version 2)." })).toBeVisible();
+  await expect(row).toContainText("2 of 2");
+  await expect(row).not.toContainText("disabled");
 
   // A dry run against the essay's operation: this server has no X_READ_TOKEN, so nothing is sent.
   await page.getByLabel("Operation id").fill(ESSAY_OP);
@@ -54,13 +58,13 @@ test("an admin creates a verifier, sees each refusal, dry-runs it against an ope
   // Disable: a new version, nothing edited.
   await page.getByRole("button", { name: "Close" }).click();
   await page.getByRole("button", { name: "Disable post-exists" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "post-exists is disabled (version 2)." })).toBeVisible();
-  await expect(row).toContainText("2 of 2");
+  await expect(page.getByRole("status").filter({ hasText: "post-exists is disabled (version 3)." })).toBeVisible();
+  await expect(row).toContainText("3 of 3");
   await expect(row).toContainText("disabled");
 
   await page.setViewportSize(phone);
   const card = page.getByRole("list", { name: "Verifiers, latest version of each" }).getByRole("listitem");
-  await expect(card).toContainText("version 2 of 2 · disabled");
+  await expect(card).toContainText("version 3 of 3 · disabled");
   await expect(page.getByRole("button", { name: "Enable post-exists" })).toBeVisible();
   await shot(page, "verifiers-list-phone");
   await page.getByRole("button", { name: "Edit post-exists" }).click();

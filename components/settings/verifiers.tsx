@@ -14,9 +14,14 @@ type DryRun = {
   read: Record<string, unknown> & { status: string };
 };
 
+/**
+ * The editor's example. It starts disabled: saved as it is, it would read api.example.com for
+ * every social.publish receipt with a token this server may not have. Run a dry run, then Enable.
+ */
 const TEMPLATE = {
   name: "post-exists",
   tool: "social.publish",
+  enabled: false,
   request: { method: "GET", url: "https://api.example.com/2/tweets/{receipt.receipt_id}", headers: { Authorization: "Bearer {env.X_READ_TOKEN}" } },
   expect: [
     { when: { status: 404 }, read: "absent" },
@@ -226,7 +231,7 @@ export function VerifiersAdmin({ verifiers, recent }: { verifiers: VerifierRow[]
           <Field
             label="Definition (JSON)"
             htmlFor="verifier-definition"
-            hint="Templates: {intent.params.x}, {receipt.receipt_id}, {operation_id}, {tool.name}; secrets {env.NAME}. Expect rules are tried in order; JSON pointers as /data/id. Ctrl+Enter saves."
+            hint="A new verifier saved with enabled: false does nothing until you Enable it: try it with a dry run first. Templates: {intent.params.x}, {receipt.receipt_id}, {operation_id}, {tool.name}; secrets {env.NAME}. Expect rules are tried in order; JSON pointers as /data/id. Ctrl+Enter saves."
           >
             <textarea
               id="verifier-definition"
