@@ -165,3 +165,58 @@ test("the queue shows both clocks as ages, the UTC time on hover, and marks item
   await page.goto("/operations");
   await expect(page.locator("tbody tr").first().locator("time")).toHaveAttribute("title", / UTC$/);
 });
+
+test("after a correction, focus goes to what was recorded; the history names what a reopen returned to", async ({ page }) => {
+  await signIn(page, demo.reviewer.email, demo.reviewer.password);
+  const id = `op-e2e-focus-${Date.now()}`;
+  await ingestAsSignedIn(page, { operation_id: id, receipt: { status: "accepted", observed_at: "2026-11-30T10:00:00Z" }, canonical_read: { status: "absent", observed_at: "2026-11-30T10:01:00Z" } });
+  await page.goto(`/operations/${id}`);
+  await page.getByRole("button", { name: "Resolve" }).click();
+  await page.getByLabel("not applied — the effect is absent").check();
+  await page.getByLabel("Reason").fill("Not there.");
+  await page.getByRole("button", { name: "Confirm resolve" }).press("Enter");
+  // The form is gone: a keyboard user lands on the result and the way to the next item.
+  await expect(page.getByRole("status").filter({ hasText: "Resolve recorded." })).toBeFocused();
+  await expect(page.getByRole("region", { name: "5. Outcome" })).toContainText("not applied");
+
+  await page.getByRole("button", { name: "Reopen", exact: true }).click();
+  await page.getByLabel("Reason").fill("Wrong mailbox checked.");
+  await page.getByRole("button", { name: "Confirm reopen" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Reopen recorded." })).toBeFocused();
+  const history = page.getByRole("region", { name: "Corrections and notes" }).getByRole("listitem");
+  await expect(history.filter({ hasText: "Resolve" })).toContainText(/divergent\s*→\s*not applied/);
+  // A reopen returns to the outcome before the resolve: said, not "not recorded".
+  await expect(history.filter({ hasText: "Reopen" })).toContainText(/not applied\s*→\s*divergent/);
+  await expect(history.filter({ hasText: "Reopen" })).not.toContainText("not recorded");
+});
+
+test("a correction refused because another reviewer acted leaves the panel saying who holds the operation", async ({ page, browser }) => {
+  await signIn(page, demo.reviewer.email, demo.reviewer.password);
+  const id = `op-e2e-stale-claim-${Date.now()}`;
+  await ingestAsSignedIn(page, { operation_id: id, receipt: { status: "accepted", observed_at: "2026-11-30T10:00:00Z" }, canonical_read: { status: "absent", observed_at: "2026-11-30T10:01:00Z" } });
+  await page.goto(`/operations/${id}`);
+  // Opening Resolve claims it for the reviewer.
+  await page.getByRole("button", { name: "Resolve" }).click();
+  await expect(page.getByRole("note").filter({ hasText: "You are working on this operation." })).toBeVisible();
+
+  // An admin takes it over and corrects it, which ends the claim.
+  const admin = await browser.newPage();
+  await signIn(admin, demo.admin.email, demo.admin.password);
+  await admin.goto(`/operations/${id}`);
+  await admin.getByRole("button", { name: `Take over ${id}` }).click();
+  await admin.getByRole("button", { name: "Resolve" }).click();
+  await admin.getByLabel("compensated — the effect was undone").check();
+  await admin.getByLabel("Reason").fill("Undone by hand.");
+  await admin.getByRole("button", { name: "Confirm resolve" }).click();
+  await expect(admin.getByRole("note").filter({ hasText: "Nobody has claimed this operation." })).toBeVisible();
+  await admin.close();
+
+  // The reviewer's form, sent on the old state, is refused; the panel then says what the server says.
+  await page.getByLabel("not applied — the effect is absent").check();
+  await page.getByLabel("Reason").fill("I think it never happened.");
+  await page.getByRole("button", { name: "Confirm resolve" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "While you were looking" })).toBeVisible();
+  await expect(page.getByRole("region", { name: "5. Outcome" })).toContainText("compensated");
+  await expect(page.getByRole("note").filter({ hasText: "Nobody has claimed this operation." })).toBeVisible();
+  await expect(page.getByRole("button", { name: `Release ${id}` })).toHaveCount(0);
+});

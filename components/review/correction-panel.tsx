@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { useEffect, useRef, useState, useTransition } from "react";
 import { decideCorrection, MAX_REASON_LENGTH as MAX_REASON, RESOLUTIONS, type CorrectionAction, type EffectiveState, type Resolution } from "@/lib/domain/corrections";
 import type { Idempotency } from "@/lib/domain/outcomes";
 import { Button, Field, Input, Notice } from "@/components/ui/form";
@@ -53,6 +53,11 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
   const [conflict, setConflict] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
   const [done, setDone] = useState<string | null>(null);
+  // After a correction the form is gone: focus goes to what was recorded and the way on, not to the page's top.
+  const doneRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (done) doneRef.current?.focus();
+  }, [done]);
 
   const allowed = (["resolve", "retract", "reopen"] as const).filter((a) =>
     a === "resolve" ? RESOLUTIONS.some((o) => decideCorrection({ action: a, outcome: o, evidence: { object_id: "x" } }, state, claimed, idempotency, { auditSample }).ok) : decideCorrection({ action: a }, state, claimed, idempotency, { auditSample }).ok,
@@ -114,11 +119,14 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
     const body = (await res.json().catch(() => null)) as { error?: { code?: string; message?: string; details?: { holder?: string; last_correction?: { action: string; outcome: string | null; reviewer: string; reason: string } | null; effective_outcome?: string } } } | null;
     if (body?.error?.code === "claimed_by_other") {
       setConflict(`${body.error.details?.holder ?? "Another reviewer"} claimed this operation while you were looking: take it over (they will see that you did) before you correct it.`);
+      // Whatever this page claimed is the server's to say now (the refresh brings who holds it).
+      setClaimedHere(false);
       setOpen(null);
       startTransition(() => router.refresh());
       return;
     }
     if (res.status === 409) {
+      setClaimedHere(false);
       const last = body?.error?.details?.last_correction;
       setConflict(
         last
@@ -143,7 +151,7 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
         </div>
       ) : null}
       {done ? (
-        <div role="status" className="mt-2 flex flex-wrap items-center gap-3 rounded-md border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-900 dark:border-emerald-800 dark:bg-emerald-950 dark:text-emerald-200">
+        <div ref={doneRef} tabIndex={-1} role="status" className="mt-2 outline-none flex flex-wrap items-center gap-3 rounded-md border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-900 dark:border-emerald-800 dark:bg-emerald-950 dark:text-emerald-200">
           <span>{done} recorded.</span>
           {nextInQueue ? (
             <Link href={`/operations/${encodeURIComponent(nextInQueue)}`} aria-keyshortcuts="j" className="rounded-sm font-medium underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600">
