@@ -87,7 +87,7 @@ export function ReviewQueue({ rows, me, reviewer, admin, now, ageHours }: { rows
           ]}
         />
       </div>
-      <div className="overflow-x-auto">
+      <div className="relative overflow-x-auto">
         <table ref={table} className="w-full text-left text-sm">
           <caption className="sr-only">Operations that need review, oldest call first</caption>
           <thead>
@@ -129,7 +129,8 @@ export function ReviewQueue({ rows, me, reviewer, admin, now, ageHours }: { rows
                   {op.overclaimed ? <div className="mt-1 text-xs font-medium text-rose-800 dark:text-rose-300">claimed success</div> : null}
                   {op.audit_sample ? <div className="mt-1 text-xs font-medium text-indigo-800 dark:text-indigo-300">audit sample</div> : null}
                 </td>
-                <td className="py-2 pr-3">{op.reason}</td>
+                {/* A floor for the reason on a phone: a few lines and a sideways scroll, not a word a line. */}
+                <td className="min-w-48 py-2 pr-3">{op.reason}</td>
                 <td className="py-2 pr-3 whitespace-nowrap text-xs tabular-nums">
                   <div>
                     called <When at={op.called_at} now={now} className="font-medium" />

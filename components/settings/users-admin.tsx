@@ -39,7 +39,8 @@ export function UserRow({ user, isMe }: { user: User; isMe: boolean }) {
   const [ended, endSessions, ending] = useActionState<FormState, FormData>(signOutEverywhereAction, null);
   return (
     <tr className="border-t border-slate-200 align-top dark:border-slate-800">
-      <td className="py-3 pr-4">
+      {/* A floor for the address on a phone: the table scrolls sideways instead of breaking it letter by letter. */}
+      <td className="min-w-48 py-3 pr-4">
         <span className="font-medium break-all">{user.email}</span>
         {isMe ? <span className="ml-2 text-xs text-slate-600 dark:text-slate-400">(you)</span> : null}
         {state?.error ? <div className="mt-2"><Notice kind="error">{state.error}</Notice></div> : null}

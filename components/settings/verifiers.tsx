@@ -169,7 +169,7 @@ export function VerifiersAdmin({ verifiers, recent }: { verifiers: VerifierRow[]
               );
             })}
           </ul>
-          <div className="hidden overflow-x-auto sm:block">
+          <div className="relative hidden overflow-x-auto sm:block">
             <table className="w-full text-left text-sm">
               <caption className="sr-only">Verifiers, latest version of each</caption>
               <thead>

@@ -38,7 +38,7 @@ export function DeliveryLog({ endpoint, deliveries }: { endpoint: Endpoint; deli
                 </span>
               </div>
               {d.attempt_log.length ? (
-                <div className="mt-2 overflow-x-auto">
+                <div className="relative mt-2 overflow-x-auto">
                 <table className="w-full text-left text-xs">
                   <caption className="sr-only">Attempts of this delivery</caption>
                   <thead>

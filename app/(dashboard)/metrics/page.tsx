@@ -77,7 +77,7 @@ function Cell({ m, f }: { m: Metric; f: Filters }) {
 
 function Table({ caption, first, rows }: { caption: string; first: string; rows: { key: string; label: string; operations: number; metrics: Metrics; f: Filters }[] }) {
   return (
-    <div className="overflow-x-auto rounded-xl border border-slate-200 dark:border-slate-800">
+    <div className="relative overflow-x-auto rounded-xl border border-slate-200 dark:border-slate-800">
       <table className="w-full min-w-[44rem] text-sm">
         <caption className="px-3 pt-3 text-left font-semibold">{caption}</caption>
         <thead>

@@ -91,7 +91,7 @@ async function Results({ query, filters, filtered, firstPage }: { query: Paramet
         </p>
       ) : null}
       {firstPage ? <NewOperationsNotice filters={filters} newest={newest} /> : null}
-      <div className="overflow-x-auto">
+      <div className="relative overflow-x-auto">
         <table className="w-full min-w-[48rem] text-left text-sm">
           <caption className="sr-only">{ranked ? `Operations matching “${query.q}”, best match first` : "Operations, newest first"}</caption>
           <thead>

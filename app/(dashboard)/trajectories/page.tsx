@@ -17,7 +17,7 @@ export default async function TrajectoriesPage() {
       {rows.length === 0 ? (
         <p className="text-slate-700 dark:text-slate-300">No trajectories yet: send trajectory_id with each record to group an agent&apos;s steps.</p>
       ) : (
-        <div className="overflow-x-auto">
+        <div className="relative overflow-x-auto">
           <table className="w-full text-left text-sm">
             <thead>
               <tr className="text-slate-600 dark:text-slate-400">

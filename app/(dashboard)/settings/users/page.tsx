@@ -24,7 +24,7 @@ export default async function UsersPage() {
         </h2>
         <AddUserForm />
       </section>
-      <div className="overflow-x-auto">
+      <div className="relative overflow-x-auto">
         <table className="w-full text-left text-sm">
           <caption className="sr-only">All users</caption>
           <thead>
