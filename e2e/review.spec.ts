@@ -172,16 +172,23 @@ test("after a correction, focus goes to what was recorded; the history names wha
   await ingestAsSignedIn(page, { operation_id: id, receipt: { status: "accepted", observed_at: "2026-11-30T10:00:00Z" }, canonical_read: { status: "absent", observed_at: "2026-11-30T10:01:00Z" } });
   await page.goto(`/operations/${id}`);
   await page.getByRole("button", { name: "Resolve" }).click();
+  // Confirm says why it is not available yet.
+  const confirm = page.getByRole("button", { name: "Confirm resolve" });
+  await expect(confirm).toBeDisabled();
+  await expect(confirm).toHaveAccessibleDescription("Choose what happened first.");
   await page.getByLabel("not applied — the effect is absent").check();
+  await expect(confirm).toHaveAccessibleDescription("Write a reason first.");
   await page.getByLabel("Reason").fill("Not there.");
-  await page.getByRole("button", { name: "Confirm resolve" }).press("Enter");
+  await expect(confirm).toBeEnabled();
+  await confirm.press("Enter");
   // The form is gone: a keyboard user lands on the result and the way to the next item.
   await expect(page.getByRole("status").filter({ hasText: "Resolve recorded." })).toBeFocused();
   await expect(page.getByRole("region", { name: "5. Outcome" })).toContainText("not applied");
 
   await page.getByRole("button", { name: "Reopen", exact: true }).click();
   await page.getByLabel("Reason").fill("Wrong mailbox checked.");
-  await page.getByRole("button", { name: "Confirm reopen" }).click();
+  // Ctrl+Enter in the reason confirms, as in the note form.
+  await page.getByLabel("Reason").press("Control+Enter");
   await expect(page.getByRole("status").filter({ hasText: "Reopen recorded." })).toBeFocused();
   const history = page.getByRole("region", { name: "Corrections and notes" }).getByRole("listitem");
   await expect(history.filter({ hasText: "Resolve" })).toContainText(/divergent\s*→\s*not applied/);

@@ -64,6 +64,8 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
   );
   const request = open && (open !== "resolve" || outcome) ? { action: open, ...(open === "resolve" ? { outcome: outcome!, evidence, ...(withdraw ? { withdraw_claim: true } : {}) } : {}) } : null;
   const preview = request ? decideCorrection(request, state, claimed, idempotency, { auditSample }) : null;
+  // Why Confirm is not available yet, said beside it (a refusal of the correction itself is said above it).
+  const missing = open === "resolve" && !outcome ? "Choose what happened first." : preview && !preview.ok ? "This correction cannot be made (above)." : !reason.trim() ? "Write a reason first." : null;
 
   /**
    * Opens (or closes) a correction form. Opening one on an unclaimed operation claims it, so the
@@ -227,13 +229,20 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
               </span>
             </label>
           ) : null}
-          <Field label="Reason" htmlFor="correction-reason" hint={`Required. Say what you checked and what you saw. ${reason.length.toLocaleString("en")} of ${MAX_REASON.toLocaleString("en")} characters.`}>
+          <Field label="Reason" htmlFor="correction-reason" hint={`Required. Say what you checked and what you saw. ${reason.length.toLocaleString("en")} of ${MAX_REASON.toLocaleString("en")} characters; Ctrl+Enter confirms.`}>
             <textarea
               id="correction-reason"
               required
               maxLength={MAX_REASON}
               value={reason}
               onChange={(e) => setReason(e.target.value)}
+              onKeyDown={(e) => {
+                // As the note form: Ctrl+Enter (⌘+Enter) sends, when Confirm could.
+                if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+                  e.preventDefault();
+                  if (!missing && !pending) e.currentTarget.form?.requestSubmit();
+                }
+              }}
               rows={3}
               className="block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm dark:border-slate-700 dark:bg-slate-900"
             />
@@ -264,13 +273,18 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
             )
           ) : null}
           {error ? <Notice kind="error">{error.charAt(0).toUpperCase() + error.slice(1)}.</Notice> : null}
-          <div className="flex gap-2">
-            <Button type="submit" disabled={pending || !preview?.ok || !reason.trim()}>
+          <div className="flex flex-wrap items-center gap-2">
+            <Button type="submit" disabled={pending || !!missing} aria-describedby={missing ? "confirm-missing" : undefined}>
               Confirm {LABEL[open].toLowerCase()}
             </Button>
             <Button type="button" variant="secondary" onClick={() => setOpen(null)}>
               Cancel
             </Button>
+            {missing ? (
+              <span id="confirm-missing" className="text-sm text-slate-600 dark:text-slate-400">
+                {missing}
+              </span>
+            ) : null}
           </div>
         </form>
       ) : null}
