@@ -11,6 +11,7 @@ import { When } from "@/components/ui/when";
 import { olderThan } from "@/lib/domain/time";
 import { ClaimControls } from "./claim-button";
 import { Shortcuts } from "./shortcuts";
+import { TableScroll } from "@/components/ui/table-scroll";
 
 export type QueueRow = {
   operation_id: string;
@@ -87,7 +88,7 @@ export function ReviewQueue({ rows, me, reviewer, admin, now, ageHours }: { rows
           ]}
         />
       </div>
-      <div className="relative overflow-x-auto">
+      <TableScroll>
         <table ref={table} className="w-full text-left text-sm">
           <caption className="sr-only">Operations that need review, oldest call first</caption>
           <thead>
@@ -152,7 +153,7 @@ export function ReviewQueue({ rows, me, reviewer, admin, now, ageHours }: { rows
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
       {reviewer ? (
         <form ref={bulkForm} action={submit} aria-labelledby="bulk-title" className="space-y-3 rounded-xl border border-indigo-200 bg-indigo-50/50 p-4 dark:border-indigo-900 dark:bg-indigo-950/30">
           <h2 id="bulk-title" className="font-semibold">

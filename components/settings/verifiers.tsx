@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useId, useState, type ReactNode } from "react";
 import { Button, Field, Input, Notice } from "@/components/ui/form";
+import { TableScroll } from "@/components/ui/table-scroll";
 
 type Definition = Record<string, unknown> & { name: string; tool: string };
 export type VerifierRow = { name: string; version: number; versions: number; tool: string; enabled: boolean; definition: Definition; created_at: string; created_by: string };
@@ -169,7 +170,7 @@ export function VerifiersAdmin({ verifiers, recent }: { verifiers: VerifierRow[]
               );
             })}
           </ul>
-          <div className="relative hidden overflow-x-auto sm:block">
+          <TableScroll className="hidden sm:block">
             <table className="w-full text-left text-sm">
               <caption className="sr-only">Verifiers, latest version of each</caption>
               <thead>
@@ -218,7 +219,7 @@ export function VerifiersAdmin({ verifiers, recent }: { verifiers: VerifierRow[]
                 })}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
           </>
         )}
       </section>

@@ -1,5 +1,6 @@
 import type { Delivery, Endpoint } from "@/lib/views/webhooks";
 import { RedeliverButton } from "./webhooks";
+import { TableScroll } from "@/components/ui/table-scroll";
 
 const STATUS_STYLE: Record<Delivery["status"], string> = {
   delivered: "bg-emerald-100 text-emerald-900 dark:bg-emerald-900 dark:text-emerald-100",
@@ -38,7 +39,7 @@ export function DeliveryLog({ endpoint, deliveries }: { endpoint: Endpoint; deli
                 </span>
               </div>
               {d.attempt_log.length ? (
-                <div className="relative mt-2 overflow-x-auto">
+                <TableScroll className="mt-2">
                 <table className="w-full text-left text-xs">
                   <caption className="sr-only">Attempts of this delivery</caption>
                   <thead>
@@ -62,7 +63,7 @@ export function DeliveryLog({ endpoint, deliveries }: { endpoint: Endpoint; deli
                     ))}
                   </tbody>
                 </table>
-                </div>
+                </TableScroll>
               ) : (
                 <p className="mt-1 text-slate-600 dark:text-slate-400">Not attempted yet.</p>
               )}

@@ -6,6 +6,7 @@ import { METRIC_NAMES, METRIC_TITLES, type Metric, type MetricName, type Metrics
 import { setSamplingAction } from "@/lib/metrics/actions";
 import { metricsQuerySchema, readMetrics } from "@/lib/store/metrics";
 import { periodStart } from "@/lib/store/overview";
+import { TableScroll } from "@/components/ui/table-scroll";
 
 export const metadata: Metadata = { title: "Metrics" };
 
@@ -77,7 +78,7 @@ function Cell({ m, f }: { m: Metric; f: Filters }) {
 
 function Table({ caption, first, rows }: { caption: string; first: string; rows: { key: string; label: string; operations: number; metrics: Metrics; f: Filters }[] }) {
   return (
-    <div className="relative overflow-x-auto rounded-xl border border-slate-200 dark:border-slate-800">
+    <TableScroll className="rounded-xl border border-slate-200 dark:border-slate-800">
       <table className="w-full min-w-[44rem] text-sm">
         <caption className="px-3 pt-3 text-left font-semibold">{caption}</caption>
         <thead>
@@ -105,7 +106,7 @@ function Table({ caption, first, rows }: { caption: string; first: string; rows:
           )}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }
 

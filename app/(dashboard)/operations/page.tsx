@@ -13,6 +13,7 @@ import { Highlighted, MatchLines } from "@/components/operations/highlight";
 import { highlightParts, parseSearch } from "@/lib/domain/search";
 import { dayOrInstant } from "@/lib/domain/time";
 import { knownTools } from "@/lib/store/overview";
+import { TableScroll } from "@/components/ui/table-scroll";
 
 export const metadata: Metadata = { title: "Operations" };
 
@@ -91,7 +92,7 @@ async function Results({ query, filters, filtered, firstPage }: { query: Paramet
         </p>
       ) : null}
       {firstPage ? <NewOperationsNotice filters={filters} newest={newest} /> : null}
-      <div className="relative overflow-x-auto">
+      <TableScroll>
         <table className="w-full min-w-[48rem] text-left text-sm">
           <caption className="sr-only">{ranked ? `Operations matching “${query.q}”, best match first` : "Operations, newest first"}</caption>
           <thead>
@@ -130,7 +131,7 @@ async function Results({ query, filters, filtered, firstPage }: { query: Paramet
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
       <nav aria-label="Pages" className="flex gap-4 text-sm">
         {!firstPage ? (
           <Link href={`/operations${filters ? `?${filters}` : ""}`} className="text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { requirePage } from "@/lib/auth/session";
 import { listTrajectories } from "@/lib/store/get-trajectory";
+import { TableScroll } from "@/components/ui/table-scroll";
 
 export const metadata: Metadata = { title: "Trajectories" };
 
@@ -17,7 +18,7 @@ export default async function TrajectoriesPage() {
       {rows.length === 0 ? (
         <p className="text-slate-700 dark:text-slate-300">No trajectories yet: send trajectory_id with each record to group an agent&apos;s steps.</p>
       ) : (
-        <div className="relative overflow-x-auto">
+        <TableScroll>
           <table className="w-full text-left text-sm">
             <thead>
               <tr className="text-slate-600 dark:text-slate-400">
@@ -50,7 +51,7 @@ export default async function TrajectoriesPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </div>
   );

@@ -3,6 +3,7 @@ import { CreateTokenForm, RevokeButton } from "@/components/settings/tokens";
 import { can, scopesAllowedFor } from "@/lib/auth/permissions";
 import { requirePage } from "@/lib/auth/session";
 import { listAllTokens, listTokens, type AnyTokenSummary, type TokenSummary } from "@/lib/store/api-tokens";
+import { TableScroll } from "@/components/ui/table-scroll";
 
 export const metadata: Metadata = { title: "API tokens" };
 
@@ -60,8 +61,7 @@ export default async function TokensPage() {
 function TokenTable({ tokens, showOwner }: { tokens: (TokenSummary | AnyTokenSummary)[]; showOwner?: boolean }) {
   const owner = (t: TokenSummary | AnyTokenSummary) => ("owner" in t ? t.owner : "");
   return (
-    // relative: the header's sr-only label is absolutely placed, and would otherwise widen the page on a phone.
-    <div className="relative overflow-x-auto">
+    <TableScroll>
       <table className="w-full text-left text-sm">
         <thead>
           <tr className="text-slate-600 dark:text-slate-400">
@@ -94,6 +94,6 @@ function TokenTable({ tokens, showOwner }: { tokens: (TokenSummary | AnyTokenSum
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { AddUserForm, UserRow } from "@/components/settings/users-admin";
 import { requirePage } from "@/lib/auth/session";
 import { listUsers } from "@/lib/store/users";
+import { TableScroll } from "@/components/ui/table-scroll";
 
 export const metadata: Metadata = { title: "Users" };
 
@@ -24,7 +25,7 @@ export default async function UsersPage() {
         </h2>
         <AddUserForm />
       </section>
-      <div className="relative overflow-x-auto">
+      <TableScroll>
         <table className="w-full text-left text-sm">
           <caption className="sr-only">All users</caption>
           <thead>
@@ -43,7 +44,7 @@ export default async function UsersPage() {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
     </div>
   );
 }
