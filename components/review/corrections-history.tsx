@@ -10,8 +10,9 @@ const when = displayUtc;
  * to, why, on what evidence; and what reviewers wrote for each other. `canNote`: the form to add one.
  */
 export function CorrectionsHistory({ op, canNote = false }: { op: OperationDetail; canNote?: boolean }) {
-  // The effective outcome each correction left, as the verdict history derived it (a reopen
-  // returns to the outcome before the resolve it undoes, which the correction itself does not name).
+  // The effective outcome each correction left, as the verdict history derived it (it holds every
+  // correction; a reopen returns to the outcome before the resolve it undoes, which the
+  // correction itself does not name).
   const after = new Map(op.verdict_history.filter((v) => v.kind === "correction").map((v) => [v.seq, v.effective_outcome]));
   const entries = [...op.corrections.map((c) => ({ seq: c.seq, c, n: null })), ...op.comments.map((n) => ({ seq: n.seq, c: null, n }))].sort((a, b) => a.seq - b.seq);
   return (
@@ -42,7 +43,7 @@ function CorrectionItem({ c, after }: { c: OperationCorrectionView; after: strin
     <li className="rounded-lg border border-slate-200 p-3 text-sm dark:border-slate-800">
       <p className="flex flex-wrap items-center gap-2">
         <strong className="capitalize">{c.action}</strong>
-        <OutcomeBadge outcome={c.outcome_seen} /> → <OutcomeBadge outcome={after ?? (c.action === "resolve" ? c.outcome : c.action === "retract" ? "divergent" : null)} />
+        <OutcomeBadge outcome={c.outcome_seen} /> → <OutcomeBadge outcome={after} />
         {c.withdraw_claim || c.action === "retract" ? <span className="text-xs font-medium text-rose-800 dark:text-rose-300">success claim withdrawn</span> : null}
         <span className="text-slate-600 dark:text-slate-400">
           by {c.reviewer} · {when(c.recorded_at)}

@@ -27,9 +27,13 @@ export default async function OperationsPage({ searchParams }: { searchParams: P
   // The filter form is a plain GET form, so Apply sends its empty fields too (`?tool=&agent=`):
   // answer with the same list at the URL without them, which is the one worth sharing.
   // A date field typed as a plain day means that day's start in UTC: the URL says so in full.
-  const dated = DATE_PARAMS.filter((k) => raw[k] !== undefined && dayOrInstant(raw[k]) !== raw[k]);
-  for (const k of dated) raw[k] = dayOrInstant(raw[k]);
-  if (dated.length || Object.values(params).some((v) => v === "")) {
+  let dated = false;
+  for (const k of DATE_PARAMS) {
+    if (raw[k] === undefined) continue;
+    const full = dayOrInstant(raw[k]);
+    if (full !== raw[k]) [raw[k], dated] = [full, true];
+  }
+  if (dated || Object.values(params).some((v) => v === "")) {
     const clean = new URLSearchParams(raw);
     redirect(clean.size ? `/operations?${clean}` : "/operations");
   }
