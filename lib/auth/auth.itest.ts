@@ -66,21 +66,23 @@ describe("the authorization matrix (route handlers)", () => {
   // unknown verifier (admins only: session, or a token with the admin scope). hooks, hookAdd,
   // hookTest: webhook endpoints (the same): list them, create one from an invalid body (an admin's
   // 422 shows the check came after authorization), a test event to an endpoint that does not exist.
-  type Row = { ingest: number; read: number; otlp: number; list: number; metrics: number; one: number; health: number; claim: number; take: number; release: number; notes: number; note: number; verifiers: number; define: number; dryrun: number; hooks: number; hookAdd: number; hookTest: number };
+  // approvals: the list of held calls (read); approval: one's state (read); decide: approve a call
+  // (review); use: take an approved call to forward it (ingest), each of an operation not held.
+  type Row = { ingest: number; read: number; otlp: number; list: number; metrics: number; one: number; health: number; claim: number; take: number; release: number; notes: number; note: number; verifiers: number; define: number; dryrun: number; hooks: number; hookAdd: number; hookTest: number; approvals: number; approval: number; decide: number; use: number };
   const expected: Record<string, Row> = {
-    anonymous: { ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, notes: 401, note: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401 },
-    viewer: { ingest: 201, read: 403, otlp: 200, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 403, release: 403, notes: 200, note: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
-    reviewer: { ingest: 201, read: 201, otlp: 200, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 200, release: 200, notes: 200, note: 201, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
-    admin: { ingest: 201, read: 201, otlp: 200, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 200, release: 200, notes: 200, note: 201, verifiers: 200, define: 422, dryrun: 404, hooks: 200, hookAdd: 422, hookTest: 404 },
-    "token:ingest": { ingest: 201, read: 403, otlp: 200, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, notes: 403, note: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
-    "token:verify": { ingest: 403, read: 201, otlp: 200, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, notes: 403, note: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
-    "token:read": { ingest: 403, read: 403, otlp: 403, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 403, release: 403, notes: 200, note: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
-    "token:export": { ingest: 403, read: 403, otlp: 403, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, notes: 403, note: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
-    "token:review": { ingest: 403, read: 403, otlp: 403, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 200, release: 200, notes: 403, note: 201, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403 },
-    disabledSession: { ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, notes: 401, note: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401 },
-    disabledToken: { ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, notes: 401, note: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401 },
-    badToken: { ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, notes: 401, note: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401 },
-    "token:admin": { ingest: 403, read: 403, otlp: 403, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, notes: 403, note: 403, verifiers: 200, define: 422, dryrun: 404, hooks: 200, hookAdd: 422, hookTest: 404 },
+    anonymous: { ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, notes: 401, note: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401, approvals: 401, approval: 401, decide: 401, use: 401 },
+    viewer: { ingest: 201, read: 403, otlp: 200, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 403, release: 403, notes: 200, note: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403, approvals: 200, approval: 404, decide: 403, use: 404 },
+    reviewer: { ingest: 201, read: 201, otlp: 200, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 200, release: 200, notes: 200, note: 201, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403, approvals: 200, approval: 404, decide: 404, use: 404 },
+    admin: { ingest: 201, read: 201, otlp: 200, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 200, release: 200, notes: 200, note: 201, verifiers: 200, define: 422, dryrun: 404, hooks: 200, hookAdd: 422, hookTest: 404, approvals: 200, approval: 404, decide: 404, use: 404 },
+    "token:ingest": { ingest: 201, read: 403, otlp: 200, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, notes: 403, note: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403, approvals: 403, approval: 403, decide: 403, use: 404 },
+    "token:verify": { ingest: 403, read: 201, otlp: 200, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, notes: 403, note: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403, approvals: 403, approval: 403, decide: 403, use: 403 },
+    "token:read": { ingest: 403, read: 403, otlp: 403, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 403, release: 403, notes: 200, note: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403, approvals: 200, approval: 404, decide: 403, use: 403 },
+    "token:export": { ingest: 403, read: 403, otlp: 403, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, notes: 403, note: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403, approvals: 403, approval: 403, decide: 403, use: 403 },
+    "token:review": { ingest: 403, read: 403, otlp: 403, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 200, release: 200, notes: 403, note: 201, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403, approvals: 403, approval: 403, decide: 404, use: 403 },
+    disabledSession: { ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, notes: 401, note: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401, approvals: 401, approval: 401, decide: 401, use: 401 },
+    disabledToken: { ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, notes: 401, note: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401, approvals: 401, approval: 401, decide: 401, use: 401 },
+    badToken: { ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, notes: 401, note: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401, approvals: 401, approval: 401, decide: 401, use: 401 },
+    "token:admin": { ingest: 403, read: 403, otlp: 403, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, notes: 403, note: 403, verifiers: 200, define: 422, dryrun: 404, hooks: 200, hookAdd: 422, hookTest: 404, approvals: 403, approval: 403, decide: 403, use: 403 },
   };
   const readRecord = () => ({ operation_id: unique("op-authz"), canonical_read: { status: "absent", observed_at: "2026-08-28T10:05:00Z" } });
 
@@ -108,6 +110,11 @@ describe("the authorization matrix (route handlers)", () => {
         hooks: (await call("/api/v1/webhooks", { headers: h() })).status,
         hookAdd: (await call("/api/v1/webhooks", { body: { url: "ftp://nowhere.example/" }, headers: h() })).status,
         hookTest: (await call("/api/v1/webhooks/ep_none/test", { body: {}, headers: h() })).status,
+        // Approvals (shared/GATEWAY.md) of an operation that was not held: 404 once authorized.
+        approvals: (await call("/api/v1/approvals", { headers: h() })).status,
+        approval: (await call(`/api/v1/operations/${opId}/approval`, { headers: h() })).status,
+        decide: (await call(`/api/v1/operations/${mine}/approval`, { body: { decision: "approve", reason: "fine" }, headers: h() })).status,
+        use: (await call(`/api/v1/operations/${mine}/approval/use`, { body: { params_digest: "sha256:" + "0".repeat(64) }, headers: h() })).status,
       };
       expect(got).toEqual(expected[key]);
     });

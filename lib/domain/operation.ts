@@ -1,3 +1,4 @@
+import { approvalRequestOf, classifyWithApproval, deriveApproval, type ApprovalFact, type ApprovalState } from "./approval";
 import { classify, comparedFacts, toolName, type Classification, type StageFact } from "./classify";
 import { isOverclaimed, needsReview, replayCorrections, type CorrectionFact, type EffectiveState } from "./corrections";
 import { isPlainObject } from "./json";
@@ -54,6 +55,8 @@ export type OperationState = {
   fingerprint: string | null;
   /** Operation id, receipt id and evidence object ids: what free-text search finds. */
   search_keys: string[];
+  /** The call was held for approval (shared/GATEWAY.md): where that stands. */
+  approval: ApprovalState | null;
 };
 
 const str = (v: unknown): string | null => (typeof v === "string" && v.length > 0 ? v : null);
@@ -74,15 +77,24 @@ export function comparedOf(stages: StoredStage[]): { wrong_tool: { operation: st
  * Everything derived about one operation from its immutable records. Stage payloads were
  * validated at ingest, so they are read here with the wire types.
  */
-export function deriveOperation(operationId: string, stages: StoredStage[], corrections: CorrectionFact[] = []): OperationState {
+export function deriveOperation(operationId: string, stages: StoredStage[], corrections: CorrectionFact[] = [], approvals: ApprovalFact[] = []): OperationState {
   const ordered = [...stages].sort((a, b) => a.seq - b.seq);
   const envelope = mergeEnvelopes(ordered.map((s) => s.envelope));
   const facts = ordered.map(stageFact);
-  const classification = classify({ tool: envelope.tool, idempotency: envelope.idempotency as Idempotency, stages: facts });
+  const intentStage = ordered.find((s) => s.stage === "intent");
+  const intent = intentStage?.data as Record<string, unknown> | undefined;
+  const receipt = ordered.find((s) => s.stage === "receipt")?.data as Record<string, unknown> | undefined;
+  const request = intentStage ? approvalRequestOf(envelope) : null;
+  const approval = request ? deriveApproval(request, intentStage!.recorded_at, intent?.params, approvals) : null;
+  const classification = classifyWithApproval(
+    classify({ tool: envelope.tool, idempotency: envelope.idempotency as Idempotency, stages: facts }),
+    approval,
+    receipt !== undefined,
+  );
   const effectiveState = replayCorrections(classification.outcome, corrections);
   const effective: EffectiveOutcome = effectiveState.outcome;
-  const intent = ordered.find((s) => s.stage === "intent")?.data as Record<string, unknown> | undefined;
-  const receipt = ordered.find((s) => s.stage === "receipt")?.data as Record<string, unknown> | undefined;
+  // A call held for approval waits in the Approvals tab, not among the calls to reconcile.
+  const held = approval?.status === "pending" && receipt === undefined && corrections.length === 0;
   const claimed = str(envelope.claimed_outcome);
   const overclaimed = isOverclaimed(claimed, effectiveState);
   const keys = new Set<string>([operationId]);
@@ -102,7 +114,7 @@ export function deriveOperation(operationId: string, stages: StoredStage[], corr
     last_correction_id: corrections.length ? corrections[corrections.length - 1].id : null,
     retry: retryDecision(effective, envelope.idempotency as Idempotency),
     overclaimed,
-    needs_review: needsReview(claimed, effectiveState),
+    needs_review: !held && needsReview(claimed, effectiveState),
     tool: toolName(envelope.tool),
     agent: typeof agent === "string" ? str(agent) : isPlainObject(agent) ? str(agent.name) : null,
     target: str(intent?.target),
@@ -114,5 +126,6 @@ export function deriveOperation(operationId: string, stages: StoredStage[], corr
     recovers: idList(envelope.recovers),
     fingerprint: str(intent?.fingerprint),
     search_keys: [...keys],
+    approval,
   };
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { approvalRequestSchema } from "./approval";
 import { isRfc3339 } from "./time";
 
 /**
@@ -97,7 +98,10 @@ export const operationRecordSchema = z
     canonical_read: z.union([canonicalReadSchema, z.array(canonicalReadSchema).min(1).max(1000)]).optional(),
     side_effects: z.array(sideEffectSchema).max(1000).optional(),
     idempotency: idempotencySchema.nullish(),
+    /** A held call's approval request (shared/GATEWAY.md): recorded with its intent, decided in Reconcile. */
+    approval: approvalRequestSchema.nullish(),
   })
+  .refine((r) => r.approval == null || r.intent !== undefined, { message: "an approval request travels with the intent it holds", path: ["approval"] })
   .refine(
     (r) => r.intent !== undefined || r.receipt !== undefined || r.canonical_read !== undefined || r.side_effects !== undefined,
     { message: "a record must carry at least one stage: intent, receipt, canonical_read or side_effects" },

@@ -8,4 +8,5 @@ export async function registerJobHandlers(): Promise<void> {
   // Features register here, e.g. `(await import("@/lib/verifiers/run")).registerVerifierJobs();`
   (await import("@/lib/verifiers/run")).registerVerifierJobs();
   (await import("@/lib/webhooks/register")).registerWebhookJobs();
+  (await import("@/lib/approvals/jobs")).registerApprovalJobs();
 }

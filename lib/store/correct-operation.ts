@@ -31,7 +31,7 @@ export async function correctOperation(input: { operationId: string; request: Co
     const holder = await requireNotClaimedByOther(tx, operationId, reviewer);
     const records = (await loadOperationRecords(tx, [operationId])).get(operationId) ?? { stages: [], corrections: [] };
     const facts = correctionFacts(records.corrections);
-    const state = deriveOperation(operationId, records.stages, facts);
+    const state = deriveOperation(operationId, records.stages, facts, records.approvals);
     const last = records.corrections.at(-1) ?? null;
     const expected = request.expected_last_correction_id ?? null;
     if (expected !== (last?.id ?? null)) {
@@ -61,7 +61,7 @@ export async function correctOperation(input: { operationId: string; request: Co
       undefined,
       { locked: true },
     );
-    const states = await writeProjection(tx, [{ identity, stages: records.stages, corrections: [...facts, ...correctionFacts([{ ...payload, seq: record.seq, recorded_at: record.recorded_at, reviewer, hash: record.hash }])] }]);
+    const states = await writeProjection(tx, [{ identity, stages: records.stages, approvals: records.approvals, corrections: [...facts, ...correctionFacts([{ ...payload, seq: record.seq, recorded_at: record.recorded_at, reviewer, hash: record.hash }])] }]);
     const after = states.get(operationId)!;
     const correction = { ...payload, reviewer, seq: record.seq, recorded_at: record.recorded_at };
     await announceCorrection(tx, operationId, state.effective_outcome, after, correction);

@@ -18,7 +18,7 @@ export async function getOperation(operationId: string): Promise<OperationDetail
   if (!identity) return null;
   const records = (await loadOperationRecords(db, [operationId])).get(operationId) ?? { stages: [], corrections: [] };
   const stages = records.stages;
-  const state = deriveOperation(operationId, stages, correctionFacts(records.corrections));
+  const state = deriveOperation(operationId, stages, correctionFacts(records.corrections), records.approvals);
   const stale = new Set(state.classification.stale_read_seqs);
   const sampled = (await db.auditSample.count({ where: { operationId } })) > 0;
   const downstreamIds = (await db.operationEdge.findMany({ where: { dependsOn: operationId }, select: { operationId: true } })).map((e) => e.operationId);
@@ -85,6 +85,7 @@ export async function getOperation(operationId: string): Promise<OperationDetail
     needs_review: state.needs_review || (sampled && state.effective_outcome === "verified" && reviewOf(state.effective) === "none"),
     overclaimed: state.overclaimed,
     audit_sample: sampled,
+    approval: state.approval,
     recovers: state.recovers,
     upstream,
     downstream: downstreamIds.map(link),

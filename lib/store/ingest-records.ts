@@ -10,6 +10,7 @@ import { sqlWriteTransaction } from "./db";
 import { refused, StoreError } from "./errors";
 import { planProjection, writeProjection, type Identity, type ProjectionOp, type ProjectionPlan } from "./projection";
 import { insertMany, selectIn, type Sql } from "./sql";
+import { holdForApproval } from "./approvals";
 import { scheduleVerifierChecks } from "./verifier-schedule";
 import type { VerifierVersion } from "@/lib/domain/verifier";
 import { announceStages } from "./webhook-outbox";
@@ -237,13 +238,14 @@ export function planWrite(decided: Decided, appended: ChainRecord[]): WritePlan 
       return { operationId: id, createdSeq: first.seq, createdAt: first.recorded_at, ownerId: owners.get(id) ?? null };
     });
   for (const r of created) identities.set(r.operationId, r);
-  const ops = touched.map((id) => ({ identity: identities.get(id)!, stages: stagesById.get(id)!, corrections: correctionsOf(id) }));
+  const approvalsOf = (id: string) => decided.records.get(id)?.approvals;
+  const ops = touched.map((id) => ({ identity: identities.get(id)!, stages: stagesById.get(id)!, corrections: correctionsOf(id), approvals: approvalsOf(id) }));
   const projection = planProjection(ops);
   const states = new Map(projection.states);
 
   // Duplicates of known operations still answer with the current derived state.
   const untouched = ids.filter((id) => !states.has(id) && identities.has(id));
-  for (const id of untouched) states.set(id, deriveOperation(id, stagesById.get(id)!, correctionsOf(id)));
+  for (const id of untouched) states.set(id, deriveOperation(id, stagesById.get(id)!, correctionsOf(id), approvalsOf(id)));
   const firstAcceptedIndex = new Map<string, number>();
   for (const a of accepted) {
     if (!firstAcceptedIndex.has(a.record.operationId) && a.fresh.length) firstAcceptedIndex.set(a.record.operationId, a.record.index);
@@ -281,5 +283,7 @@ export async function writeDecided(tx: Sql, decided: Decided, appended: ChainRec
   await scheduleVerifierChecks(tx, appended, states, undefined, plan.settings?.verifiers);
   // Webhooks: the outbox rows commit with these records or not at all.
   await announceStages(tx, appended, states, before);
+  // Calls held for approval: their expiry job and approval.requested, in this transaction too.
+  await holdForApproval(tx, appended, states);
   return plan.results;
 }

@@ -1,4 +1,5 @@
 import "server-only";
+import type { ApprovalFact } from "@/lib/domain/approval";
 import type { CorrectionFact } from "@/lib/domain/corrections";
 import { deriveOperation, type OperationState, type StoredStage } from "@/lib/domain/operation";
 import { actualOf, reviewOf } from "@/lib/domain/metrics";
@@ -80,7 +81,7 @@ const VIEW_COLUMNS: Record<keyof ReturnType<typeof viewRow>, string> = {
   calledAt: "called_at",
 };
 
-export type ProjectionOp = { identity: Identity; stages: StoredStage[]; corrections?: (CorrectionFact & { reason?: string })[] };
+export type ProjectionOp = { identity: Identity; stages: StoredStage[]; corrections?: (CorrectionFact & { reason?: string })[]; approvals?: ApprovalFact[] };
 
 /**
  * What the projection of these operations writes, computed without the database: their derived
@@ -95,22 +96,29 @@ export type ProjectionPlan = {
   keys: { key: string; createdSeq: number }[];
   edges: { operationId: string; dependsOn: string }[];
   search: SearchRow[];
+  /** operation_approvals rows, in APPROVAL_COLUMNS order. */
+  approvals: unknown[][];
 };
+
+const APPROVAL_COLUMNS = ["operation_id", "created_seq", "status", "tool", "rule", "requested_at", "expires_at", "decided_by", "decided_at", "used_at"];
 
 export function planProjection(ops: ProjectionOp[]): ProjectionPlan {
   const states = new Map<string, OperationState>();
   const views: ReturnType<typeof viewRow>[] = [];
   const keys: { key: string; createdSeq: number }[] = [];
   const edges: { operationId: string; dependsOn: string }[] = [];
-  for (const { identity, stages, corrections } of ops) {
-    const state = deriveOperation(identity.operationId, stages, corrections);
+  const approvals: unknown[][] = [];
+  for (const { identity, stages, corrections, approvals: approvalFacts } of ops) {
+    const state = deriveOperation(identity.operationId, stages, corrections, approvalFacts);
     states.set(identity.operationId, state);
+    const a = state.approval;
+    if (a) approvals.push([identity.operationId, identity.createdSeq, a.status, state.tool, a.rule, a.requested_at, a.expires_at, a.decided_by, a.decided_at, a.used_at]);
     views.push(viewRow(identity, stages, state));
     // An operation's own id is found by the operations table's key: not repeated here.
     for (const key of state.search_keys) if (key !== identity.operationId) keys.push({ key, createdSeq: identity.createdSeq });
     for (const dep of state.depends_on) edges.push({ operationId: identity.operationId, dependsOn: dep });
   }
-  return { states, views, keys, edges, search: ops.length ? searchRows(searchRowsOf(ops, states)) : [] };
+  return { states, views, keys, edges, search: ops.length ? searchRows(searchRowsOf(ops, states)) : [], approvals };
 }
 
 /**
@@ -143,11 +151,13 @@ export async function writeProjection(
     for (const r of replacedRows) opts.before?.set(r.operation_id, r.effective_outcome as EffectiveOutcome);
     await deleteIn(tx, "operation_keys", "created_seq", staleSeqs);
     await deleteIn(tx, "operation_edges", "operation_id", stale);
+    await deleteIn(tx, "operation_approvals", "operation_id", stale);
   }
   const columns = Object.keys(VIEW_COLUMNS) as (keyof ReturnType<typeof viewRow>)[];
   await insertMany(tx, "operation_views", columns.map((c) => VIEW_COLUMNS[c]), views.map((v) => columns.map((c) => v[c])));
   await insertMany(tx, "operation_keys", ["key", "created_seq"], keys.map((k) => [k.key, k.createdSeq]));
   await insertMany(tx, "operation_edges", ["operation_id", "depends_on"], edges.map((e) => [e.operationId, e.dependsOn]));
+  await insertMany(tx, "operation_approvals", APPROVAL_COLUMNS, plan.approvals);
   await writeSearchRows(tx, plan.search, staleSeqs);
   await finishMetricRows(tx, { views, states, removed: replacedRows, replacedIds: stale });
   await updateRollups(tx, replaced, views);

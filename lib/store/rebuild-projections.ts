@@ -20,6 +20,7 @@ export async function rebuildProjections(onProgress?: (done: number) => void): P
     await tx.operationView.deleteMany({});
     await tx.operationKey.deleteMany({});
     await tx.operationEdge.deleteMany({});
+    await tx.operationApproval.deleteMany({});
     await tx.outcomeRollup.deleteMany({});
     await tx.receiptRollup.deleteMany({});
     await clearMetricProjection(asSql(tx));
@@ -37,7 +38,7 @@ export async function rebuildProjections(onProgress?: (done: number) => void): P
         tx,
         ops.map((identity) => {
           const r = records.get(identity.operationId);
-          return { identity, stages: r?.stages ?? [], corrections: correctionFacts(r?.corrections ?? []) };
+          return { identity, stages: r?.stages ?? [], corrections: correctionFacts(r?.corrections ?? []), approvals: r?.approvals };
         }),
       );
       after = ops[ops.length - 1].createdSeq;

@@ -1,4 +1,5 @@
 import "server-only";
+import type { ApprovalFact, ApprovalPayload } from "@/lib/domain/approval";
 import type { CorrectionAction, CorrectionFact, Resolution } from "@/lib/domain/corrections";
 import type { StoredStage } from "@/lib/domain/operation";
 import { legacySentBy, type SentBy } from "@/lib/domain/trust";
@@ -43,9 +44,9 @@ export function toStoredStage(row: Row): LoadedStage {
   };
 }
 
-export type OperationRecords = { stages: LoadedStage[]; corrections: LoadedCorrection[] };
+export type OperationRecords = { stages: LoadedStage[]; corrections: LoadedCorrection[]; approvals?: ApprovalFact[] };
 
-/** Every stage record and correction of these operations, in chain order, grouped by operation. */
+/** Every stage record, correction and approval record of these operations, in chain order, grouped by operation. */
 export async function loadOperationRecords(db: SqlLike, operationIds: string[]): Promise<Map<string, OperationRecords>> {
   const out = new Map<string, OperationRecords>();
   if (!operationIds.length) return out;
@@ -61,10 +62,12 @@ export async function loadOperationRecords(db: SqlLike, operationIds: string[]):
   const pace = pacer();
   for (const r of rows) {
     await pace();
-    if (r.kind !== "stage" && r.kind !== "correction") continue;
+    if (r.kind !== "stage" && r.kind !== "correction" && r.kind !== "approval") continue;
     const entry = out.get(r.operation_id) ?? { stages: [], corrections: [] };
     const seq = Number(r.seq);
-    if (r.kind === "stage") {
+    if (r.kind === "approval") {
+      (entry.approvals ??= []).push({ ...(JSON.parse(r.payload) as ApprovalPayload), seq, recorded_at: r.recorded_at, actor: r.actor });
+    } else if (r.kind === "stage") {
       entry.stages.push(toStoredStage({ seq, operationId: r.operation_id, recordedAt: r.recorded_at, actor: r.actor, payload: r.payload, hash: r.hash }));
     } else {
       entry.corrections.push({ ...(JSON.parse(r.payload) as CorrectionPayload), seq, recorded_at: r.recorded_at, reviewer: r.actor, hash: r.hash });

@@ -1,3 +1,4 @@
+import type { ApprovalState } from "@/lib/domain/approval";
 import type { CorrectionAction, Resolution } from "@/lib/domain/corrections";
 import type { EffectiveOutcome, FailureCategory, Outcome, RetryDecision } from "@/lib/domain/outcomes";
 import type { SentBy } from "@/lib/domain/trust";
@@ -41,6 +42,8 @@ export type OperationDetail = {
   overclaimed: boolean;
   /** Drawn as an audit sample (shared/METRICS.md): in the review queue until a reviewer acts. */
   audit_sample: boolean;
+  /** The call was held for approval at the tool boundary (shared/GATEWAY.md): where that stands. */
+  approval: ApprovalState | null;
   /** The operations this one names in `recovers` (Metric 5). */
   recovers: string[];
   upstream: LinkedOperation[];

@@ -13,6 +13,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "correction.created",
   "checkpoint.created",
   "chain.verification_failed",
+  "approval.requested",
+  "approval.decided",
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /** "Send a test event": delivered to the one endpoint asked, whatever its filters. */
@@ -39,7 +41,8 @@ export type WebhookEvent = {
 /** Who or what changed an operation's effective outcome. */
 export type ChangeCause =
   | { kind: "stage"; stage: string; seq: number; by: string | null }
-  | { kind: "correction"; action: CorrectionAction; correction_id: string; seq: number; by: string };
+  | { kind: "correction"; action: CorrectionAction; correction_id: string; seq: number; by: string }
+  | { kind: "approval"; action: "decided" | "expired"; seq: number; by: string | null };
 
 /** One operation's effective outcome before and after one committed write. */
 export type OutcomeChange = {
@@ -78,12 +81,12 @@ export function operationSummary(operationId: string, state: OperationState, lin
   };
 }
 
-const facetsOf = (state: OperationState): EventFacets => ({ tool: state.tool, agent: state.agent, outcome: state.effective_outcome });
+export const facetsOf = (state: OperationState): EventFacets => ({ tool: state.tool, agent: state.agent, outcome: state.effective_outcome });
 
 function causeData(cause: ChangeCause) {
-  return cause.kind === "stage"
-    ? { kind: "stage" as const, stage: cause.stage, seq: cause.seq }
-    : { kind: "correction" as const, action: cause.action, correction_id: cause.correction_id, seq: cause.seq };
+  if (cause.kind === "stage") return { kind: "stage" as const, stage: cause.stage, seq: cause.seq };
+  if (cause.kind === "approval") return { kind: "approval" as const, action: cause.action, seq: cause.seq };
+  return { kind: "correction" as const, action: cause.action, correction_id: cause.correction_id, seq: cause.seq };
 }
 
 /**
