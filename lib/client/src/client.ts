@@ -8,7 +8,7 @@ import { ReconcileRejectedError, ReconcileUnavailableError } from "./errors.js";
 import { guardFunction, type GuardCall, type GuardCore, type GuardOptions } from "./guard.js";
 import { closedGate, errorOf, gateFromOperation, isRetryableStatus } from "./response.js";
 import { MAX_BATCH_RECORDS, MAX_REQUEST_BYTES, messageOf, race, Sender } from "./sender.js";
-import type { CanonicalReadFields, ClientEvent, ClientStats, Named, OperationRecord, RetryGate } from "./types.js";
+import type { CanonicalReadFields, ClientEvent, ClientStats, Named, OperationRead, OperationRecord, RetryGate } from "./types.js";
 
 export type ReconcileOptions = {
   /** The server's base URL, e.g. "https://reconcile.example.com". */
@@ -166,6 +166,19 @@ export class Reconcile {
    * when strict, this rejects).
    */
   async mayRetry(operationId: string): Promise<RetryGate> {
+    const read = await this.readOperation(operationId);
+    if (read.kind === "found") return gateFromOperation(read.body);
+    if (read.kind === "missing") return closedGate(read.unsent ? "Reconcile has not received this operation yet: its records are still queued" : "Reconcile has no record of this operation");
+    if (read.kind === "refused") return closedGate(`Reconcile refused to read the operation (${read.status} ${read.code}): the retry decision is unknown`);
+    return closedGate(`Reconcile could not be reached (${read.error}): the retry decision is unknown, so no automatic retry`);
+  }
+
+  /**
+   * The operation as the server has it now (`GET /api/v1/operations/{id}`), after sending what is
+   * queued for it; tried three times with backoff on 429, 5xx and network errors. Missing,
+   * refused and unreachable are answers, not exceptions (unless strict).
+   */
+  async readOperation(operationId: string): Promise<OperationRead> {
     const unsent = await this.sender.settleOperation(operationId, this.o.intentTimeoutMs);
     const started = Date.now();
     let lastError = "";
@@ -178,13 +191,13 @@ export class Reconcile {
       } catch (e) {
         lastError = messageOf(e);
       }
-      if (status === 200) return gateFromOperation(body);
-      if (status === 404) return closedGate(unsent ? "Reconcile has not received this operation yet: its records are still queued" : "Reconcile has no record of this operation");
+      if (status === 200) return { kind: "found", body };
+      if (status === 404) return { kind: "missing", unsent: unsent > 0 };
       if (status !== null && !isRetryableStatus(status)) {
         const { code, message } = errorOf(status, body);
         this.o.onEvent({ kind: "read_failed", operation_id: operationId, status, error: `${code}: ${message}` });
         if (this.strict) throw new ReconcileRejectedError(status, code, message);
-        return closedGate(`Reconcile refused to read the operation (${status} ${code}): the retry decision is unknown`);
+        return { kind: "refused", status, code, message };
       }
       if (status !== null) lastError = `HTTP ${status}`;
       const delay = backoffDelay(attempt, this.o.backoff, parseRetryAfter(retryAfter));
@@ -192,8 +205,8 @@ export class Reconcile {
       await new Promise((r) => setTimeout(r, delay));
     }
     this.o.onEvent({ kind: "read_failed", operation_id: operationId, status: null, error: lastError });
-    if (this.strict) throw new ReconcileUnavailableError(`the retry decision for ${operationId} could not be read: ${lastError}`);
-    return closedGate(`Reconcile could not be reached (${lastError}): the retry decision is unknown, so no automatic retry`);
+    if (this.strict) throw new ReconcileUnavailableError(`the operation ${operationId} could not be read: ${lastError}`);
+    return { kind: "unreachable", error: lastError };
   }
 
   /**
@@ -222,9 +235,15 @@ export class Reconcile {
     return this.sender.stats();
   }
 
-  private async recordIntent(record: OperationRecord): Promise<void> {
+  /**
+   * Records an intent before a call goes out, as guard() does: sent at once, and awaited (at most
+   * `intentTimeoutMs`) while Reconcile answers. With `strict` (default: the client's), rejects
+   * unless it was stored in time, so the caller can hold the call; otherwise it only waits.
+   */
+  async recordIntent(record: OperationRecord, opts: { strict?: boolean } = {}): Promise<void> {
+    const strict = opts.strict ?? this.strict;
     const pending = await this.sender.enqueue(record, { urgent: true, waitMs: this.o.backpressureTimeoutMs });
-    if (!this.strict) {
+    if (!strict) {
       // Sent and awaited while Reconcile answers; merely queued, in order, while it does not.
       if (pending && this.sender.healthy) await race(Promise.race([pending.settled, pending.attemptFailed]), this.o.intentTimeoutMs, null);
       return;
@@ -240,11 +259,25 @@ export class Reconcile {
     throw new ReconcileUnavailableError(`the intent for ${record.operation_id} was not stored within ${this.o.intentTimeoutMs} ms`);
   }
 
-  private async get(path: string): Promise<{ status: number; retryAfter: string | null; body: unknown }> {
+  private get(path: string): Promise<{ status: number; retryAfter: string | null; body: unknown }> {
+    return this.api("GET", path);
+  }
+
+  /**
+   * One authenticated request to Reconcile's API, e.g. the gateway's approval calls: the status,
+   * `Retry-After` and JSON body (null when not JSON). Network errors and timeouts (default
+   * `requestTimeoutMs`) throw; nothing is retried here.
+   */
+  async api(method: "GET" | "POST", path: string, opts: { body?: unknown; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<{ status: number; retryAfter: string | null; body: unknown }> {
+    const timeoutMs = opts.timeoutMs ?? this.o.requestTimeoutMs;
     const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(new Error(`no answer within ${this.o.requestTimeoutMs} ms`)), this.o.requestTimeoutMs);
+    const timer = setTimeout(() => abort.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    const onAbort = () => abort.abort(opts.signal?.reason);
+    opts.signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      const res = await this.fetch(this.url + path, { headers: { authorization: `Bearer ${this.token}` }, signal: abort.signal });
+      const headers: Record<string, string> = { authorization: `Bearer ${this.token}` };
+      if (opts.body !== undefined) headers["content-type"] = "application/json";
+      const res = await this.fetch(this.url + path, { method, headers, signal: abort.signal, ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}) });
       const text = await res.text();
       let body: unknown = null;
       try {
@@ -255,6 +288,7 @@ export class Reconcile {
       return { status: res.status, retryAfter: res.headers.get("retry-after"), body };
     } finally {
       clearTimeout(timer);
+      opts.signal?.removeEventListener("abort", onAbort);
     }
   }
 }

@@ -9,6 +9,7 @@ export type {
   Idempotency,
   IntentFields,
   Named,
+  OperationRead,
   OperationRecord,
   ReceiptExtras,
   ReceiptFields,

@@ -77,6 +77,13 @@ export type RetryGate = {
   outcome?: string;
 };
 
+/** The answer of `readOperation`: the server's operation (its JSON), or why there is none. */
+export type OperationRead =
+  | { kind: "found"; body: unknown }
+  | { kind: "missing"; /** Records for it are still queued here. */ unsent: boolean }
+  | { kind: "refused"; status: number; code: string; message: string }
+  | { kind: "unreachable"; error: string };
+
 /** Something the client could not deliver, or is still trying to: for `onEvent`. */
 export type ClientEvent =
   | { kind: "rejected"; operation_id: string; status: number; code: string; message: string }
