@@ -1,0 +1,83 @@
+/**
+ * The retry gate at the tool boundary (shared/GATEWAY.md "Each tools/call" 2): what the gateway
+ * does with a repeated call, from the earlier attempt as Reconcile has it. Pure.
+ *
+ * | earlier attempt                         | the gateway                                        |
+ * |-----------------------------------------|----------------------------------------------------|
+ * | verified                                | replays the recorded result, says so               |
+ * | rejected, resolved not_applied, expired | forwards, as a new attempt that recovers the old   |
+ * | uncertain, divergent                    | refuses with the server's reason                   |
+ * | compensated                             | refuses: the effect was compensated                |
+ * | waiting for approval                    | waits on the same approval                         |
+ * | approved, not yet forwarded             | forwards it (once) under the same operation        |
+ * | approved and forwarded, no receipt yet  | refuses: its fate is unknown                       |
+ * | denied                                  | refuses with the reviewer's reason                 |
+ */
+
+/** The parts of `GET /api/v1/operations/{id}` the gate reads. */
+export type EarlierAttempt = {
+  operation_id?: string;
+  effective_outcome?: string;
+  reason?: string;
+  retry?: { decision?: string; safe_replay_available?: boolean };
+  approval?: { status?: string; decided_by?: string | null; reason?: string | null; expires_at?: string; used_at?: string | null; used_by?: string | null } | null;
+  stages?: { stage?: string; payload?: unknown }[];
+};
+
+export type GateDecision =
+  | { kind: "replay"; text: string; structured: Record<string, unknown> | undefined }
+  | { kind: "forward_new" }
+  | { kind: "refuse"; text: string }
+  | { kind: "wait" }
+  | { kind: "use_approval" };
+
+const receiptOf = (op: EarlierAttempt) => op.stages?.find((s) => s.stage === "receipt")?.payload as { status?: string; raw?: unknown } | undefined;
+
+/** The recorded result as text and structured content, from the receipt's `raw` (what the gateway stored). */
+export function recordedResult(raw: unknown): { text: string; structured: Record<string, unknown> | undefined } {
+  if (raw && typeof raw === "object" && !Array.isArray(raw)) {
+    const r = raw as { text?: unknown; structuredContent?: unknown };
+    if (typeof r.text === "string" || r.structuredContent !== undefined) {
+      const structured = r.structuredContent && typeof r.structuredContent === "object" ? (r.structuredContent as Record<string, unknown>) : undefined;
+      return { text: typeof r.text === "string" ? r.text : JSON.stringify(r.structuredContent), structured };
+    }
+    return { text: JSON.stringify(raw), structured: raw as Record<string, unknown> };
+  }
+  return { text: typeof raw === "string" ? raw : JSON.stringify(raw ?? null), structured: undefined };
+}
+
+export function gate(op: EarlierAttempt, tool: string): GateDecision {
+  const id = op.operation_id ?? "the earlier call";
+  const receipt = receiptOf(op);
+  const approval = op.approval ?? null;
+  if (approval && !receipt) {
+    if (approval.status === "pending") return { kind: "wait" };
+    if (approval.status === "denied") return { kind: "refuse", text: `not sent: ${tool} was denied by ${approval.decided_by ?? "a reviewer"}: ${approval.reason ?? ""} (operation ${id})`.trim() };
+    if (approval.status === "expired") return { kind: "forward_new" };
+    if (approval.status === "approved" && !approval.used_at) return { kind: "use_approval" };
+    if (approval.status === "approved") {
+      return { kind: "refuse", text: `not sent again: the approved ${tool} call was already forwarded (by ${approval.used_by ?? "a gateway"} at ${approval.used_at}) and its result is not recorded, so whether it took effect is unknown; a reviewer must reconcile operation ${id}` };
+    }
+  }
+  switch (op.effective_outcome) {
+    case "verified": {
+      const { text, structured } = recordedResult(receipt?.raw);
+      return { kind: "replay", text: `already done (verified, operation ${id}): ${text}`, structured };
+    }
+    case "rejected":
+    case "not_applied":
+      return { kind: "forward_new" };
+    case "compensated":
+      return { kind: "refuse", text: `not sent again: the earlier ${tool} call's effect was compensated (operation ${id}); do not retry it` };
+    case "uncertain":
+    case "divergent": {
+      const why = op.reason ?? "its effect is not verified";
+      return {
+        kind: "refuse",
+        text: `not sent again: the earlier ${tool} call is ${op.effective_outcome} (${why}); a reviewer must reconcile operation ${id} in Reconcile before it may be repeated`,
+      };
+    }
+    default:
+      return { kind: "refuse", text: `not sent again: Reconcile gave no outcome for operation ${id}, so a repeat is not safe` };
+  }
+}

@@ -1,0 +1,254 @@
+/**
+ * What the gateway does with each tools/call (shared/GATEWAY.md "Each tools/call"): name the
+ * operation, ask the gate about a repeat, hold a risky call for a reviewer, record the intent,
+ * forward, record the receipt. It speaks to Reconcile only through the client (records batched,
+ * retried, bounded) and the approval endpoints; it never touches Reconcile's database.
+ */
+import { McpError, ErrorCode, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { OperationRecord, Reconcile } from "@reconcile/client";
+import type { GatewayConfig, ToolRule } from "./config.js";
+import { gate, type EarlierAttempt } from "./gate.js";
+import type { Journal } from "./journal.js";
+import { attemptId, callerId, callKey, RecentCalls } from "./operation-id.js";
+import { approvalNeeded, effectiveRule, paramsDigest, type ApprovalNeed } from "./rules.js";
+import type { RoutedTool, Upstreams } from "./upstreams.js";
+
+/** Who is calling, from the MCP session and request. */
+export type CallContext = {
+  sessionId: string;
+  requestId: string | number;
+  client: { name: string; version?: string } | undefined;
+  meta: Record<string, unknown> | undefined;
+  signal: AbortSignal;
+  /** Progress to the client (only when it asked for it with a progressToken). */
+  progress?: (progress: number, total: number | undefined, message: string) => Promise<void>;
+};
+
+const MAX_ATTEMPTS = 20;
+const PROGRESS_EVERY_MS = 10_000;
+/** Definite refusals: the upstream did not run the call. Any other JSON-RPC error leaves its fate unknown. */
+const REFUSING_CODES = new Set<number>([ErrorCode.InvalidParams, ErrorCode.MethodNotFound, ErrorCode.InvalidRequest, ErrorCode.ParseError]);
+
+const textResult = (text: string, isError = false): CallToolResult => ({ content: [{ type: "text", text }], ...(isError ? { isError: true } : {}) });
+const textOf = (r: CallToolResult) =>
+  (r.content ?? [])
+    .filter((c): c is { type: "text"; text: string } => c.type === "text")
+    .map((c) => c.text)
+    .join("\n");
+
+type Resolved = { kind: "new"; id: string; recovers: string | null } | { kind: "existing"; id: string; op: EarlierAttempt } | { kind: "unreachable"; id: string; error: string };
+
+export class Gateway {
+  private readonly recent: RecentCalls;
+  /** The latest attempt this process knows of, per base id (derived ids are this process's own). */
+  private readonly attempts = new Map<string, number>();
+
+  constructor(
+    private readonly config: GatewayConfig,
+    private readonly upstreams: Upstreams,
+    private readonly rc: Reconcile,
+    private readonly journal: Journal,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.recent = new RecentCalls(config.dedupe_window);
+  }
+
+  listTools(): Tool[] {
+    return this.upstreams.list();
+  }
+
+  async callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
+    const t = this.upstreams.tool(name);
+    if (!t) throw new McpError(ErrorCode.InvalidParams, `no tool named ${JSON.stringify(name)}: tools/list says which there are`);
+    const found = effectiveRule(this.config.tools, name, t.tool.annotations);
+    if (found.rule.record === false) return this.upstreams.call(t, args, ctx.meta, this.requestOptions(found.rule, ctx));
+
+    const resolved = await this.resolve(t, args, ctx, found.rule);
+    if (resolved.kind === "unreachable") {
+      if (found.rule.critical) return textResult(`Reconcile cannot be reached (${resolved.error}); ${name} is held: it is marked critical, so it is not sent without Reconcile's decision`, true);
+      return this.startNew(t, args, ctx, found, { id: resolved.id, recovers: null, gateOpen: resolved.error });
+    }
+    if (resolved.kind === "new") return this.startNew(t, args, ctx, found, resolved);
+
+    const decision = gate(resolved.op, name);
+    switch (decision.kind) {
+      case "replay":
+        return { content: [{ type: "text", text: decision.text }], ...(decision.structured ? { structuredContent: decision.structured } : {}) };
+      case "refuse":
+        return textResult(decision.text, true);
+      case "wait":
+      case "use_approval":
+        return this.afterApproval(t, args, ctx, found.rule, resolved.id);
+      case "forward_new": // resolve() moves past these; reached only at MAX_ATTEMPTS
+        return textResult(`not sent: ${name} was already attempted ${MAX_ATTEMPTS} times under this id; start a new request`, true);
+    }
+  }
+
+  /**
+   * Which operation this call is, and what Reconcile holds of it. A derived id that repeats no
+   * call of this process within the window is new without asking; a caller's own id (it may
+   * come from any session or gateway) and a repeat are looked up, moving past attempts that
+   * may be repeated (a refusal, not applied, an expired approval) to the next one.
+   */
+  private async resolve(t: RoutedTool, args: Record<string, unknown>, ctx: CallContext, rule: ToolRule): Promise<Resolved> {
+    const own = callerId(args, rule.operation_id_from);
+    let base: string;
+    if (own) base = own;
+    else {
+      const next = this.recent.next(callKey(t.upstream, t.upstreamName, args, ctx.sessionId), this.now(), rule.dedupe !== false);
+      base = next.id;
+      if (!next.repeat) return { kind: "new", id: base, recovers: null };
+    }
+    let k = this.attempts.get(base) ?? 1;
+    let previous: string | null = null;
+    for (; k <= MAX_ATTEMPTS; k++) {
+      const id = attemptId(base, k);
+      const read = await this.rc.readOperation(id);
+      if (read.kind === "missing") {
+        this.attempts.set(base, k);
+        return { kind: "new", id, recovers: previous };
+      }
+      if (read.kind !== "found") return { kind: "unreachable", id: attemptId(base, k), error: read.kind === "refused" ? `${read.status} ${read.code}: ${read.message}` : read.error };
+      const op = { operation_id: id, ...(read.body as EarlierAttempt) };
+      if (gate(op, t.name).kind !== "forward_new" || k === MAX_ATTEMPTS) {
+        this.attempts.set(base, k);
+        return { kind: "existing", id, op };
+      }
+      previous = id;
+    }
+    return { kind: "unreachable", id: base, error: "too many attempts" };
+  }
+
+  private requestOptions(rule: ToolRule, ctx: CallContext) {
+    return { timeout: rule.timeout ?? this.config.timeout, signal: ctx.signal };
+  }
+
+  private envelope(t: RoutedTool, args: Record<string, unknown>, ctx: CallContext, id: string): OperationRecord {
+    const traceparent = typeof ctx.meta?.traceparent === "string" ? ctx.meta.traceparent : null;
+    const tp = traceparent ? /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/.exec(traceparent) : null;
+    return {
+      operation_id: id,
+      trajectory_id: `mcp:${ctx.sessionId}`.slice(0, 200),
+      ...(ctx.client?.name ? { agent: { name: ctx.client.name, ...(ctx.client.version ? { version: ctx.client.version } : {}) } } : {}),
+      tool: { name: t.name },
+      intent: { target: t.upstream, effect: `call ${t.upstreamName} on ${t.upstream}`, params: args },
+      mcp: { "mcp.session.id": ctx.sessionId, "jsonrpc.request.id": ctx.requestId, upstream: t.upstream, tool: t.upstreamName },
+      ...(traceparent ? { otel: { traceparent, ...(tp ? { trace_id: tp[1], parent_span_id: tp[2] } : {}) } } : {}),
+    };
+  }
+
+  private async startNew(
+    t: RoutedTool,
+    args: Record<string, unknown>,
+    ctx: CallContext,
+    found: { key: string | null; rule: ToolRule },
+    op: { id: string; recovers: string | null; gateOpen?: string },
+  ): Promise<CallToolResult> {
+    const need = approvalNeeded(t.name, found, args, this.config.approval_expires);
+    const record = this.envelope(t, args, ctx, op.id);
+    if (op.recovers) record.recovers = [op.recovers];
+    if (op.gateOpen) record.gateway = { gate: "open: Reconcile could not be reached for the earlier attempt", error: op.gateOpen };
+    if (need) return this.hold(t, args, ctx, found.rule, record, need);
+    this.journal.append(record);
+    try {
+      await this.rc.recordIntent(record, { strict: found.rule.critical === true });
+    } catch (e) {
+      return textResult(`Reconcile cannot be reached (${(e as Error).message}); ${t.name} is held: it is marked critical, so it is not sent unrecorded`, true);
+    }
+    return this.forward(t, args, ctx, found.rule, op.id);
+  }
+
+  /** A call that needs approval: its intent asks for it (stored, or the call is not held but refused), then it waits. */
+  private async hold(t: RoutedTool, args: Record<string, unknown>, ctx: CallContext, rule: ToolRule, record: OperationRecord, need: ApprovalNeed): Promise<CallToolResult> {
+    record.approval = { status: "pending", expires_at: new Date(this.now() + need.expiresMs).toISOString(), rule: need.rule, rule_version: need.rule_version };
+    this.journal.append(record);
+    try {
+      await this.rc.recordIntent(record, { strict: true });
+    } catch (e) {
+      return textResult(`Reconcile cannot be reached (${(e as Error).message}); ${t.name} needs a reviewer's approval (${need.rule}) and was not sent`, true);
+    }
+    return this.afterApproval(t, args, ctx, rule, record.operation_id);
+  }
+
+  /** Waits for the reviewer's decision; an approved call is taken (once, across gateways) and forwarded. */
+  private async afterApproval(t: RoutedTool, args: Record<string, unknown>, ctx: CallContext, rule: ToolRule, id: string): Promise<CallToolResult> {
+    const approval = await this.waitForDecision(id, ctx);
+    if ("error" in approval) return textResult(`not sent: ${approval.error}`, true);
+    if (approval.status === "denied") return textResult(`not sent: ${t.name} was denied by ${approval.decided_by ?? "a reviewer"}: ${approval.reason ?? ""}`.trim(), true);
+    if (approval.status === "expired") {
+      const minutes = Math.round((Date.parse(approval.expires_at) - Date.parse(approval.requested_at)) / 60_000);
+      return textResult(`not sent: no reviewer approved ${t.name} within ${minutes}m (operation ${id})`, true);
+    }
+    let taken;
+    try {
+      taken = await this.rc.api("POST", `/api/v1/operations/${encodeURIComponent(id)}/approval/use`, { body: { params_digest: paramsDigest(args) } });
+    } catch (e) {
+      return textResult(`not sent: the approval could not be taken (${(e as Error).message}); nothing was forwarded`, true);
+    }
+    if (taken.status !== 201) {
+      const message = (taken.body as { error?: { message?: string } } | null)?.error?.message ?? `HTTP ${taken.status}`;
+      return textResult(`not sent: ${message} (operation ${id})`, true);
+    }
+    return this.forward(t, args, ctx, rule, id);
+  }
+
+  private async waitForDecision(id: string, ctx: CallContext): Promise<{ status: string; decided_by?: string | null; reason?: string | null; expires_at: string; requested_at: string } | { error: string }> {
+    const started = this.now();
+    let lastProgress = started;
+    let failures = 0;
+    for (;;) {
+      if (ctx.signal.aborted) return { error: "the client cancelled the call while it waited for approval" };
+      let res;
+      try {
+        res = await this.rc.api("GET", `/api/v1/operations/${encodeURIComponent(id)}/approval?wait=${PROGRESS_EVERY_MS / 1000}`, { timeoutMs: PROGRESS_EVERY_MS + 15_000, signal: ctx.signal });
+      } catch (e) {
+        res = { status: 0, body: { error: { message: (e as Error).message } } };
+      }
+      if (res.status === 200) {
+        failures = 0;
+        const a = res.body as { status: string; expires_at: string; requested_at: string };
+        if (a.status !== "pending") return a;
+        if (ctx.progress && this.now() - lastProgress >= PROGRESS_EVERY_MS - 500) {
+          lastProgress = this.now();
+          const left = Math.max(0, Math.round((Date.parse(a.expires_at) - this.now()) / 1000));
+          await ctx.progress(Math.round((this.now() - started) / 1000), undefined, `waiting for a reviewer's approval in Reconcile (operation ${id}; expires in ${left}s)`).catch(() => undefined);
+        }
+        continue;
+      }
+      if (res.status >= 400 && res.status < 500 && res.status !== 429) {
+        return { error: `Reconcile refused to say whether the call was approved (${res.status}: ${(res.body as { error?: { message?: string } })?.error?.message ?? ""})` };
+      }
+      if (++failures > 30) return { error: "Reconcile could not be reached to learn whether the call was approved" };
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+
+  /** Forwards the call and records what came back: accepted, rejected, or nothing when its fate is unknown. */
+  private async forward(t: RoutedTool, args: Record<string, unknown>, ctx: CallContext, rule: ToolRule, id: string): Promise<CallToolResult> {
+    let result: CallToolResult;
+    try {
+      result = await this.upstreams.call(t, args, ctx.meta, this.requestOptions(rule, ctx));
+    } catch (e) {
+      const code = e instanceof McpError ? e.code : null;
+      const message = e instanceof Error ? e.message : String(e);
+      if (code !== null && REFUSING_CODES.has(code)) {
+        await this.record({ operation_id: id, receipt: { status: "rejected", observed_at: new Date(this.now()).toISOString(), raw: { text: message, jsonrpc_error: code } } });
+        return textResult(message, true);
+      }
+      // Timed out, the connection dropped, the upstream failed: it may or may not have acted.
+      return textResult(
+        `the ${t.name} call's fate is unknown (${message}): Reconcile holds operation ${id} as uncertain; do not repeat it until a reviewer has reconciled it`,
+        true,
+      );
+    }
+    const text = textOf(result);
+    const raw = result.structuredContent !== undefined ? { text, structuredContent: result.structuredContent } : { text };
+    await this.record({ operation_id: id, receipt: { status: result.isError ? "rejected" : "accepted", observed_at: new Date(this.now()).toISOString(), raw } });
+    return result;
+  }
+
+  private async record(record: OperationRecord): Promise<void> {
+    this.journal.append(record);
+    await this.rc.record(record);
+  }
+}

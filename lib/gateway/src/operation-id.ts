@@ -1,0 +1,57 @@
+/**
+ * Which operation a tools/call is (shared/GATEWAY.md "Each tools/call" 1). The argument the
+ * config names (`operation_id_from`) when present; else `gw:{sha256(upstream, tool, canonical
+ * arguments, MCP session)}:{n}`, where a call with the same key within the dedupe window is a
+ * repeat of the last one and a later one (or any call of a `dedupe: false` tool) is a new `n`.
+ */
+import { get as pointerGet, type Json } from "@hyperjump/json-pointer";
+import { canonicalJson, sha256Hex } from "./rules.js";
+
+/** Ids Reconcile accepts: printable, no whitespace, no URL delimiters, at most 200 characters. */
+const USABLE_ID = /^[^\s/?#%\\\u0000-\u001f\u007f]{1,180}$/u;
+
+/** The caller's own id for the call, when the rule names one and the arguments carry it. */
+export function callerId(args: Record<string, unknown>, pointer: string | undefined): string | null {
+  if (pointer === undefined) return null;
+  let v: unknown;
+  try {
+    v = pointerGet(pointer, args as Json);
+  } catch {
+    return null;
+  }
+  if (typeof v === "number" && Number.isFinite(v)) v = String(v);
+  if (typeof v !== "string" || v.length === 0) return null;
+  // An id Reconcile would refuse is named by its digest instead: the same id, the same operation.
+  return USABLE_ID.test(v) ? v : `gw-id:${sha256Hex(v)}`;
+}
+
+export const callKey = (upstream: string, tool: string, args: Record<string, unknown>, session: string) =>
+  sha256Hex(canonicalJson([upstream, tool, args, session]));
+
+/** The n-th attempt of an operation: the first is the id itself, later ones `{id}~{n}`. */
+export const attemptId = (base: string, n: number) => (n <= 1 ? base : `${base}~${n}`);
+
+type Seen = { n: number; at: number };
+
+/**
+ * What the gateway remembers of recent calls, per key (bounded: the oldest are forgotten first).
+ * A repeat within the window is the same operation; anything else gets the next `n`.
+ */
+export class RecentCalls {
+  private readonly seen = new Map<string, Seen>();
+  constructor(
+    private readonly windowMs: number,
+    private readonly max = 10_000,
+  ) {}
+
+  /** The operation for a call with this key now, and whether it repeats one within the window. */
+  next(key: string, now: number, dedupe: boolean): { id: string; repeat: boolean } {
+    const last = this.seen.get(key);
+    const repeat = dedupe && last !== undefined && now - last.at <= this.windowMs;
+    const n = repeat ? last!.n : (last?.n ?? 0) + 1;
+    this.seen.delete(key);
+    this.seen.set(key, { n, at: now });
+    if (this.seen.size > this.max) this.seen.delete(this.seen.keys().next().value!);
+    return { id: `gw:${key}:${n}`, repeat };
+  }
+}

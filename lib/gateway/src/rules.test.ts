@@ -1,0 +1,106 @@
+import { describe, expect, it } from "vitest";
+import { parseConfig, parseDuration, ConfigError } from "./config";
+import { attemptId, callerId, callKey, RecentCalls } from "./operation-id";
+import { approvalNeeded, effectiveRule, holds, paramsDigest, ruleFor } from "./rules";
+import { paramsDigest as serverDigest } from "@/lib/domain/approval";
+
+const base = { reconcile: { url: "http://localhost:3000" }, upstreams: { social: { command: ["node", "s.js"] } } };
+
+describe("the gateway's configuration", () => {
+  it("fills in defaults and reads durations", () => {
+    const c = parseConfig(base);
+    expect(c).toMatchObject({ listen: { stdio: true }, dedupe_window: 120_000, approval_expires: 600_000, timeout: 60_000, tools: {} });
+    expect(c.reconcile.token_env).toBe("RECONCILE_TOKEN");
+    expect(parseDuration("10m")).toBe(600_000);
+    expect(parseDuration("250ms")).toBe(250);
+    expect(parseDuration("soon")).toBeNull();
+  });
+
+  it("names every problem with its path", () => {
+    const bad = {
+      reconcile: { url: "ftp://x" },
+      upstreams: { "bad name": { command: [] } },
+      tools: { "billing.charge": { approval: { when: [{ pointer: "amount", gt: 1, lt: 2 }], expires: "later" } }, x: { colour: "red" } },
+    };
+    let message = "";
+    try {
+      parseConfig(bad, "gw.json");
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/^gw\.json is not valid:/);
+    for (const path of ["reconcile.url", "upstreams.bad name", "tools.billing.charge.approval.when.0.pointer", "tools.billing.charge.approval.when.0", "tools.billing.charge.approval.expires", "tools.x"]) {
+      expect(message).toContain(`  ${path}:`);
+    }
+  });
+});
+
+describe("tool rules", () => {
+  const tools = parseConfig({ ...base, tools: { "billing.charge": { critical: true }, "billing.*": { record: false }, "*": { dedupe: true } } }).tools;
+  it("takes the exact name, else the longest matching pattern", () => {
+    expect(ruleFor(tools, "billing.charge")?.key).toBe("billing.charge");
+    expect(ruleFor(tools, "billing.refund")?.key).toBe("billing.*");
+    expect(ruleFor(tools, "social.publish")?.key).toBe("*");
+    expect(ruleFor({}, "x")).toBeNull();
+  });
+  it("lets an upstream's destructive hint only make a tool stricter", () => {
+    expect(effectiveRule({}, "rm", { destructiveHint: true }).rule).toEqual({ critical: true });
+    expect(effectiveRule({}, "read", { readOnlyHint: true }).rule).toEqual({});
+    expect(effectiveRule({ rm: { critical: false } }, "rm", { destructiveHint: true }).rule).toEqual({ critical: false });
+  });
+});
+
+describe("approval conditions", () => {
+  it("compare the value at a JSON pointer", () => {
+    const args = { amount: 250, currency: "EUR", tags: ["a/b"], nested: { "a/b": 1 }, text: "120" };
+    expect(holds({ pointer: "/amount", gt: 100 }, args)).toBe(true);
+    expect(holds({ pointer: "/amount", lte: 100 }, args)).toBe(false);
+    expect(holds({ pointer: "/text", gt: 100 }, args)).toBe(true);
+    expect(holds({ pointer: "/currency", gt: 1 }, args)).toBe(false);
+    expect(holds({ pointer: "/currency", in: ["USD", "EUR"] }, args)).toBe(true);
+    expect(holds({ pointer: "/currency", eq: "EUR" }, args)).toBe(true);
+    expect(holds({ pointer: "/missing", ne: "x" }, args)).toBe(true);
+    expect(holds({ pointer: "/missing", exists: false }, args)).toBe(true);
+    expect(holds({ pointer: "/nested/a~1b", eq: 1 }, args)).toBe(true);
+    expect(holds({ pointer: "/tags/0", eq: "a/b" }, args)).toBe(true);
+  });
+
+  it("hold a call when one holds (or always without conditions), naming the rule and its version", () => {
+    const tools = parseConfig({ ...base, tools: { "billing.charge": { approval: { when: [{ pointer: "/amount", gt: 100 }], expires: "5m" } }, "social.delete": { approval: {} } } }).tools;
+    const charge = (amount: number) => approvalNeeded("billing.charge", ruleFor(tools, "billing.charge")!, { amount }, 600_000);
+    expect(charge(50)).toBeNull();
+    expect(charge(250)).toMatchObject({ rule: "billing.charge: /amount > 100", expiresMs: 300_000 });
+    expect(charge(250)!.rule_version).toMatch(/^billing\.charge@[0-9a-f]{12}$/);
+    expect(approvalNeeded("social.delete", ruleFor(tools, "social.delete")!, {}, 600_000)).toMatchObject({ rule: "social.delete: every call", expiresMs: 600_000 });
+    const changed = parseConfig({ ...base, tools: { "billing.charge": { approval: { when: [{ pointer: "/amount", gt: 50 }] } } } }).tools;
+    expect(approvalNeeded("billing.charge", ruleFor(changed, "billing.charge")!, { amount: 250 }, 1)!.rule_version).not.toBe(charge(250)!.rule_version);
+  });
+
+  it("digest the arguments exactly as the server does", () => {
+    const args = { b: [1, 2, { z: "é", a: null }], a: 1.5e-7, c: "\u2028" };
+    expect(paramsDigest(args)).toBe(serverDigest(args));
+  });
+});
+
+describe("operation ids", () => {
+  it("repeat within the window, count deliberate repeats after it, and never dedupe a dedupe: false tool", () => {
+    const recent = new RecentCalls(120_000);
+    const key = callKey("social", "publish", { text: "hi" }, "session-1");
+    expect(recent.next(key, 0, true)).toEqual({ id: `gw:${key}:1`, repeat: false });
+    expect(recent.next(key, 60_000, true)).toEqual({ id: `gw:${key}:1`, repeat: true });
+    expect(recent.next(key, 60_000 + 120_001, true)).toEqual({ id: `gw:${key}:2`, repeat: false });
+    expect(recent.next(key, 60_000 + 120_002, false)).toEqual({ id: `gw:${key}:3`, repeat: false });
+    expect(callKey("social", "publish", { text: "hi" }, "session-2")).not.toBe(key);
+    expect(callKey("social", "publish", { text: "hi" }, "session-1")).toBe(key);
+  });
+  it("take the caller's id when usable, else its digest", () => {
+    expect(callerId({ request_id: "post-42" }, "/request_id")).toBe("post-42");
+    expect(callerId({ request_id: 42 }, "/request_id")).toBe("42");
+    expect(callerId({ request_id: "a b/c" }, "/request_id")).toMatch(/^gw-id:[0-9a-f]{64}$/);
+    expect(callerId({}, "/request_id")).toBeNull();
+    expect(callerId({ request_id: "x" }, undefined)).toBeNull();
+    expect(attemptId("post-42", 1)).toBe("post-42");
+    expect(attemptId("post-42", 3)).toBe("post-42~3");
+  });
+});

@@ -1,0 +1,98 @@
+/**
+ * Which rule governs a tool, and whether a call needs approval: pure functions of the
+ * configuration and the call's arguments (shared/GATEWAY.md).
+ */
+import { createHash } from "node:crypto";
+import { get as pointerGet, type Json } from "@hyperjump/json-pointer";
+import canonicalizeImport from "canonicalize";
+import { OPERATORS, type Condition, type ToolRule } from "./config.js";
+
+const canonicalize = ((canonicalizeImport as unknown as { default?: unknown }).default ?? canonicalizeImport) as (v: unknown) => string | undefined;
+
+/** RFC 8785 canonical JSON: the same text the server hashes, so digests agree. */
+export function canonicalJson(value: unknown): string {
+  return canonicalize(value ?? null) ?? "null";
+}
+
+export const sha256Hex = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+
+/** The digest an approval binds to (the server computes the same from the recorded intent). */
+export function paramsDigest(args: Record<string, unknown>): string {
+  return `sha256:${sha256Hex(canonicalJson(args))}`;
+}
+
+function globToRegExp(glob: string): RegExp {
+  return new RegExp(`^${glob.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+}
+
+/** The rule of a tool: its exact name, else the longest pattern with `*` that matches; with the key it came from. */
+export function ruleFor(tools: Record<string, ToolRule>, toolName: string): { key: string; rule: ToolRule } | null {
+  if (Object.hasOwn(tools, toolName)) return { key: toolName, rule: tools[toolName] };
+  let best: { key: string; rule: ToolRule } | null = null;
+  for (const [key, rule] of Object.entries(tools)) {
+    if (!key.includes("*") || !globToRegExp(key).test(toolName)) continue;
+    if (!best || key.length > best.key.length) best = { key, rule };
+  }
+  return best;
+}
+
+/** The tool's annotations are hints from the upstream (untrusted): they may only make the gateway stricter. */
+export type ToolHints = { destructiveHint?: boolean; idempotentHint?: boolean; readOnlyHint?: boolean };
+
+/** The rule in force: the configured one; without one, a tool the upstream calls destructive fails closed. */
+export function effectiveRule(tools: Record<string, ToolRule>, toolName: string, hints: ToolHints | undefined): { key: string | null; rule: ToolRule } {
+  const found = ruleFor(tools, toolName);
+  if (found) return found;
+  return { key: null, rule: hints?.destructiveHint === true ? { critical: true } : {} };
+}
+
+function valueAt(args: unknown, pointer: string): unknown {
+  try {
+    return pointerGet(pointer, args as Json);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether one condition holds for the arguments. A missing value holds only `exists: false` and `ne`. */
+export function holds(c: Condition, args: unknown): boolean {
+  const v = valueAt(args, c.pointer);
+  if (c.exists !== undefined) return (v !== undefined) === c.exists;
+  if (c.eq !== undefined) return v !== undefined && canonicalJson(v) === canonicalJson(c.eq);
+  if (c.ne !== undefined) return v === undefined || canonicalJson(v) !== canonicalJson(c.ne);
+  if (c.in !== undefined) return v !== undefined && c.in.some((x) => canonicalJson(x) === canonicalJson(v));
+  // A number written as a string ("250") compares as the number it is.
+  const n = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v)) ? Number(v) : null;
+  if (n === null) return false;
+  if (c.gt !== undefined) return n > c.gt;
+  if (c.gte !== undefined) return n >= c.gte;
+  if (c.lt !== undefined) return n < c.lt;
+  return c.lte !== undefined && n <= c.lte;
+}
+
+const SYMBOL: Record<(typeof OPERATORS)[number], string> = { gt: ">", gte: "≥", lt: "<", lte: "≤", eq: "=", ne: "≠", in: "in", exists: "exists" };
+
+/** A condition in words a reviewer reads: "/amount > 100". */
+export function describeCondition(c: Condition): string {
+  const op = OPERATORS.find((o) => c[o] !== undefined)!;
+  if (op === "exists") return `${c.pointer || "(the arguments)"} ${c.exists ? "is present" : "is absent"}`;
+  return `${c.pointer || "(the arguments)"} ${SYMBOL[op]} ${JSON.stringify(c[op])}`;
+}
+
+export type ApprovalNeed = { rule: string; rule_version: string; expiresMs: number };
+
+/**
+ * Whether this call must wait for a reviewer: its rule has `approval`, and it has no conditions or
+ * one of them holds. The rule's text names what held it; its version is a digest of the rule as
+ * configured, so a changed rule never reuses an approval given under the old one.
+ */
+export function approvalNeeded(toolName: string, found: { key: string | null; rule: ToolRule }, args: Record<string, unknown>, defaultExpiresMs: number): ApprovalNeed | null {
+  const approval = found.rule.approval;
+  if (!approval) return null;
+  const when = approval.when ?? [];
+  const matched = when.filter((c) => holds(c, args));
+  if (when.length && !matched.length) return null;
+  const rule = when.length ? `${toolName}: ${matched.map(describeCondition).join(" and ")}` : `${toolName}: every call`;
+  const version = `${found.key ?? toolName}@${sha256Hex(canonicalJson(found.rule)).slice(0, 12)}`;
+  return { rule, rule_version: version, expiresMs: approval.expires ?? defaultExpiresMs };
+}

@@ -1,0 +1,196 @@
+/**
+ * The gateway as an MCP server: one low-level `Server` per MCP session, over stdio and over
+ * Streamable HTTP (`/mcp`, stateful sessions), each offering the upstreams' tools and handing
+ * every tools/call to the Gateway. Started and stopped by `startGateway`.
+ */
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { Reconcile } from "@reconcile/client";
+import type { GatewayConfig } from "./config.js";
+import { Gateway } from "./gateway.js";
+import { Journal } from "./journal.js";
+import { Upstreams } from "./upstreams.js";
+
+export const GATEWAY_VERSION = "0.1.0";
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+export type RunningGateway = {
+  /** The HTTP listener's URL (`http://host:port/mcp`), when it listens on HTTP. */
+  url: string | null;
+  gateway: Gateway;
+  reconcile: Reconcile;
+  stop: () => Promise<void>;
+};
+
+function mcpServer(gateway: Gateway, sessionId: () => string): Server {
+  const server = new Server({ name: "reconcile-gateway", version: GATEWAY_VERSION }, { capabilities: { tools: { listChanged: true } } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: gateway.listTools() }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const token = request.params._meta?.progressToken;
+    return gateway.callTool(request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>, {
+      sessionId: sessionId(),
+      requestId: extra.requestId,
+      client: server.getClientVersion(),
+      meta: request.params._meta as Record<string, unknown> | undefined,
+      signal: extra.signal,
+      progress:
+        token === undefined
+          ? undefined
+          : (progress, total, message) => extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, ...(total !== undefined ? { total } : {}), message } }),
+    });
+  });
+  return server;
+}
+
+/** Reads a JSON body (at most 4 MiB), or answers 400/413 itself and returns undefined. */
+async function jsonBody(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) {
+      res.writeHead(413, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32600, message: "request body over 4 MiB" }, id: null }));
+      return undefined;
+    }
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch {
+    res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32700, message: "the body is not JSON" }, id: null }));
+    return undefined;
+  }
+}
+
+function listenHttp(gateway: Gateway, host: string, port: number): Promise<{ http: HttpServer; url: string; sessions: Map<string, { transport: StreamableHTTPServerTransport; server: Server }> }> {
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
+  const http = createServer(async (req, res) => {
+    try {
+      if (new URL(req.url ?? "/", "http://gateway").pathname !== "/mcp") {
+        res.writeHead(404, { "content-type": "text/plain" }).end("the MCP endpoint is /mcp\n");
+        return;
+      }
+      const id = req.headers["mcp-session-id"];
+      const known = typeof id === "string" ? sessions.get(id) : undefined;
+      if (req.method !== "POST") {
+        if (!known) {
+          res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "no such MCP session" }, id: null }));
+          return;
+        }
+        await known.transport.handleRequest(req, res);
+        return;
+      }
+      const body = await jsonBody(req, res);
+      if (body === undefined) return;
+      if (known) {
+        await known.transport.handleRequest(req, res, body);
+        return;
+      }
+      if (id !== undefined || !isInitializeRequest(body)) {
+        res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "start with an initialize request (no valid MCP session)" }, id: null }));
+        return;
+      }
+      let sessionId = "";
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sid) => {
+          sessionId = sid;
+          sessions.set(sid, { transport, server });
+        },
+      });
+      transport.onclose = () => {
+        if (sessionId) sessions.delete(sessionId);
+      };
+      const server = mcpServer(gateway, () => sessionId);
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } catch (e) {
+      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32603, message: (e as Error).message }, id: null }));
+    }
+  });
+  return new Promise((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(port, host, () => {
+      const a = http.address() as AddressInfo;
+      resolve({ http, url: `http://${host.includes(":") ? `[${host}]` : host}:${a.port}/mcp`, sessions });
+    });
+  });
+}
+
+/**
+ * Connects to the upstreams, resends what a previous run left in the journal, and listens.
+ * `env` supplies the Reconcile token (`reconcile.token_env`) and the upstreams' secrets.
+ */
+export async function startGateway(config: GatewayConfig, opts: { env?: NodeJS.ProcessEnv; log?: (line: string) => void } = {}): Promise<RunningGateway> {
+  const env = opts.env ?? process.env;
+  const log = opts.log ?? ((line: string) => process.stderr.write(`reconcile-gateway: ${line}\n`));
+  const token = env[config.reconcile.token_env];
+  if (!token) throw new Error(`set ${config.reconcile.token_env} to a Reconcile API token with the ingest and read scopes`);
+  const reconcile = new Reconcile({
+    url: config.reconcile.url,
+    token,
+    onEvent: (e) => {
+      if (e.kind === "rejected") log(`Reconcile refused the record for ${e.operation_id} (${e.status} ${e.code}): ${e.message}`);
+      if (e.kind === "dropped") log(`the record for ${e.operation_id} was dropped (${e.reason})`);
+    },
+  });
+  const journal = new Journal(config.journal_dir ?? null);
+  const leftover = journal.adopt();
+  for (const r of leftover) await reconcile.record(r);
+  if (leftover.length) log(`resending ${leftover.length} records a previous run left undelivered`);
+
+  const upstreams = new Upstreams(config.upstreams, env);
+  await upstreams.connect();
+  const gateway = new Gateway(config, upstreams, reconcile, journal);
+  const servers: Server[] = [];
+
+  let stdioServer: Server | null = null;
+  if (config.listen.stdio) {
+    const sid = `stdio-${randomUUID()}`;
+    stdioServer = mcpServer(gateway, () => sid);
+    servers.push(stdioServer);
+    await stdioServer.connect(new StdioServerTransport());
+  }
+  let http: Awaited<ReturnType<typeof listenHttp>> | null = null;
+  if (config.listen.http) http = await listenHttp(gateway, config.listen.http.host, config.listen.http.port);
+  upstreams.onToolsChanged = () => {
+    for (const s of [...servers, ...[...(http?.sessions.values() ?? [])].map((x) => x.server)]) void s.sendToolListChanged().catch(() => undefined);
+  };
+
+  // Empty the journal whenever everything in it has been delivered.
+  const compactor = setInterval(async () => {
+    const mark = journal.mark();
+    await reconcile.flush(5_000);
+    if (reconcile.stats().queued === 0) journal.compact(mark);
+  }, 5_000);
+  compactor.unref();
+
+  let stopped = false;
+  return {
+    url: http?.url ?? null,
+    gateway,
+    reconcile,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(compactor);
+      if (http) {
+        await Promise.allSettled([...http.sessions.values()].map((s) => s.transport.close()));
+        http.http.closeAllConnections();
+        await new Promise((r) => http!.http.close(r));
+      }
+      await Promise.allSettled(servers.map((s) => s.close()));
+      await upstreams.close();
+      const mark = journal.mark();
+      const droppedBefore = reconcile.stats().dropped;
+      // What could not be delivered in time stays in the journal for the next start.
+      const stats = await reconcile.close(10_000);
+      if (stats.dropped === droppedBefore && journal.compact(mark)) journal.remove();
+    },
+  };
+}
