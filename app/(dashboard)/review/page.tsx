@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { QUEUE_FILTERS, QueueTabs } from "@/components/review/queue-tabs";
 import { ReviewQueue } from "@/components/review/review-queue";
+import { pendingApprovalCount } from "@/lib/store/approvals";
 import { renderedAt } from "@/components/ui/when";
 import { can, roleAtLeast } from "@/lib/auth/permissions";
 import { requirePage } from "@/lib/auth/session";
@@ -15,21 +17,14 @@ import { reviewCounts } from "@/lib/store/overview";
 export const metadata: Metadata = { title: "Review" };
 
 type Search = Record<string, string | string[] | undefined>;
-const FILTERS = [
-  ["", "everything"],
-  ["outcome=divergent", "divergent"],
-  ["outcome=uncertain", "uncertain"],
-  ["outcome=rejected", "rejected, success claimed"],
-  ["overclaimed=true", "overclaimed successes"],
-  ["assigned=me", "assigned to me"],
-] as const;
+const FILTERS = QUEUE_FILTERS;
 
 export default async function ReviewPage({ searchParams }: { searchParams: Promise<Search> }) {
   const me = await requirePage("operations:read", "/review");
   const sp = await searchParams;
   const pick = (k: string) => (typeof sp[k] === "string" && sp[k] ? (sp[k] as string) : undefined);
   const query = listQuerySchema.safeParse({ needs_review: "true", by: "called", order: pick("order") ?? "oldest", outcome: pick("outcome"), overclaimed: pick("overclaimed"), cursor: pick("cursor"), limit: "50" });
-  const counts = await reviewCounts();
+  const [counts, held] = await Promise.all([reviewCounts(), pendingApprovalCount()]);
   const reviewer = can(me, "operations:correct");
   const current = FILTERS.find(([q]) => q && pick(q.split("=")[0]) === q.split("=")[1])?.[0] ?? "";
   // "Assigned to me": what I hold now (claimed by me, or taken over by me), still needing review.
@@ -51,18 +46,7 @@ export default async function ReviewPage({ searchParams }: { searchParams: Promi
             : `${counts.total} operation${counts.total === 1 ? "" : "s"} need${counts.total === 1 ? "s" : ""} a person: ${counts.divergent} divergent, ${counts.uncertain} uncertain and ${counts.rejected} rejected whose agent claimed success anyway; ${counts.overclaimed} of them ${counts.overclaimed === 1 ? "is a success the agent claimed" : "are successes the agent claimed"}. Oldest call first; items called over ${ageHours} h ago are marked.`}
         </p>
       </div>
-      <nav aria-label="Queue filters" className="flex flex-wrap gap-2 text-sm">
-        {FILTERS.map(([q, label]) => (
-          <Link
-            key={label}
-            href={`/review${q ? `?${q}` : ""}`}
-            aria-current={current === q ? "page" : undefined}
-            className={`rounded-full border px-3 py-1 ${current === q ? "border-indigo-500 bg-indigo-50 font-medium dark:bg-indigo-950" : "border-slate-300 dark:border-slate-700"}`}
-          >
-            {label}
-          </Link>
-        ))}
-      </nav>
+      <QueueTabs current={current} approvals={held} />
       {!query.success || (!current && (pick("outcome") || pick("overclaimed") || pick("assigned"))) ? (
         <p role="alert" className="rounded-md border border-rose-300 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-800 dark:bg-rose-950 dark:text-rose-200">
           That is not one of the queue&apos;s filters: the queue holds the divergent and uncertain operations nobody has reconciled, and the rejected ones whose agent claimed success. Pick a filter above.

@@ -7,7 +7,9 @@ import { reviewOf } from "@/lib/domain/metrics";
 import { actInEffect } from "@/lib/domain/status";
 import { Links, Timeline } from "@/components/operations/timeline";
 import { VerdictHistory } from "@/components/operations/verdict-history";
+import { ApprovalPanel } from "@/components/review/approval-panel";
 import { CorrectionPanel } from "@/components/review/correction-panel";
+import { renderedAt } from "@/components/ui/when";
 import { auditSampleOf } from "@/lib/store/audit-sampling";
 import { CorrectionsHistory } from "@/components/review/corrections-history";
 import { OperationKeys } from "@/components/review/operation-keys";
@@ -76,6 +78,7 @@ export default async function OperationPage({ params }: Params) {
           something that did not happen (the paper&apos;s Proposition 1).
         </p>
       ) : null}
+      {op.approval ? <ApprovalPanel op={op} me={me.email} canDecide={reviewer} now={renderedAt()} /> : null}
       <Timeline op={op} />
       <VerdictHistory op={op} />
       <CorrectionsHistory op={op} canNote={reviewer} />
