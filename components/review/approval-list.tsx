@@ -189,8 +189,11 @@ export function ApprovalList({ rows, me, canDecide, now }: { rows: HeldRow[]; me
           { key: "d", label: "deny the current call (asks why)", run: () => press("[data-deny]"), available: canDecide },
         ]}
       />
-      {rows.map((r) => (
-        <ApprovalCard key={r.operation_id} row={r} me={me} canDecide={canDecide} now={now} />
+      {rows.map((r, i) => (
+        // The card that has focus (clicked, tabbed to, or moved to with j/k) is the one a and d act on.
+        <div key={r.operation_id} onFocusCapture={() => setCurrent(i)}>
+          <ApprovalCard row={r} me={me} canDecide={canDecide} now={now} />
+        </div>
       ))}
     </div>
   );
