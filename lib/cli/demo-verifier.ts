@@ -38,8 +38,12 @@ export async function seedDemoVerifier(url: string, token: string, social: Socia
   await waitForHealth(url);
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
   const def = socialVerifier(social.base, { name: "social-post-exists", tool: "social.post", checksAt: ["1s", "3s", "6s", "15s"], pendingUntil: "30s" });
-  const saved = await fetch(`${url}/api/v1/verifiers`, { method: "POST", headers, body: JSON.stringify(def) });
-  if (!saved.ok) throw new Error(`the demo verifier was refused: ${await saved.text()}`);
+  // The same read for the MCP gateway's social.publish (its receipts carry the post's id as receipt_id).
+  const viaGateway = socialVerifier(social.base, { name: "social-publish-exists", tool: "social.publish", checksAt: ["1s", "3s", "6s", "15s"], pendingUntil: "30s" });
+  for (const d of [def, viaGateway]) {
+    const saved = await fetch(`${url}/api/v1/verifiers`, { method: "POST", headers, body: JSON.stringify(d) });
+    if (!saved.ok) throw new Error(`the demo verifier was refused: ${await saved.text()}`);
+  }
   const text = "Reconcile demo: this post shows up a few seconds after it was accepted";
   const post = social.publish(text);
   const id = `op-demo-social-${Date.now()}`;

@@ -5,6 +5,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import path from "node:path";
 import { DEMO_USERS } from "../domain/demo-data";
+import { startDemoGateway } from "./demo-gateway";
 import { demoVerifierEnv, seedDemoVerifier, startDemoSocial } from "./demo-verifier";
 import { prepare, startServer } from "./start";
 
@@ -36,6 +37,12 @@ async function main() {
     .trim()
     .split("\n")
     .pop()!;
+  // The gateway records as the viewer: the calls it holds are approved by someone else (reviewer, admin).
+  const viewer = DEMO_USERS.find((u) => u.role === "viewer")!;
+  const gatewayToken = cli(["tokens:add", "--email", viewer.email, "--scopes", "ingest,read", "--name", `demo gateway ${new Date().toISOString()}`], env)
+    .trim()
+    .split("\n")
+    .pop()!;
   const social = await startDemoSocial(Number(port));
   const url = `http://localhost:${port}`;
   console.log(`
@@ -52,10 +59,19 @@ ${DEMO_USERS.map((u) => `    ${u.role.padEnd(9)} ${u.email} / ${u.password}`).jo
   404 for a few seconds (uncertain, "observation window open"), then 200 (verified). Watch:
 `);
   startServer(env, port);
-  seedDemoVerifier(`http://127.0.0.1:${port}`, setupToken, social).then(
-    (id) => console.log(`    ${url}/operations/${id}\n`),
-    (e) => console.error(`the demo verifier could not be set up: ${e instanceof Error ? e.message : e}`),
-  );
+  seedDemoVerifier(`http://127.0.0.1:${port}`, setupToken, social)
+    .then(async (id) => {
+      console.log(`    ${url}/operations/${id}\n`);
+      const gatewayPort = Number(process.env.RECONCILE_GATEWAY_PORT || Number(port) + 200);
+      const { file, running } = await startDemoGateway({ appUrl: `http://127.0.0.1:${port}`, port: gatewayPort, token: gatewayToken, socialBase: social.base });
+      console.log(`  The MCP gateway records every tool call it passes on (config: ${path.relative(process.cwd(), file)}).
+  Add it to an MCP client's configuration (e.g. .cursor/mcp.json or claude_desktop_config.json):
+    { "mcpServers": {
+        "reconcile": { "url": "${running.url}" } } }
+  A billing.charge over 100 waits in Review → approvals until a reviewer approves it.
+`);
+    })
+    .catch((e) => console.error(`the demo verifier or gateway could not be set up: ${e instanceof Error ? e.message : e}`));
 }
 
 main().catch((e) => {

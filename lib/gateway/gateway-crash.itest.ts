@@ -54,7 +54,7 @@ it("loses nothing the upstream acknowledged, and leaves the operation uncertain 
     JSON.stringify({
       reconcile: { url: proxy.url },
       listen: { http: { port: 0 } },
-      upstreams: { tools: { command: [process.execPath, "--import", "tsx", path.resolve("lib/gateway/testing/upstream.ts")], cwd: process.cwd() } },
+      upstreams: { tools: { command: [process.execPath, "--import", "tsx", path.resolve("lib/gateway/examples/tools-server.ts")], cwd: process.cwd() } },
       tools: { "billing.slow": { operation_id_from: "/request_id" } },
     }),
   );

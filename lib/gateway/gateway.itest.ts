@@ -9,13 +9,13 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { baseUrl, call, ingest, principal, unique } from "@/lib/testing/integration";
 import { parseConfig } from "./src/config";
 import { startGateway, type RunningGateway } from "./src/server";
-import { startHttpUpstream } from "./testing/upstream";
+import { startHttpUpstream } from "./examples/tools-server";
 
 /**
  * The gateway with real parts (issue 40 part 2): the official MCP SDK client, the gateway, and a
  * real MCP server started here, over stdio and Streamable HTTP, recording into the real server.
  */
-const UPSTREAM = path.resolve("lib/gateway/testing/upstream.ts");
+const UPSTREAM = path.resolve("lib/gateway/examples/tools-server.ts");
 const MAIN = path.resolve("lib/gateway/src/main.ts");
 const node = (file: string) => [process.execPath, "--import", "tsx", file];
 

@@ -57,6 +57,8 @@ export const toolRuleSchema = z
     dedupe: z.boolean().optional(),
     /** The argument that names the operation (a request id): a JSON pointer. */
     operation_id_from: pointer.optional(),
+    /** Where the result's structuredContent names what the call made (e.g. "/id"): the receipt's receipt_id, which verifiers read. */
+    receipt_id_from: pointer.optional(),
     /** Held until a reviewer approves: always, or when any condition holds. */
     approval: z
       .object({ when: z.array(conditionSchema).max(50).optional(), expires: duration.optional() })

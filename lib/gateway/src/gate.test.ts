@@ -16,6 +16,8 @@ describe("the retry gate at the tool boundary", () => {
       "not sent again: the earlier social.publish call is divergent (the write was accepted but the canonical effect is absent); a reviewer must reconcile operation op-2 in Reconcile before it may be repeated",
     );
     expect(gate({ effective_outcome: "uncertain", reason: "no receipt recorded" }, "t").kind).toBe("refuse");
+    const verifying = gate({ operation_id: "op-5", effective_outcome: "uncertain", reason: "observation window open" }, "social.publish");
+    expect(verifying.kind === "refuse" && verifying.text).toBe("not sent again: the earlier social.publish call is still being verified (observation window open); ask again in a few seconds, or a reviewer reconciles operation op-5");
     expect(gate({ effective_outcome: "compensated" }, "t").kind).toBe("refuse");
     expect(gate({}, "t").kind).toBe("refuse");
   });

@@ -31,6 +31,9 @@ export type GateDecision =
   | { kind: "wait" }
   | { kind: "use_approval" };
 
+/** The server's reason while a verifier's observation window is open (docs/DOMAIN.md): not yet a failure. */
+const WINDOW_OPEN = "observation window open";
+
 const receiptOf = (op: EarlierAttempt) => op.stages?.find((s) => s.stage === "receipt")?.payload as { status?: string; raw?: unknown } | undefined;
 
 /** The recorded result as text and structured content, from the receipt's `raw` (what the gateway stored). */
@@ -72,6 +75,9 @@ export function gate(op: EarlierAttempt, tool: string): GateDecision {
     case "uncertain":
     case "divergent": {
       const why = op.reason ?? "its effect is not verified";
+      if (why === WINDOW_OPEN) {
+        return { kind: "refuse", text: `not sent again: the earlier ${tool} call is still being verified (${why}); ask again in a few seconds, or a reviewer reconciles operation ${id}` };
+      }
       return {
         kind: "refuse",
         text: `not sent again: the earlier ${tool} call is ${op.effective_outcome} (${why}); a reviewer must reconcile operation ${id} in Reconcile before it may be repeated`,

@@ -9,7 +9,7 @@ import type { OperationRecord, Reconcile } from "@reconcile/client";
 import type { GatewayConfig, ToolRule } from "./config.js";
 import { gate, type EarlierAttempt } from "./gate.js";
 import type { Journal } from "./journal.js";
-import { attemptId, callerId, callKey, RecentCalls } from "./operation-id.js";
+import { attemptId, callerId, callKey, RecentCalls, resultId } from "./operation-id.js";
 import { approvalNeeded, effectiveRule, paramsDigest, type ApprovalNeed } from "./rules.js";
 import type { RoutedTool, Upstreams } from "./upstreams.js";
 
@@ -150,10 +150,20 @@ export class Gateway {
     if (op.gateOpen) record.gateway = { gate: "open: Reconcile could not be reached for the earlier attempt", error: op.gateOpen };
     if (need) return this.hold(t, args, ctx, found.rule, record, need);
     this.journal.append(record);
-    try {
-      await this.rc.recordIntent(record, { strict: found.rule.critical === true });
-    } catch (e) {
-      return textResult(`Reconcile cannot be reached (${(e as Error).message}); ${t.name} is held: it is marked critical, so it is not sent unrecorded`, true);
+    if (found.rule.critical) {
+      // Fail closed: not sent unless Reconcile has stored the intent.
+      try {
+        await this.rc.recordIntent(record, { strict: true });
+      } catch (e) {
+        return textResult(`Reconcile cannot be reached (${(e as Error).message}); ${t.name} is held: it is marked critical, so it is not sent unrecorded`, true);
+      }
+    } else if (this.journal.file) {
+      // On disk before the call goes out, so a kill loses nothing; sent with the receipt's batch
+      // instead of a round trip per call (bench:gateway). A repeat reads the server only after
+      // what is queued for its operation was delivered (readOperation).
+      await this.rc.record(record);
+    } else {
+      await this.rc.recordIntent(record, { strict: false });
     }
     return this.forward(t, args, ctx, found.rule, op.id);
   }
@@ -243,7 +253,11 @@ export class Gateway {
     }
     const text = textOf(result);
     const raw = result.structuredContent !== undefined ? { text, structuredContent: result.structuredContent } : { text };
-    await this.record({ operation_id: id, receipt: { status: result.isError ? "rejected" : "accepted", observed_at: new Date(this.now()).toISOString(), raw } });
+    const receiptId = rule.receipt_id_from && result.structuredContent ? resultId(result.structuredContent, rule.receipt_id_from) : null;
+    await this.record({
+      operation_id: id,
+      receipt: { status: result.isError ? "rejected" : "accepted", observed_at: new Date(this.now()).toISOString(), ...(receiptId ? { receipt_id: receiptId } : {}), raw },
+    });
     return result;
   }
 

@@ -25,6 +25,18 @@ export function callerId(args: Record<string, unknown>, pointer: string | undefi
   return USABLE_ID.test(v) ? v : `gw-id:${sha256Hex(v)}`;
 }
 
+/** What a result names at `pointer` (its id), as text; null when it names nothing there. */
+export function resultId(content: Record<string, unknown>, pointer: string): string | null {
+  let v: unknown;
+  try {
+    v = pointerGet(pointer, content as Json);
+  } catch {
+    return null;
+  }
+  if (typeof v === "number" && Number.isFinite(v)) return String(v);
+  return typeof v === "string" && v.length > 0 && v.length <= 4096 ? v : null;
+}
+
 export const callKey = (upstream: string, tool: string, args: Record<string, unknown>, session: string) =>
   sha256Hex(canonicalJson([upstream, tool, args, session]));
 

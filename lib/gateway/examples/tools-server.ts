@@ -4,8 +4,8 @@
  * `billing.charge`, `billing.fail` (always refused), `billing.slow` (answers after `ms`) and
  * `calls` (how many times each tool ran, so a test can see what the gateway never forwarded).
  *
- *   node --import tsx lib/gateway/testing/upstream.ts            # stdio
- *   node --import tsx lib/gateway/testing/upstream.ts --http 0   # Streamable HTTP, prints its URL
+ *   node --import tsx lib/gateway/examples/tools-server.ts            # stdio
+ *   node --import tsx lib/gateway/examples/tools-server.ts --http 0   # Streamable HTTP, prints its URL
  */
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
