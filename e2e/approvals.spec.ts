@@ -38,7 +38,7 @@ async function startGateway(baseURL: string, token: string): Promise<string> {
     JSON.stringify({
       reconcile: { url: baseURL },
       listen: { http: { port: 0 } },
-      upstreams: { tools: { command: [process.execPath, "--import", "tsx", path.resolve("lib/gateway/testing/upstream.ts")], cwd: process.cwd() } },
+      upstreams: { tools: { command: [process.execPath, "--import", "tsx", path.resolve("lib/gateway/examples/tools-server.ts")], cwd: process.cwd() } },
       tools: { "billing.charge": { operation_id_from: "/request_id", approval: { when: [{ pointer: "/amount", gt: 100 }] } } },
     }),
   );
