@@ -106,6 +106,24 @@ describe("webhooks", () => {
     expect((await deliveries(filtered.id)).filter((d) => d.type !== "checkpoint.created")).toEqual([]);
   });
 
+  it("a held call announces approval.requested, and its expiry (the server's job) approval.decided, signed", async () => {
+    await endpoint("/approvals", { filters: { event_types: ["approval.requested", "approval.decided"] } });
+    const op = `op-held-${Date.now()}`;
+    const held = { status: "pending", expires_at: new Date(Date.now() + 1500).toISOString(), rule: "billing.charge: /amount > 100", rule_version: "r1" };
+    const res = await w.api("/api/v1/receipts", { token: w.tokens.ingest, body: { operation_id: op, tool: { name: "billing.charge" }, intent: { params: { amount: 250 } }, approval: held } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    await until("approval.requested", () => ofType("/approvals", "approval.requested", op).length);
+    const [requested] = ofType("/approvals", "approval.requested", op);
+    expect(requested.verified).toBe(true);
+    expect(requested.body.data).toMatchObject({ operation_id: op, tool: "billing.charge", rule: held.rule, rule_version: "r1", params_digest: expect.stringMatching(/^sha256:/) });
+    // Nobody decides: the server's expiry job records the expiry and announces it.
+    await until("approval.decided", () => ofType("/approvals", "approval.decided", op).length, 15_000);
+    const [decided] = ofType("/approvals", "approval.decided", op);
+    expect(decided.verified).toBe(true);
+    expect(decided.body.data).toMatchObject({ operation_id: op, decision: "expired", effective_outcome: "rejected" });
+    expect(at("/approvals").map((r) => r.body.type)).toEqual(["approval.requested", "approval.decided"]);
+  });
+
   it("signs checkpoints off the machine: checkpoint.created carries size, head, key fingerprint and signature", async () => {
     const cp = await until("checkpoint.created", () => ofType("/all", "checkpoint.created")[0]);
     expect(cp.verified).toBe(true);
