@@ -6,7 +6,8 @@ import { ApiError } from "./errors";
 
 /** The longest `?wait=` a long poll may ask for, in seconds. */
 export const MAX_APPROVAL_WAIT_SECONDS = 30;
-const POLL_MS = 250;
+/** How often a long poll looks again (each look derives the operation from its records). */
+const POLL_MS = 500;
 
 const waitSchema = z.coerce.number().int("wait is a whole number of seconds").min(0, "wait is at least 0").max(MAX_APPROVAL_WAIT_SECONDS, `wait is at most ${MAX_APPROVAL_WAIT_SECONDS} seconds`);
 

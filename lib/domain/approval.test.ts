@@ -76,7 +76,7 @@ describe("classifyWithApproval", () => {
     const pending = deriveApproval(request, at, params, []);
     expect(classifyWithApproval(intentOnly, pending, false)).toMatchObject({ outcome: "uncertain", reason: "waiting for approval", failure_category: null });
     const denied = deriveApproval(request, at, params, [decided("deny")]);
-    expect(classifyWithApproval(intentOnly, denied, false)).toMatchObject({ outcome: "rejected", reason: "denied by rev@x: too large" });
+    expect(classifyWithApproval(intentOnly, denied, false)).toMatchObject({ outcome: "rejected", reason: "denied by rev@x: too large", retry: { decision: "a new operation may be justified by new evidence" } });
     const expired = deriveApproval(request, at, params, [{ action: "expired", expires_at: request.expires_at, seq: 2, recorded_at: at, actor: null }]);
     expect(classifyWithApproval(intentOnly, expired, false).outcome).toBe("rejected");
     expect(classifyWithApproval(intentOnly, deriveApproval(request, at, params, [decided("approve")]), false)).toEqual(intentOnly);
@@ -98,9 +98,14 @@ describe("mayDecide and mayUse", () => {
   });
   it("forwards an approved call once, and only with the approved arguments", () => {
     const approved = deriveApproval(request, at, params, [decided("approve")]);
-    expect(mayUse(approved, digest)).toEqual({ ok: true });
-    expect(mayUse(approved, paramsDigest({ amount: 9999, currency: "EUR" }))).toMatchObject({ ok: false });
-    expect(mayUse(deriveApproval(request, at, params, [decided("approve"), used(3)]), digest)).toMatchObject({ ok: false });
-    expect(mayUse(pending, digest)).toMatchObject({ ok: false });
+    expect(mayUse(approved, { digest, now })).toEqual({ ok: true });
+    expect(mayUse(approved, { digest, ruleVersion: "v1", now })).toEqual({ ok: true });
+    expect(mayUse(approved, { digest: paramsDigest({ amount: 9999, currency: "EUR" }), now })).toMatchObject({ ok: false });
+    expect(mayUse(approved, { digest, ruleVersion: "v2", now })).toMatchObject({ ok: false, message: expect.stringContaining("rule that held the call changed") });
+    expect(mayUse(deriveApproval(request, at, params, [decided("approve"), used(3)]), { digest, now })).toMatchObject({ ok: false });
+    expect(mayUse(pending, { digest, now })).toMatchObject({ ok: false });
+    // Usable until the request's expiry (10:10), or five minutes after the decision (10:01) if later.
+    expect(mayUse(approved, { digest, now: Date.parse("2026-12-04T10:09:59Z") })).toEqual({ ok: true });
+    expect(mayUse(approved, { digest, now: Date.parse("2026-12-04T10:10:01Z") })).toMatchObject({ ok: false, message: expect.stringContaining("ran out") });
   });
 });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Classification } from "./classify";
 import { canonicalJson, sha256Hex } from "./hash";
 import { isPlainObject } from "./json";
+import { retryDecision, type Idempotency } from "./outcomes";
 import { compareInstants, isRfc3339, normalizeInstant } from "./time";
 
 /**
@@ -137,11 +138,12 @@ export const APPROVAL_REASONS = {
  * uncertain ("waiting for approval"), a denied or expired one was never sent, so rejected. Once a
  * receipt exists the call went out and the stages decide, as for any call.
  */
-export function classifyWithApproval(c: Classification, approval: ApprovalState | null, hasReceipt: boolean): Classification {
+export function classifyWithApproval(c: Classification, approval: ApprovalState | null, hasReceipt: boolean, idempotency?: Idempotency): Classification {
   if (!approval || hasReceipt) return c;
-  if (approval.status === "pending") return { ...c, outcome: "uncertain", reason: APPROVAL_REASONS.waiting, failure_category: null };
-  if (approval.status === "denied") return { ...c, outcome: "rejected", reason: APPROVAL_REASONS.denied(approval), failure_category: null };
-  if (approval.status === "expired") return { ...c, outcome: "rejected", reason: APPROVAL_REASONS.expired(approval), failure_category: null };
+  const held = (outcome: "uncertain" | "rejected", reason: string): Classification => ({ ...c, outcome, reason, failure_category: null, retry: retryDecision(outcome, idempotency) });
+  if (approval.status === "pending") return held("uncertain", APPROVAL_REASONS.waiting);
+  if (approval.status === "denied") return held("rejected", APPROVAL_REASONS.denied(approval));
+  if (approval.status === "expired") return held("rejected", APPROVAL_REASONS.expired(approval));
   return c;
 }
 
@@ -164,11 +166,27 @@ export function mayDecide(state: ApprovalState, input: { reviewer: string; owner
   return { ok: true };
 }
 
-/** Whether an approved call may be forwarded now with these arguments: once, and only the call that was approved. */
-export function mayUse(state: ApprovalState, digest: string): { ok: true } | ApprovalRefusal {
+/** How long an approval given near (or after) the request's expiry stays usable: a gateway waiting on it needs a moment. */
+export const USE_GRACE_MS = 5 * 60 * 1000;
+
+/** Until when an approved call may be forwarded: its request's expiry, or a few minutes after the decision if later. */
+export function usableUntil(state: ApprovalState): number {
+  return Math.max(Date.parse(state.expires_at), Date.parse(state.decided_at ?? state.expires_at) + USE_GRACE_MS);
+}
+
+/**
+ * Whether an approved call may be forwarded now with these arguments: once, only the call that
+ * was approved (its arguments' digest and, when the gateway names it, the rule's version), and
+ * not after the approval has run out.
+ */
+export function mayUse(state: ApprovalState, input: { digest: string; ruleVersion?: string; now: number }): { ok: true } | ApprovalRefusal {
   if (state.status !== "approved") return { ok: false, code: "conflict", message: `the approval is ${state.status}, not approved` };
   if (state.used_at !== null) return { ok: false, code: "conflict", message: `this approved call was already forwarded (by ${state.used_by ?? "a gateway"} at ${state.used_at})` };
-  if (digest !== state.params_digest) return { ok: false, code: "conflict", message: "the arguments differ from the call that was approved: a new call needs its own approval" };
+  if (input.digest !== state.params_digest) return { ok: false, code: "conflict", message: "the arguments differ from the call that was approved: a new call needs its own approval" };
+  if (input.ruleVersion !== undefined && input.ruleVersion !== state.rule_version) {
+    return { ok: false, code: "conflict", message: `the rule that held the call changed (${state.rule_version} → ${input.ruleVersion}): the call needs an approval under the rule in force` };
+  }
+  if (input.now > usableUntil(state)) return { ok: false, code: "conflict", message: `the approval ran out at ${new Date(usableUntil(state)).toISOString()} without being used: ask again` };
   return { ok: true };
 }
 

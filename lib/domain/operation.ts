@@ -90,6 +90,7 @@ export function deriveOperation(operationId: string, stages: StoredStage[], corr
     classify({ tool: envelope.tool, idempotency: envelope.idempotency as Idempotency, stages: facts }),
     approval,
     receipt !== undefined,
+    envelope.idempotency as Idempotency,
   );
   const effectiveState = replayCorrections(classification.outcome, corrections);
   const effective: EffectiveOutcome = effectiveState.outcome;

@@ -76,10 +76,11 @@ async function expireIn(tx: Tx, loaded: Loaded, now: number): Promise<OperationS
  * found here is recorded first), 403 for the account that made the call, `claimed_by_other`
  * while another reviewer holds the operation.
  */
-export async function decideApproval(input: { operationId: string; request: ApprovalDecisionRequest; reviewer: string; reviewerId: string; now?: number }): Promise<ApprovalView> {
-  const now = input.now ?? Date.now();
+export async function decideApproval(input: { operationId: string; request: ApprovalDecisionRequest; reviewer: string; reviewerId: string }): Promise<ApprovalView> {
   const result = await writeTransaction(async (tx) => {
     await lockChain(tx, [input.operationId]);
+    // The time under the lock: a decision that waited for it must not land after the expiry.
+    const now = Date.now();
     const loaded = await loadHeld(tx, input.operationId);
     await requireNotClaimedByOther(tx, input.operationId, input.reviewer);
     const expired = await expireIn(tx, loaded, now);
@@ -108,14 +109,14 @@ export async function decideApproval(input: { operationId: string; request: Appr
  * An approved call is taken for forwarding: once, by the account that asked for it (or an admin),
  * with the approved arguments' digest. The second taker gets a conflict.
  */
-export async function useApproval(input: { operationId: string; paramsDigest: string; user: string; userId: string; admin: boolean }): Promise<ApprovalView> {
+export async function useApproval(input: { operationId: string; paramsDigest: string; ruleVersion?: string; user: string; userId: string; admin: boolean }): Promise<ApprovalView> {
   const result = await writeTransaction(async (tx) => {
     await lockChain(tx, [input.operationId]);
     const loaded = await loadHeld(tx, input.operationId);
     if (!input.admin && loaded.identity.ownerId !== null && loaded.identity.ownerId !== input.userId) {
       return { refused: { code: "not_operation_owner" as const, message: "only the account that asked for the approval forwards the call" }, view: view(input.operationId, loaded.state) };
     }
-    const verdict = mayUse(loaded.state.approval!, input.paramsDigest);
+    const verdict = mayUse(loaded.state.approval!, { digest: input.paramsDigest, ruleVersion: input.ruleVersion, now: Date.now() });
     if (!verdict.ok) return { refused: verdict, view: view(input.operationId, loaded.state) };
     const { after } = await appendApproval(tx, loaded, input.user, { action: "used", params_digest: input.paramsDigest });
     return { refused: null, view: view(input.operationId, after) };
