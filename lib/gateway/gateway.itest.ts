@@ -43,7 +43,7 @@ const tools = {
 };
 
 async function gateway(upstreams: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<RunningGateway> {
-  const config = parseConfig({ reconcile: { url: baseUrl }, listen: { http: { port: 0 } }, upstreams, tools, journal_dir: null, ...extra });
+  const config = parseConfig({ reconcile: { url: baseUrl }, listen: { http: { port: 0 } }, upstreams, tools, journal_dir: null, approval_progress_every: "1s", ...extra });
   const g = await startGateway(config, { env: { ...process.env, RECONCILE_TOKEN: agent.token }, log: () => undefined });
   running.push(g);
   return g;
@@ -102,7 +102,7 @@ describe("the MCP gateway over Streamable HTTP, upstream over stdio", () => {
     await g.reconcile.flush();
     const row = await latest("social.publish", who);
     const op = await operation(row.operation_id);
-    expect(op.operation_id).toMatch(/^gw:[0-9a-f]{64}:1$/);
+    expect(op.operation_id).toMatch(/^gw:[0-9a-f]{64}:\d+$/);
     expect(op.agent).toEqual({ name: who, version: "9.9.9" });
     expect(op.trajectory_id).toMatch(/^mcp:/);
     const receipt = op.stages.find((s: { stage: string }) => s.stage === "receipt");
@@ -111,6 +111,31 @@ describe("the MCP gateway over Streamable HTTP, upstream over stdio", () => {
     expect(intent.envelope.mcp).toMatchObject({ "mcp.session.id": expect.any(String), "jsonrpc.request.id": expect.anything(), upstream: "tools", tool: "social.publish" });
     expect(op.otel).toMatchObject({ traceparent, trace_id: "4bf92f3577b34da6a3ce929d0e0e4736", parent_span_id: "00f067aa0ba902b7" });
     expect(op.effective_outcome).toBe("uncertain");
+  });
+
+  it("answers only its own host names: a page cannot reach it through a name it controls (DNS rebinding)", async () => {
+    const { request } = await import("node:http");
+    const url = new URL(g.url!);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        { host: url.hostname, port: url.port, path: "/mcp", method: "POST", headers: { host: `evil.example:${url.port}`, "content-type": "application/json", accept: "application/json, text/event-stream" } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        },
+      );
+      req.on("error", reject);
+      req.end(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "evil", version: "1" } } }));
+    });
+    expect(status).toBe(403);
+  });
+
+  it("refuses a request id that already names another call: it never gets that call's result", async () => {
+    const requestId = unique("reused");
+    expect(text(await callTool(c, "billing.charge", { amount: 10, request_id: requestId }))).toMatch(/^charged 10 EUR/);
+    const other = await callTool(c, "billing.charge", { amount: 99, request_id: requestId });
+    expect(other.isError).toBe(true);
+    expect(text(other)).toBe(`not sent: operation ${requestId} is another call (other arguments); send this one with a request id of its own`);
   });
 
   it("refuses to repeat an uncertain call, and the upstream never sees the repeat", async () => {
@@ -172,11 +197,18 @@ describe("the MCP gateway over Streamable HTTP, upstream over stdio", () => {
     expect(text(small)).toMatch(/^charged 20 EUR/);
     const requestId = unique("big");
     const before = (await counts(c))["billing.charge"];
-    const pending = callTool(c, "billing.charge", { amount: 250, request_id: requestId });
+    // A client that asks for progress hears that its call still waits (every second here).
+    const progress: string[] = [];
+    const pending = c.callTool({ name: "billing.charge", arguments: { amount: 250, request_id: requestId } }, undefined, {
+      onprogress: (p) => void progress.push(p.message ?? ""),
+      timeout: 30_000,
+    }) as Promise<CallToolResult>;
     const id = await heldId("billing.charge");
     expect(id).toBe(requestId);
     expect((await operation(id)).approval).toMatchObject({ status: "pending", rule: "billing.charge: /amount > 100" });
     expect((await counts(c))["billing.charge"]).toBe(before);
+    await until(async () => progress.length > 0);
+    expect(progress[0]).toMatch(new RegExp(`^waiting for a reviewer's approval in Reconcile \\(operation ${id}; expires in \\d+s\\)$`));
     const decided = await call(`/api/v1/operations/${id}/approval`, { token: reviewer.token, body: { decision: "approve", reason: "the customer confirmed by phone" } });
     expect(decided.status).toBe(201);
     const result = await pending;

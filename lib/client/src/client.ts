@@ -219,6 +219,11 @@ export class Reconcile {
     return this.stats();
   }
 
+  /** Whether everything queued now was delivered or refused for good within `timeoutMs`: flush() as a yes or no. */
+  async settled(timeoutMs = 30_000): Promise<boolean> {
+    return this.sender.flush(timeoutMs);
+  }
+
   /**
    * Stops taking records, sends what is queued within `timeoutMs` (default 10 s), and counts
    * whatever is left as dropped. The final stats. When strict, rejects if anything was dropped here.

@@ -67,7 +67,10 @@ export const toolRuleSchema = z
     /** How long the upstream may take before the call's fate is unknown (default: the gateway's). */
     timeout: duration.optional(),
   })
-  .strict();
+  .strict()
+  .refine((r) => r.record !== false || (r.approval === undefined && r.critical === undefined), {
+    message: 'a tool that is not recorded ("record": false) can be neither critical nor held for approval',
+  });
 export type ToolRule = z.infer<typeof toolRuleSchema>;
 
 const stdioUpstream = z
@@ -90,7 +93,15 @@ export const configSchema = z
     listen: z
       .object({
         stdio: z.boolean().default(false),
-        http: z.object({ port: z.number().int().min(0).max(65535), host: z.string().default("127.0.0.1") }).strict().optional(),
+        http: z
+          .object({
+            port: z.number().int().min(0).max(65535),
+            host: z.string().default("127.0.0.1"),
+            /** Host headers accepted (DNS rebinding protection); on a loopback host its own names are the default. */
+            allowed_hosts: z.array(z.string().min(1)).max(100).optional(),
+          })
+          .strict()
+          .optional(),
       })
       .strict()
       .default({ stdio: true }),
@@ -102,6 +113,8 @@ export const configSchema = z
     dedupe_window: duration.default(120_000),
     /** How long a held call waits for a reviewer unless its rule says (default 10m). */
     approval_expires: duration.default(600_000),
+    /** How often a client that asked for progress hears that its held call still waits (default 10s). */
+    approval_progress_every: duration.default(10_000),
     /** How long an upstream may take (default 60s). */
     timeout: duration.default(60_000),
     /** Where records wait on disk until Reconcile has them (default: .reconcile-gateway beside the file); null: memory only. */

@@ -41,6 +41,17 @@ describe("the retry gate at the tool boundary", () => {
     expect(gate({ effective_outcome: "verified", approval: { status: "approved", used_at: "x" }, stages: [receipt("done")] }, "t").kind).toBe("replay");
   });
 
+  it("refuses a caller's id that names another call, and lets a reviewer's correction decide over an approval", async () => {
+    const { paramsDigest } = await import("./rules");
+    const op = { operation_id: "post-1", tool: { name: "social.publish" }, effective_outcome: "verified", stages: [{ stage: "intent", payload: { params: { text: "a" } } }, receipt("done")] };
+    expect(gate(op, "social.publish", { tool: "social.publish", params_digest: paramsDigest({ text: "a" }) }).kind).toBe("replay");
+    const other = gate(op, "social.publish", { tool: "social.publish", params_digest: paramsDigest({ text: "b" }) });
+    expect(other).toEqual({ kind: "refuse", text: "not sent: operation post-1 is another call (other arguments); send this one with a request id of its own" });
+    expect(gate(op, "billing.charge", { tool: "billing.charge", params_digest: paramsDigest({ text: "a" }) })).toMatchObject({ kind: "refuse", text: expect.stringContaining("the tool social.publish") });
+    // Approved and forwarded, no receipt, then a reviewer found it was not applied: it may go again.
+    expect(gate({ effective_outcome: "not_applied", approval: { status: "approved", used_at: "t", used_by: "gw" } }, "t")).toEqual({ kind: "forward_new" });
+  });
+
   it("reads back what the gateway recorded as raw", () => {
     expect(recordedResult("plain")).toEqual({ text: "plain", structured: undefined });
     expect(recordedResult({ text: "hello" })).toEqual({ text: "hello", structured: undefined });

@@ -14,12 +14,15 @@
  * | denied                                  | refuses with the reviewer's reason                 |
  */
 
+import { paramsDigest } from "./rules.js";
+
 /** The parts of `GET /api/v1/operations/{id}` the gate reads. */
 export type EarlierAttempt = {
   operation_id?: string;
   effective_outcome?: string;
   reason?: string;
   retry?: { decision?: string; safe_replay_available?: boolean };
+  tool?: unknown;
   approval?: { status?: string; decided_by?: string | null; reason?: string | null; expires_at?: string; used_at?: string | null; used_by?: string | null } | null;
   stages?: { stage?: string; payload?: unknown }[];
 };
@@ -49,11 +52,33 @@ export function recordedResult(raw: unknown): { text: string; structured: Record
   return { text: typeof raw === "string" ? raw : JSON.stringify(raw ?? null), structured: undefined };
 }
 
-export function gate(op: EarlierAttempt, tool: string): GateDecision {
+/** The tool and the arguments' digest an operation's intent recorded. */
+function recordedCall(op: EarlierAttempt): { tool: string | null; digest: string | null } {
+  const t = op.tool;
+  const tool = typeof t === "string" ? t : t && typeof t === "object" && typeof (t as { name?: unknown }).name === "string" ? (t as { name: string }).name : null;
+  const intent = op.stages?.find((s) => s.stage === "intent")?.payload as { params?: unknown } | undefined;
+  const params = intent?.params && typeof intent.params === "object" && !Array.isArray(intent.params) ? (intent.params as Record<string, unknown>) : intent ? {} : null;
+  return { tool, digest: params ? paramsDigest(params) : null };
+}
+
+/** Outcomes a reviewer's correction leaves: they decide, whatever an approval said. */
+const RESOLVED = new Set(["not_applied", "compensated"]);
+
+/**
+ * `call`: the repeat itself (its tool and arguments' digest). An id the caller chose that names a
+ * different call is refused: it would otherwise get another call's result, or its approval.
+ */
+export function gate(op: EarlierAttempt, tool: string, call?: { tool: string; params_digest: string }): GateDecision {
   const id = op.operation_id ?? "the earlier call";
+  if (call) {
+    const recorded = recordedCall(op);
+    if ((recorded.tool !== null && recorded.tool !== call.tool) || (recorded.digest !== null && recorded.digest !== call.params_digest)) {
+      return { kind: "refuse", text: `not sent: operation ${id} is another call (${recorded.tool !== call.tool ? `the tool ${recorded.tool}` : "other arguments"}); send this one with a request id of its own` };
+    }
+  }
   const receipt = receiptOf(op);
   const approval = op.approval ?? null;
-  if (approval && !receipt) {
+  if (approval && !receipt && !RESOLVED.has(op.effective_outcome ?? "")) {
     if (approval.status === "pending") return { kind: "wait" };
     if (approval.status === "denied") return { kind: "refuse", text: `not sent: ${tool} was denied by ${approval.decided_by ?? "a reviewer"}: ${approval.reason ?? ""} (operation ${id})`.trim() };
     if (approval.status === "expired") return { kind: "forward_new" };

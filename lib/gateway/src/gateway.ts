@@ -4,6 +4,7 @@
  * forward, record the receipt. It speaks to Reconcile only through the client (records batched,
  * retried, bounded) and the approval endpoints; it never touches Reconcile's database.
  */
+import { randomUUID } from "node:crypto";
 import { McpError, ErrorCode, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { OperationRecord, Reconcile } from "@reconcile/client";
 import type { GatewayConfig, ToolRule } from "./config.js";
@@ -25,7 +26,6 @@ export type CallContext = {
 };
 
 const MAX_ATTEMPTS = 20;
-const PROGRESS_EVERY_MS = 10_000;
 /** Definite refusals: the upstream did not run the call. Any other JSON-RPC error leaves its fate unknown. */
 const REFUSING_CODES = new Set<number>([ErrorCode.InvalidParams, ErrorCode.MethodNotFound, ErrorCode.InvalidRequest, ErrorCode.ParseError]);
 
@@ -36,12 +36,17 @@ const textOf = (r: CallToolResult) =>
     .map((c) => c.text)
     .join("\n");
 
-type Resolved = { kind: "new"; id: string; recovers: string | null } | { kind: "existing"; id: string; op: EarlierAttempt } | { kind: "unreachable"; id: string; error: string };
+type Resolved =
+  | { kind: "new"; id: string; recovers: string | null }
+  | { kind: "existing"; id: string; op: EarlierAttempt }
+  | { kind: "unreachable"; error: string }
+  | { kind: "refused"; error: string };
 
 export class Gateway {
   private readonly recent: RecentCalls;
   /** The latest attempt this process knows of, per base id (derived ids are this process's own). */
   private readonly attempts = new Map<string, number>();
+  private readonly inFlight = new Map<string, Promise<void>>();
 
   constructor(
     private readonly config: GatewayConfig,
@@ -60,17 +65,49 @@ export class Gateway {
   async callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
     const t = this.upstreams.tool(name);
     if (!t) throw new McpError(ErrorCode.InvalidParams, `no tool named ${JSON.stringify(name)}: tools/list says which there are`);
-    const found = effectiveRule(this.config.tools, name, t.tool.annotations);
+    const found = effectiveRule(this.config.tools, [name, `${t.upstream}.${t.upstreamName}`, t.upstreamName], t.tool.annotations);
     if (found.rule.record === false) return this.upstreams.call(t, args, ctx.meta, this.requestOptions(found.rule, ctx));
+    const own = callerId(args, found.rule.operation_id_from);
+    const next = own ? null : this.recent.next(callKey(t.upstream, t.upstreamName, args, ctx.sessionId), this.now(), found.rule.dedupe !== false);
+    const base = own ?? next!.id;
+    // Calls naming the same operation run one after another here, so a repeat sees what the first did.
+    return this.oneAtATime(base, () => this.decide(t, args, ctx, found, base, own === null && !next!.repeat));
+  }
 
-    const resolved = await this.resolve(t, args, ctx, found.rule);
+  private async oneAtATime<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    const before = this.inFlight.get(id) ?? Promise.resolve();
+    const run = before.then(fn, fn);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.inFlight.set(id, settled);
+    try {
+      return await run;
+    } finally {
+      if (this.inFlight.get(id) === settled) this.inFlight.delete(id);
+    }
+  }
+
+  private async decide(
+    t: RoutedTool,
+    args: Record<string, unknown>,
+    ctx: CallContext,
+    found: { key: string | null; rule: ToolRule },
+    base: string,
+    fresh: boolean,
+  ): Promise<CallToolResult> {
+    const name = t.name;
+    const resolved: Resolved = fresh ? { kind: "new", id: base, recovers: null } : await this.resolve(t, base);
+    if (resolved.kind === "refused") return textResult(`not sent: Reconcile refused to say what became of the earlier call (${resolved.error}), so a repeat is not safe`, true);
     if (resolved.kind === "unreachable") {
       if (found.rule.critical) return textResult(`Reconcile cannot be reached (${resolved.error}); ${name} is held: it is marked critical, so it is not sent without Reconcile's decision`, true);
-      return this.startNew(t, args, ctx, found, { id: resolved.id, recovers: null, gateOpen: resolved.error });
+      // Open, and recorded later under an id of its own: whatever the earlier attempt was, this never collides with it.
+      return this.startNew(t, args, ctx, found, { id: `${base}~u${randomUUID().slice(0, 8)}`, recovers: null, gateOpen: { repeat_of: base, error: resolved.error } });
     }
     if (resolved.kind === "new") return this.startNew(t, args, ctx, found, resolved);
 
-    const decision = gate(resolved.op, name);
+    const decision = gate(resolved.op, name, { tool: name, params_digest: paramsDigest(args) });
     switch (decision.kind) {
       case "replay":
         return { content: [{ type: "text", text: decision.text }], ...(decision.structured ? { structuredContent: decision.structured } : {}) };
@@ -78,45 +115,43 @@ export class Gateway {
         return textResult(decision.text, true);
       case "wait":
       case "use_approval":
-        return this.afterApproval(t, args, ctx, found.rule, resolved.id);
+        return this.afterApproval(t, args, ctx, found.rule, resolved.id, approvalNeeded(name, found, args, this.config.approval_expires)?.rule_version);
       case "forward_new": // resolve() moves past these; reached only at MAX_ATTEMPTS
         return textResult(`not sent: ${name} was already attempted ${MAX_ATTEMPTS} times under this id; start a new request`, true);
     }
   }
 
   /**
-   * Which operation this call is, and what Reconcile holds of it. A derived id that repeats no
-   * call of this process within the window is new without asking; a caller's own id (it may
-   * come from any session or gateway) and a repeat are looked up, moving past attempts that
-   * may be repeated (a refusal, not applied, an expired approval) to the next one.
+   * What Reconcile holds of this operation, moving past attempts that may be repeated (a
+   * refusal, not applied, an expired approval) to the next one (`{id}~{n}`).
    */
-  private async resolve(t: RoutedTool, args: Record<string, unknown>, ctx: CallContext, rule: ToolRule): Promise<Resolved> {
-    const own = callerId(args, rule.operation_id_from);
-    let base: string;
-    if (own) base = own;
-    else {
-      const next = this.recent.next(callKey(t.upstream, t.upstreamName, args, ctx.sessionId), this.now(), rule.dedupe !== false);
-      base = next.id;
-      if (!next.repeat) return { kind: "new", id: base, recovers: null };
-    }
+  private async resolve(t: RoutedTool, base: string): Promise<Resolved> {
     let k = this.attempts.get(base) ?? 1;
     let previous: string | null = null;
     for (; k <= MAX_ATTEMPTS; k++) {
       const id = attemptId(base, k);
       const read = await this.rc.readOperation(id);
       if (read.kind === "missing") {
-        this.attempts.set(base, k);
+        this.remember(base, k);
         return { kind: "new", id, recovers: previous };
       }
-      if (read.kind !== "found") return { kind: "unreachable", id: attemptId(base, k), error: read.kind === "refused" ? `${read.status} ${read.code}: ${read.message}` : read.error };
+      if (read.kind === "refused") return { kind: "refused", error: `${read.status} ${read.code}: ${read.message}` };
+      if (read.kind === "unreachable") return { kind: "unreachable", error: read.error };
       const op = { operation_id: id, ...(read.body as EarlierAttempt) };
       if (gate(op, t.name).kind !== "forward_new" || k === MAX_ATTEMPTS) {
-        this.attempts.set(base, k);
+        this.remember(base, k);
         return { kind: "existing", id, op };
       }
       previous = id;
     }
-    return { kind: "unreachable", id: base, error: "too many attempts" };
+    return { kind: "refused", error: "too many attempts" };
+  }
+
+  /** The latest attempt of a base id (bounded: the oldest are forgotten; resolve() then reads from the first again). */
+  private remember(base: string, k: number) {
+    this.attempts.delete(base);
+    if (k > 1) this.attempts.set(base, k);
+    if (this.attempts.size > 10_000) this.attempts.delete(this.attempts.keys().next().value!);
   }
 
   private requestOptions(rule: ToolRule, ctx: CallContext) {
@@ -142,12 +177,12 @@ export class Gateway {
     args: Record<string, unknown>,
     ctx: CallContext,
     found: { key: string | null; rule: ToolRule },
-    op: { id: string; recovers: string | null; gateOpen?: string },
+    op: { id: string; recovers: string | null; gateOpen?: { repeat_of: string; error: string } },
   ): Promise<CallToolResult> {
     const need = approvalNeeded(t.name, found, args, this.config.approval_expires);
     const record = this.envelope(t, args, ctx, op.id);
     if (op.recovers) record.recovers = [op.recovers];
-    if (op.gateOpen) record.gateway = { gate: "open: Reconcile could not be reached for the earlier attempt", error: op.gateOpen };
+    if (op.gateOpen) record.gateway = { gate: "open: Reconcile could not be reached to judge a repeat", ...op.gateOpen };
     if (need) return this.hold(t, args, ctx, found.rule, record, need);
     this.journal.append(record);
     if (found.rule.critical) {
@@ -155,6 +190,7 @@ export class Gateway {
       try {
         await this.rc.recordIntent(record, { strict: true });
       } catch (e) {
+        this.journal.withdraw(record.operation_id);
         return textResult(`Reconcile cannot be reached (${(e as Error).message}); ${t.name} is held: it is marked critical, so it is not sent unrecorded`, true);
       }
     } else if (this.journal.file) {
@@ -175,13 +211,14 @@ export class Gateway {
     try {
       await this.rc.recordIntent(record, { strict: true });
     } catch (e) {
+      this.journal.withdraw(record.operation_id);
       return textResult(`Reconcile cannot be reached (${(e as Error).message}); ${t.name} needs a reviewer's approval (${need.rule}) and was not sent`, true);
     }
-    return this.afterApproval(t, args, ctx, rule, record.operation_id);
+    return this.afterApproval(t, args, ctx, rule, record.operation_id, need.rule_version);
   }
 
   /** Waits for the reviewer's decision; an approved call is taken (once, across gateways) and forwarded. */
-  private async afterApproval(t: RoutedTool, args: Record<string, unknown>, ctx: CallContext, rule: ToolRule, id: string): Promise<CallToolResult> {
+  private async afterApproval(t: RoutedTool, args: Record<string, unknown>, ctx: CallContext, rule: ToolRule, id: string, ruleVersion: string | undefined): Promise<CallToolResult> {
     const approval = await this.waitForDecision(id, ctx);
     if ("error" in approval) return textResult(`not sent: ${approval.error}`, true);
     if (approval.status === "denied") return textResult(`not sent: ${t.name} was denied by ${approval.decided_by ?? "a reviewer"}: ${approval.reason ?? ""}`.trim(), true);
@@ -191,7 +228,7 @@ export class Gateway {
     }
     let taken;
     try {
-      taken = await this.rc.api("POST", `/api/v1/operations/${encodeURIComponent(id)}/approval/use`, { body: { params_digest: paramsDigest(args) } });
+      taken = await this.rc.api("POST", `/api/v1/operations/${encodeURIComponent(id)}/approval/use`, { body: { params_digest: paramsDigest(args), ...(ruleVersion ? { rule_version: ruleVersion } : {}) } });
     } catch (e) {
       return textResult(`not sent: the approval could not be taken (${(e as Error).message}); nothing was forwarded`, true);
     }
@@ -204,13 +241,17 @@ export class Gateway {
 
   private async waitForDecision(id: string, ctx: CallContext): Promise<{ status: string; decided_by?: string | null; reason?: string | null; expires_at: string; requested_at: string } | { error: string }> {
     const started = this.now();
+    const every = this.config.approval_progress_every;
     let lastProgress = started;
     let failures = 0;
     for (;;) {
       if (ctx.signal.aborted) return { error: "the client cancelled the call while it waited for approval" };
       let res;
       try {
-        res = await this.rc.api("GET", `/api/v1/operations/${encodeURIComponent(id)}/approval?wait=${PROGRESS_EVERY_MS / 1000}`, { timeoutMs: PROGRESS_EVERY_MS + 15_000, signal: ctx.signal });
+        res = await this.rc.api("GET", `/api/v1/operations/${encodeURIComponent(id)}/approval?wait=${Math.min(30, Math.max(1, Math.round(every / 1000)))}`, {
+          timeoutMs: 45_000,
+          signal: ctx.signal,
+        });
       } catch (e) {
         res = { status: 0, body: { error: { message: (e as Error).message } } };
       }
@@ -218,7 +259,7 @@ export class Gateway {
         failures = 0;
         const a = res.body as { status: string; expires_at: string; requested_at: string };
         if (a.status !== "pending") return a;
-        if (ctx.progress && this.now() - lastProgress >= PROGRESS_EVERY_MS - 500) {
+        if (ctx.progress && this.now() - lastProgress >= every - 500) {
           lastProgress = this.now();
           const left = Math.max(0, Math.round((Date.parse(a.expires_at) - this.now()) / 1000));
           await ctx.progress(Math.round((this.now() - started) / 1000), undefined, `waiting for a reviewer's approval in Reconcile (operation ${id}; expires in ${left}s)`).catch(() => undefined);

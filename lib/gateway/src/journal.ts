@@ -1,12 +1,14 @@
 /**
  * The gateway's journal: every record it hands the client is first appended to a local file, so
  * that what an upstream acknowledged survives the gateway being killed before Reconcile stored it.
- * Each process writes its own file (`journal-{pid}.ndjson`); a starting gateway adopts the files
- * of processes that are gone and sends their records again (the server treats a record it holds
- * as a duplicate). Once everything sent has been delivered and nothing was appended meanwhile,
- * the process's own file is emptied.
+ * Each process writes its own segments (`journal-{pid}-{n}.ndjson`). A compaction seals the
+ * current segment and starts the next; a sealed segment is deleted once everything queued before
+ * it was sealed has been delivered or refused for good, and nothing was dropped meanwhile. A
+ * starting gateway adopts the segments of processes that are gone and sends their records again
+ * (the server treats a record it holds as a duplicate). An intent whose call was never sent (its
+ * strict recording failed) is withdrawn: a tombstone line keeps it from being sent on adoption.
  */
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import path from "node:path";
 import type { OperationRecord } from "@reconcile/client";
 
@@ -19,12 +21,14 @@ function alive(pid: number): boolean {
   }
 }
 
-function readRecords(file: string): OperationRecord[] {
-  const out: OperationRecord[] = [];
+type Line = OperationRecord | { withdrawn: string };
+
+function readLines(file: string): Line[] {
+  const out: Line[] = [];
   for (const line of readFileSync(file, "utf8").split("\n")) {
     if (!line.trim()) continue;
     try {
-      out.push(JSON.parse(line) as OperationRecord);
+      out.push(JSON.parse(line) as Line);
     } catch {
       // the write the process was killed in: its call never got an answer either
     }
@@ -32,36 +36,55 @@ function readRecords(file: string): OperationRecord[] {
   return out;
 }
 
+const SEGMENT = /^journal-(\d+)(?:-(\d+))?\.ndjson$/;
+
 export class Journal {
+  private segment = 0;
   private appended = 0;
-  readonly file: string | null;
+  /** Sealed segments not yet known to be delivered, with the drop count when they were sealed. */
+  private sealed: { file: string }[] = [];
 
   constructor(readonly dir: string | null) {
-    this.file = dir ? path.join(dir, `journal-${process.pid}.ndjson`) : null;
     if (dir) mkdirSync(dir, { recursive: true });
   }
 
+  /** The segment being written now (null: memory only). */
+  get file(): string | null {
+    return this.dir ? path.join(this.dir, `journal-${process.pid}-${this.segment}.ndjson`) : null;
+  }
+
   /**
-   * The records that gateways no longer running left undelivered, moved into this process's own
-   * journal first (so a crash while resending loses nothing either). A file another live process
-   * owns is left alone.
+   * The records that gateways no longer running left undelivered (withdrawn intents left out),
+   * moved into this process's own journal first, so a crash while resending loses nothing either.
+   * Segments of a live process are left alone.
    */
   adopt(): OperationRecord[] {
-    if (!this.dir || !this.file) return [];
-    const out: OperationRecord[] = [];
+    if (!this.dir) return [];
+    const byPid = new Map<number, string[]>();
     for (const name of readdirSync(this.dir)) {
-      const m = /^journal-(\d+)\.ndjson$/.exec(name);
+      const m = SEGMENT.exec(name);
       if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
-      const claimed = path.join(this.dir, `${name}.adopted-by-${process.pid}`);
-      try {
-        renameSync(path.join(this.dir, name), claimed); // one adopter wins
-      } catch {
-        continue;
+      byPid.set(Number(m[1]), [...(byPid.get(Number(m[1])) ?? []), name]);
+    }
+    const out: OperationRecord[] = [];
+    for (const names of byPid.values()) {
+      const lines: Line[] = [];
+      for (const name of names.sort((a, b) => Number(SEGMENT.exec(a)![2] ?? 0) - Number(SEGMENT.exec(b)![2] ?? 0))) {
+        const claimed = path.join(this.dir, `${name}.adopted-by-${process.pid}`);
+        try {
+          renameSync(path.join(this.dir, name), claimed); // one adopter wins
+        } catch {
+          continue;
+        }
+        lines.push(...readLines(claimed));
+        rmSync(claimed, { force: true });
       }
-      const records = readRecords(claimed);
-      for (const r of records) this.append(r);
-      rmSync(claimed, { force: true });
-      out.push(...records);
+      const withdrawn = new Set(lines.flatMap((l) => ("withdrawn" in l ? [l.withdrawn] : [])));
+      for (const l of lines) {
+        if ("withdrawn" in l || withdrawn.has(l.operation_id)) continue;
+        this.append(l);
+        out.push(l);
+      }
     }
     return out;
   }
@@ -69,23 +92,30 @@ export class Journal {
   /** Before the record is queued: written through to the operating system (SIGKILL loses nothing after this). */
   append(record: OperationRecord): void {
     this.appended++;
-    if (this.file) appendFileSync(this.file, JSON.stringify(record) + "\n");
+    if (this.dir) appendFileSync(this.file!, JSON.stringify(record) + "\n");
   }
 
-  /** A mark to pass to `compact` after a flush. */
-  mark(): number {
-    return this.appended;
+  /** The call of this operation was not sent and its intent was not stored: never send it later. */
+  withdraw(operationId: string): void {
+    if (this.dir) appendFileSync(this.file!, JSON.stringify({ withdrawn: operationId }) + "\n");
   }
 
-  /** Empties the journal if nothing was appended since `mark` (everything in it is delivered). */
-  compact(mark: number): boolean {
-    if (!this.file || mark !== this.appended) return false;
-    writeFileSync(this.file, "");
-    return true;
+  /** Seals the current segment (if anything was written to it) and starts the next. */
+  seal(): void {
+    if (!this.dir || this.appended === 0) return;
+    this.sealed.push({ file: this.file! });
+    this.segment++;
+    this.appended = 0;
   }
 
-  /** A clean stop with everything delivered: the file goes. */
-  remove(): void {
-    if (this.file) rmSync(this.file, { force: true });
+  /** Everything queued before the last seal was delivered (or refused for good), nothing dropped: those segments go. */
+  delivered(): void {
+    for (const s of this.sealed) rmSync(s.file, { force: true });
+    this.sealed = [];
+  }
+
+  /** Whether anything was written since the last seal. */
+  get dirty(): boolean {
+    return this.appended > 0;
   }
 }

@@ -47,10 +47,12 @@ type Seen = { n: number; at: number };
 
 /**
  * What the gateway remembers of recent calls, per key (bounded: the oldest are forgotten first).
- * A repeat within the window is the same operation; anything else gets the next `n`.
+ * A repeat within the window is the same operation; anything else gets a new `n`, from one
+ * counter for the whole process, so a key that was forgotten never gets an `n` it had before.
  */
 export class RecentCalls {
   private readonly seen = new Map<string, Seen>();
+  private counter = 0;
   constructor(
     private readonly windowMs: number,
     private readonly max = 10_000,
@@ -60,7 +62,7 @@ export class RecentCalls {
   next(key: string, now: number, dedupe: boolean): { id: string; repeat: boolean } {
     const last = this.seen.get(key);
     const repeat = dedupe && last !== undefined && now - last.at <= this.windowMs;
-    const n = repeat ? last!.n : (last?.n ?? 0) + 1;
+    const n = repeat ? last!.n : ++this.counter;
     this.seen.delete(key);
     this.seen.set(key, { n, at: now });
     if (this.seen.size > this.max) this.seen.delete(this.seen.keys().next().value!);

@@ -92,6 +92,11 @@ describe("operation ids", () => {
     expect(recent.next(key, 60_000 + 120_001, true)).toEqual({ id: `gw:${key}:2`, repeat: false });
     expect(recent.next(key, 60_000 + 120_002, false)).toEqual({ id: `gw:${key}:3`, repeat: false });
     expect(callKey("social", "publish", { text: "hi" }, "session-2")).not.toBe(key);
+    // Forgotten (over the bound), a key still never gets an n it had: the counter is the process's.
+    const small = new RecentCalls(120_000, 1);
+    expect(small.next("a", 0, true).id).toBe("gw:a:1");
+    expect(small.next("b", 0, true).id).toBe("gw:b:2");
+    expect(small.next("a", 1, true)).toEqual({ id: "gw:a:3", repeat: false });
     expect(callKey("social", "publish", { text: "hi" }, "session-1")).toBe(key);
   });
   it("take the caller's id when usable, else its digest", () => {
@@ -102,5 +107,25 @@ describe("operation ids", () => {
     expect(callerId({ request_id: "x" }, undefined)).toBeNull();
     expect(attemptId("post-42", 1)).toBe("post-42");
     expect(attemptId("post-42", 3)).toBe("post-42~3");
+  });
+});
+
+describe("tool names across upstreams", () => {
+  it("keeps a tool's own name unless another upstream offers the same, then prefixes both", async () => {
+    const { exposedNames } = await import("./upstreams");
+    const tool = (name: string) => ({ name, inputSchema: { type: "object" as const } });
+    const routed = exposedNames(
+      new Map([
+        ["social", [tool("publish"), tool("search")]],
+        ["blog", [tool("publish"), tool("draft")]],
+      ]),
+    );
+    expect(routed.map((t) => [t.name, t.upstream, t.upstreamName])).toEqual([
+      ["social.publish", "social", "publish"],
+      ["search", "social", "search"],
+      ["blog.publish", "blog", "publish"],
+      ["draft", "blog", "draft"],
+    ]);
+    expect(routed[0].tool.name).toBe("social.publish");
   });
 });

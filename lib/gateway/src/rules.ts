@@ -39,10 +39,17 @@ export function ruleFor(tools: Record<string, ToolRule>, toolName: string): { ke
 /** The tool's annotations are hints from the upstream (untrusted): they may only make the gateway stricter. */
 export type ToolHints = { destructiveHint?: boolean; idempotentHint?: boolean; readOnlyHint?: boolean };
 
-/** The rule in force: the configured one; without one, a tool the upstream calls destructive fails closed. */
-export function effectiveRule(tools: Record<string, ToolRule>, toolName: string, hints: ToolHints | undefined): { key: string | null; rule: ToolRule } {
-  const found = ruleFor(tools, toolName);
-  if (found) return found;
+/**
+ * The rule in force: the configured one for the tool's exposed name, else for `{upstream}.{tool}`
+ * (so a rule written for a namespaced name holds whether or not another upstream shares the
+ * tool's name), else for the upstream's own name; without one, a tool the upstream calls
+ * destructive fails closed.
+ */
+export function effectiveRule(tools: Record<string, ToolRule>, names: string | string[], hints: ToolHints | undefined): { key: string | null; rule: ToolRule } {
+  for (const name of Array.isArray(names) ? names : [names]) {
+    const found = ruleFor(tools, name);
+    if (found) return found;
+  }
   return { key: null, rule: hints?.destructiveHint === true ? { critical: true } : {} };
 }
 
@@ -60,7 +67,11 @@ export function holds(c: Condition, args: unknown): boolean {
   if (c.exists !== undefined) return (v !== undefined) === c.exists;
   if (c.eq !== undefined) return v !== undefined && canonicalJson(v) === canonicalJson(c.eq);
   if (c.ne !== undefined) return v === undefined || canonicalJson(v) !== canonicalJson(c.ne);
-  if (c.in !== undefined) return v !== undefined && c.in.some((x) => canonicalJson(x) === canonicalJson(v));
+  if (c.in !== undefined) {
+    if (v === undefined) return false;
+    const text = canonicalJson(v); // once, not once per listed value
+    return c.in.some((x) => canonicalJson(x) === text);
+  }
   // A number written as a string ("250") compares as the number it is.
   const n = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v)) ? Number(v) : null;
   if (n === null) return false;

@@ -67,8 +67,18 @@ async function jsonBody(req: IncomingMessage, res: ServerResponse): Promise<unkn
   }
 }
 
-function listenHttp(gateway: Gateway, host: string, port: number): Promise<{ http: HttpServer; url: string; sessions: Map<string, { transport: StreamableHTTPServerTransport; server: Server }> }> {
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
+
+function listenHttp(gateway: Gateway, host: string, port: number, allowed: string[] | undefined): Promise<{ http: HttpServer; url: string; sessions: Map<string, { transport: StreamableHTTPServerTransport; server: Server }> }> {
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
+  // A web page must not reach a gateway on this machine through a name it controls (DNS rebinding):
+  // only the Host names given, or on loopback the loopback ones, are answered.
+  const allowedHosts = () => {
+    if (allowed) return allowed;
+    if (!LOOPBACK.has(host)) return undefined;
+    const p = (http.address() as AddressInfo).port;
+    return ["127.0.0.1", "localhost", "[::1]"].map((h) => `${h}:${p}`);
+  };
   const http = createServer(async (req, res) => {
     try {
       if (new URL(req.url ?? "/", "http://gateway").pathname !== "/mcp") {
@@ -96,8 +106,10 @@ function listenHttp(gateway: Gateway, host: string, port: number): Promise<{ htt
         return;
       }
       let sessionId = "";
+      const hosts = allowedHosts();
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
+        ...(hosts ? { enableDnsRebindingProtection: true, allowedHosts: hosts } : {}),
         onsessioninitialized: (sid) => {
           sessionId = sid;
           sessions.set(sid, { transport, server });
@@ -157,16 +169,25 @@ export async function startGateway(config: GatewayConfig, opts: { env?: NodeJS.P
     await stdioServer.connect(new StdioServerTransport());
   }
   let http: Awaited<ReturnType<typeof listenHttp>> | null = null;
-  if (config.listen.http) http = await listenHttp(gateway, config.listen.http.host, config.listen.http.port);
+  if (config.listen.http) http = await listenHttp(gateway, config.listen.http.host, config.listen.http.port, config.listen.http.allowed_hosts);
   upstreams.onToolsChanged = () => {
     for (const s of [...servers, ...[...(http?.sessions.values() ?? [])].map((x) => x.server)]) void s.sendToolListChanged().catch(() => undefined);
   };
 
-  // Empty the journal whenever everything in it has been delivered.
+  // Every few seconds: seal the journal's segment, and delete the sealed ones once everything
+  // queued before the seal was delivered or refused for good, with nothing dropped meanwhile
+  // (a dropped record stays on disk for the next start to send).
+  let compacting = false;
   const compactor = setInterval(async () => {
-    const mark = journal.mark();
-    await reconcile.flush(5_000);
-    if (reconcile.stats().queued === 0) journal.compact(mark);
+    if (compacting) return;
+    compacting = true;
+    try {
+      const dropped = reconcile.stats().dropped;
+      journal.seal();
+      if ((await reconcile.settled(5_000)) && reconcile.stats().dropped === dropped) journal.delivered();
+    } finally {
+      compacting = false;
+    }
   }, 5_000);
   compactor.unref();
 
@@ -186,11 +207,11 @@ export async function startGateway(config: GatewayConfig, opts: { env?: NodeJS.P
       }
       await Promise.allSettled(servers.map((s) => s.close()));
       await upstreams.close();
-      const mark = journal.mark();
       const droppedBefore = reconcile.stats().dropped;
+      journal.seal();
       // What could not be delivered in time stays in the journal for the next start.
       const stats = await reconcile.close(10_000);
-      if (stats.dropped === droppedBefore && journal.compact(mark)) journal.remove();
+      if (stats.dropped === droppedBefore) journal.delivered();
     },
   };
 }
