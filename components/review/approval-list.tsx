@@ -22,13 +22,7 @@ export type HeldRow = {
 const focusRing = "focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600";
 
 /** "4m 12s left", ticking; "expired" once the time is up. */
-export function Countdown({ until, renderedAt }: { until: string; renderedAt: number }) {
-  // The page's render time first (the same on the server and in the browser), then the clock.
-  const [now, setNow] = useState(renderedAt);
-  useEffect(() => {
-    const t = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(t);
-  }, []);
+export function Countdown({ until, now }: { until: string; now: number }) {
   const left = Math.max(0, Math.round((Date.parse(until) - now) / 1000));
   if (left === 0) return <span className="font-medium text-rose-700 dark:text-rose-300">expired</span>;
   const m = Math.floor(left / 60);
@@ -41,23 +35,45 @@ function ruleKeys(rule: string): Set<string> {
   return new Set([...rule.matchAll(/(?:^|\s)\/([^\s/~]+)/g)].map((m) => m[1]));
 }
 
+const SHOWN_KEYS = 30;
+const SHOWN_CHARS = 400;
+
+/** The arguments, the ones the rule looks at marked; anything cut short says so, and the whole call is one click away. */
 function Arguments({ params, rule }: { params: Record<string, unknown>; rule: string }) {
   const keys = ruleKeys(rule);
   const entries = Object.entries(params);
   if (!entries.length) return <p className="text-sm text-slate-600 dark:text-slate-400">No arguments.</p>;
+  const whole = JSON.stringify(params, null, 2);
+  const cut = entries.length > SHOWN_KEYS || entries.some(([, v]) => JSON.stringify(v).length > SHOWN_CHARS);
   return (
-    <dl className="grid grid-cols-[minmax(6rem,auto)_1fr] gap-x-3 gap-y-1 text-sm">
-      {entries.slice(0, 30).map(([k, v]) => (
-        <div key={k} className={`contents ${keys.has(k) ? "font-semibold" : ""}`}>
-          <dt className={`truncate ${keys.has(k) ? "text-amber-800 dark:text-amber-300" : "text-slate-600 dark:text-slate-400"}`}>
-            {k}
-            {keys.has(k) ? <span className="sr-only"> (the rule looks at this)</span> : null}
-          </dt>
-          <dd className={`min-w-0 break-words font-mono ${keys.has(k) ? "rounded bg-amber-50 px-1 dark:bg-amber-950" : ""}`}>{JSON.stringify(v).slice(0, 400)}</dd>
-        </div>
-      ))}
-      {entries.length > 30 ? <p className="col-span-2 text-xs text-slate-600">and {entries.length - 30} more (open the operation for all)</p> : null}
-    </dl>
+    <div className="space-y-2">
+      <dl className="grid grid-cols-[minmax(6rem,auto)_1fr] gap-x-3 gap-y-1 text-sm">
+        {entries.slice(0, SHOWN_KEYS).map(([k, v]) => {
+          const text = JSON.stringify(v);
+          return (
+            <div key={k} className={`contents ${keys.has(k) ? "font-semibold" : ""}`}>
+              <dt className={`truncate ${keys.has(k) ? "text-amber-800 dark:text-amber-300" : "text-slate-600 dark:text-slate-400"}`}>
+                {k}
+                {keys.has(k) ? <span className="sr-only"> (the rule looks at this)</span> : null}
+              </dt>
+              <dd className={`min-w-0 break-words font-mono ${keys.has(k) ? "rounded bg-amber-50 px-1 dark:bg-amber-950" : ""}`}>
+                {text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}… (${text.length.toLocaleString()} characters)` : text}
+              </dd>
+            </div>
+          );
+        })}
+      </dl>
+      {cut ? (
+        <p role="note" className="text-sm font-medium text-amber-800 dark:text-amber-300">
+          {entries.length > SHOWN_KEYS ? `${entries.length - SHOWN_KEYS} more arguments are not shown above. ` : "Some values are cut short above. "}
+          Read all of them before you approve: an approval lets exactly these arguments through.
+        </p>
+      ) : null}
+      <details className="text-sm">
+        <summary className="cursor-pointer text-indigo-700 dark:text-indigo-300">all arguments as JSON</summary>
+        <pre className="mt-1 max-h-96 overflow-auto rounded bg-slate-50 p-2 text-xs dark:bg-slate-900">{whole.length > 200_000 ? `${whole.slice(0, 200_000)}\n… (open the operation's raw JSON for the rest)` : whole}</pre>
+      </details>
+    </div>
   );
 }
 
@@ -72,6 +88,13 @@ export function ApprovalCard({ row, me, canDecide, now, onDone }: { row: HeldRow
   const [busy, setBusy] = useState(false);
   const reasonRef = useRef<HTMLTextAreaElement>(null);
   const own = row.owner !== null && row.owner === me;
+  // The page's render time first (the same on the server and in the browser), then the clock.
+  const [clock, setClock] = useState(now);
+  useEffect(() => {
+    const t = setInterval(() => setClock(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, []);
+  const expired = Date.parse(row.expires_at) <= clock;
 
   function open(d: "approve" | "deny") {
     setDecision(d);
@@ -111,7 +134,7 @@ export function ApprovalCard({ row, me, canDecide, now, onDone }: { row: HeldRow
           {row.agent ? <span className="font-normal text-slate-600 dark:text-slate-400"> by {row.agent}</span> : null}
         </h2>
         <span className="text-sm">
-          <Countdown until={row.expires_at} renderedAt={now} />
+          <Countdown until={row.expires_at} now={clock} />
         </span>
       </header>
       <p className="text-sm">
@@ -121,7 +144,9 @@ export function ApprovalCard({ row, me, canDecide, now, onDone }: { row: HeldRow
       <Arguments params={row.params} rule={row.rule} />
       {done ? <Notice kind="ok">{done}</Notice> : null}
       {error ? <Notice kind="error">{error}</Notice> : null}
-      {!canDecide || done ? null : own ? (
+      {!canDecide || done ? null : expired ? (
+        <p className="text-sm text-slate-700 dark:text-slate-300">Nobody approved it in time: the call is not sent, and the caller is told so.</p>
+      ) : own ? (
         <p className="text-sm text-slate-600 dark:text-slate-400">This call was made with your account: another reviewer must decide it.</p>
       ) : decision ? (
         <form onSubmit={submit} className="space-y-2">
