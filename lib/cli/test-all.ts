@@ -9,9 +9,12 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
+import { leftovers, snapshot } from "../testing/leftovers";
 
 type Step = { name: string; passed: number; failed: number; ok: boolean; failures?: string[] };
 const steps: Step[] = [];
+// Whatever runs in this checkout before the suite starts is not the suite's to stop.
+const runningBefore = snapshot();
 const bin = (name: string) => path.resolve("node_modules/.bin", name);
 mkdirSync("test-results", { recursive: true });
 
@@ -141,6 +144,20 @@ if (built) {
     vitest("reliability (two instances on PostgreSQL)", "reliability-pg", { RELIABILITY_DATABASE_URL: process.env.TEST_DATABASE_URL });
   }
   playwright();
+}
+
+// Every test stops what it starts: a process of this checkout still running now is a failure.
+{
+  const left = await leftovers(runningBefore);
+  steps.push({ name: "no process left running", passed: left.length ? 0 : 1, failed: left.length ? 1 : 0, ok: !left.length, failures: left.map((p) => `pid ${p.pid}: ${p.args.slice(0, 200)}`) });
+  if (left.length) console.log(`\n${left.length} process(es) the tests started are still running (now stopped):\n${left.map((p) => `  ${p.pid} ${p.args}`).join("\n")}`);
+  for (const p of left) {
+    try {
+      process.kill(p.pid, "SIGKILL");
+    } catch {
+      // gone already
+    }
+  }
 }
 
 console.log("\n━━ summary ━━");

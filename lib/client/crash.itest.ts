@@ -16,7 +16,9 @@ beforeAll(async () => {
 
 it("the intent survives the agent; without a receipt the operation is uncertain and no retry is allowed", async () => {
   const operationId = unique("crash");
-  const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), path.resolve("lib/client/testing/crash-child.ts")], {
+  // The agent runs in this one process (tsx as a loader, not tsx's command, which would run it
+  // in a child of its own that a SIGKILL of the parent leaves running: issue 35).
+  const child = spawn(process.execPath, ["--import", "tsx", path.resolve("lib/client/testing/crash-child.ts")], {
     env: { ...process.env, RECONCILE_URL: baseUrl, RECONCILE_TOKEN: token, OPERATION_ID: operationId },
     stdio: ["ignore", "pipe", "pipe"],
   });
