@@ -42,6 +42,10 @@ describe("a call held for approval", () => {
     expect(list.body.rows.map((r: { operation_id: string }) => r.operation_id)).toContain(id);
 
     expect((await call(path(id), { token: agent.token })).body.status).toBe("pending");
+    // A held call is decided, not corrected.
+    const corrected = await call(`/api/v1/operations/${id}/corrections`, { token: alice.token, body: { action: "resolve", outcome: "not_applied", reason: "never sent" } });
+    expect(corrected.status).toBe(409);
+    expect(corrected.body.error.message).toMatch(/held for approval/);
     // Nothing to forward before a decision.
     expect((await use(id)).status).toBe(409);
 

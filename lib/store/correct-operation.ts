@@ -42,6 +42,10 @@ export async function correctOperation(input: { operationId: string; request: Co
       });
     }
     const auditSample = (await tx.auditSample.count({ where: { operationId } })) > 0;
+    // A held call has not gone out: it is approved or denied (Review → approvals), not corrected.
+    if (state.approval?.status === "pending" && !records.stages.some((s) => s.stage === "receipt")) {
+      throw new StoreError("conflict", "this call is held for approval and was not sent: approve or deny it (Review → approvals) instead of correcting it", { effective_outcome: state.effective_outcome });
+    }
     const decision = decideCorrection(request, state.effective, state.claimed_outcome, state.envelope.idempotency as Idempotency, { auditSample });
     if (!decision.ok) throw new StoreError("invalid_input", decision.message, { effective_outcome: state.effective_outcome });
     const payload: CorrectionPayload = {

@@ -82,7 +82,7 @@ export default async function OperationPage({ params }: Params) {
       <Timeline op={op} />
       <VerdictHistory op={op} />
       <CorrectionsHistory op={op} canNote={reviewer} />
-      {reviewer ? (
+      {reviewer && !(op.approval?.status === "pending" && !op.stages.some((s) => s.stage === "receipt")) ? (
         <CorrectionPanel
           operationId={op.operation_id}
           state={{
