@@ -2,7 +2,7 @@ import "server-only";
 import { isPossibleOperationId } from "@/lib/domain/wire";
 import { isPastExpiry, mayDecide, mayUse, type ApprovalDecisionRequest, type ApprovalPayload, type ApprovalState } from "@/lib/domain/approval";
 import type { ChainRecord } from "@/lib/domain/hash";
-import { deriveOperation, type OperationState } from "@/lib/domain/operation";
+import type { OperationState } from "@/lib/domain/operation";
 import { approvalDecidedEvent, approvalRequestedEvent } from "@/lib/domain/webhooks/approval-events";
 import { operationEvents } from "@/lib/domain/webhooks/events";
 import { requireNotClaimedByOther } from "./assignments";
@@ -14,7 +14,7 @@ import { StoreError } from "./errors";
 import { enqueueJobs, finishJob, type Job } from "./jobs";
 import { writeProjection } from "./projection";
 import type { SqlLike } from "./sql";
-import { correctionFacts, loadOperationRecords } from "./stage-records";
+import { correctionFacts, loadOperationRecords, stateOf } from "./stage-records";
 import { announce, publicLinks } from "./webhook-outbox";
 
 /**
@@ -36,7 +36,7 @@ async function loadHeld(tx: Tx, operationId: string): Promise<Loaded> {
   const identity = await tx.operation.findUnique({ where: { operationId } });
   if (!identity) throw new StoreError("not_found", `no operation with the id ${operationId}`);
   const records = (await loadOperationRecords(tx, [operationId])).get(operationId) ?? { stages: [], corrections: [] };
-  const state = deriveOperation(operationId, records.stages, correctionFacts(records.corrections), records.approvals);
+  const state = stateOf(operationId, records);
   if (!state.approval) throw new StoreError("not_found", `operation ${operationId} was not held for approval`);
   return { identity, state, records };
 }

@@ -1,13 +1,13 @@
 import "server-only";
 import { reviewOf } from "@/lib/domain/metrics";
 import { isPossibleOperationId } from "@/lib/domain/wire";
-import { comparedOf, deriveOperation } from "@/lib/domain/operation";
+import { comparedOf } from "@/lib/domain/operation";
 import { verdictHistory } from "@/lib/domain/verdict-history";
 import type { OperationDetail } from "@/lib/views/operation-detail";
 import { reader } from "./db";
 import { commentsOf } from "./comments";
 import { derivedState } from "./ingest-records";
-import { correctionFacts, loadOperationRecords } from "./stage-records";
+import { loadOperationRecords, stateOf } from "./stage-records";
 
 /** One operation with every stage record and its derived state (shared/API.md "Read"). */
 export async function getOperation(operationId: string): Promise<OperationDetail | null> {
@@ -18,7 +18,7 @@ export async function getOperation(operationId: string): Promise<OperationDetail
   if (!identity) return null;
   const records = (await loadOperationRecords(db, [operationId])).get(operationId) ?? { stages: [], corrections: [] };
   const stages = records.stages;
-  const state = deriveOperation(operationId, stages, correctionFacts(records.corrections), records.approvals);
+  const state = stateOf(operationId, records);
   const stale = new Set(state.classification.stale_read_seqs);
   const sampled = (await db.auditSample.count({ where: { operationId } })) > 0;
   const downstreamIds = (await db.operationEdge.findMany({ where: { dependsOn: operationId }, select: { operationId: true } })).map((e) => e.operationId);

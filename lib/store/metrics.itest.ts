@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { computeMetrics, isRecovered, METRIC_NAMES, metricFacts, type FactCount, type RecoveryCandidate } from "@/lib/domain/metrics";
-import { deriveOperation, type OperationState } from "@/lib/domain/operation";
+import type { OperationState } from "@/lib/domain/operation";
 import { call, db, ingest, principal, unique } from "@/lib/testing/integration";
 
 /**
@@ -33,7 +33,7 @@ function cli(args: string[]) {
 
 /** Every operation of the database derived from its records, with its identity. */
 async function derivedFromRecords(): Promise<{ id: string; seq: number; createdAt: string; state: OperationState }[]> {
-  const { loadOperationRecords, correctionFacts } = await import("@/lib/store/stage-records");
+  const { loadOperationRecords, stateOf } = await import("@/lib/store/stage-records");
   const client = await db();
   const ops = await client.operation.findMany({ orderBy: { createdSeq: "asc" } });
   const out = [];
@@ -42,7 +42,7 @@ async function derivedFromRecords(): Promise<{ id: string; seq: number; createdA
     const records = await loadOperationRecords(client, page.map((o) => o.operationId));
     for (const o of page) {
       const r = records.get(o.operationId);
-      out.push({ id: o.operationId, seq: o.createdSeq, createdAt: o.createdAt, state: deriveOperation(o.operationId, r?.stages ?? [], correctionFacts(r?.corrections ?? [])) });
+      out.push({ id: o.operationId, seq: o.createdSeq, createdAt: o.createdAt, state: stateOf(o.operationId, r) });
     }
   }
   return out;
@@ -115,6 +115,7 @@ describe("metrics from rollups", () => {
     const t1 = new Date(Date.now() - 60_000).toISOString();
     const tool = `db.insert-${tag}`;
     const sampledTool = `files.put-${tag}`;
+    const heldTool = `billing.charge-${tag}`;
     const { setAuditSampling } = await import("@/lib/store/audit-sampling");
     await setAuditSampling({ tool: sampledTool, rate: 1, by: "test" });
     // The setting is a security event in the chain.
@@ -131,6 +132,7 @@ describe("metrics from rollups", () => {
       ...more,
     });
     const accepted = { status: "accepted", observed_at: t0 };
+    const held = (inMs: number) => ({ status: "pending", expires_at: new Date(Date.now() + inMs).toISOString(), rule: "/amount > 100", rule_version: "r1" });
     const read = (status: string) => ({ status, observed_at: t1, evidence: { object_id: `o-${tag}` } });
     const batch1 = [
       rec("a-fail", { claimed_outcome: "success", receipt: accepted, canonical_read: read("absent") }), // silent failure, overclaimed
@@ -150,6 +152,10 @@ describe("metrics from rollups", () => {
       rec("s2", { tool: { name: sampledTool }, claimed_outcome: "success", receipt: accepted, canonical_read: read("match") }),
       rec("s3", { tool: { name: sampledTool }, receipt: accepted, canonical_read: read("match") }),
       rec("noagent", { agent: undefined, tool: undefined, trajectory_id: undefined, receipt: accepted }),
+      // Calls the MCP gateway held (shared/GATEWAY.md): one still waiting, one a reviewer denies, one whose time ran out.
+      rec("m-held", { tool: { name: heldTool }, agent: { name: `held-${tag}` }, claimed_outcome: "success", approval: held(600_000) }),
+      rec("m-denied", { tool: { name: heldTool }, agent: { name: `held-${tag}` }, approval: held(600_000) }),
+      rec("m-expired", { tool: { name: heldTool }, agent: { name: `held-${tag}` }, approval: held(-1000) }),
     ];
     const r1 = await ingest(ingestToken, { records: batch1 });
     expect(r1.status, JSON.stringify(r1.body)).toBe(200);
@@ -168,6 +174,13 @@ describe("metrics from rollups", () => {
     expect((await view("s1")).auditSample).toBe(true);
     expect((await view("s1")).needsReview).toBe(true);
     expect((await view("c-ok")).auditSample).toBe(false);
+
+    const denied = await call(`/api/v1/operations/m-denied-${tag}/approval`, { token: reviewToken, body: { decision: "deny", reason: "not this customer" } });
+    expect(denied.status, JSON.stringify(denied.body)).toBe(201);
+    expect((await call(`/api/v1/operations/m-expired-${tag}/approval`, { token: readToken })).body.status).toBe("expired");
+    expect((await view("m-denied")).effectiveOutcome).toBe("rejected");
+    expect((await view("m-expired")).effectiveOutcome).toBe("rejected");
+    expect((await view("m-held")).effectiveOutcome).toBe("uncertain");
 
     await correct(`j-retry-${tag}`, { action: "retract", reason: "the row was not there after all" });
     expect((await view("j-div")).recovered).toBe(false);

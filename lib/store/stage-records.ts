@@ -1,7 +1,7 @@
 import "server-only";
 import type { ApprovalFact, ApprovalPayload } from "@/lib/domain/approval";
 import type { CorrectionAction, CorrectionFact, Resolution } from "@/lib/domain/corrections";
-import type { StoredStage } from "@/lib/domain/operation";
+import { deriveOperation, type OperationState, type StoredStage } from "@/lib/domain/operation";
 import { legacySentBy, type SentBy } from "@/lib/domain/trust";
 import type { Stage } from "@/lib/domain/wire";
 import { pacer } from "./pace";
@@ -79,4 +79,12 @@ export async function loadOperationRecords(db: SqlLike, operationIds: string[]):
 
 export function correctionFacts(corrections: LoadedCorrection[]): (CorrectionFact & { reason: string })[] {
   return corrections.map((c) => ({ id: c.id, action: c.action, outcome: c.outcome, withdraw_claim: c.withdraw_claim === true, reason: c.reason }));
+}
+
+/**
+ * An operation's derived state from everything loadOperationRecords read of it: stages,
+ * corrections and approval records together, so no caller derives it from a part.
+ */
+export function stateOf(operationId: string, records: OperationRecords | undefined): OperationState {
+  return deriveOperation(operationId, records?.stages ?? [], correctionFacts(records?.corrections ?? []), records?.approvals ?? []);
 }
