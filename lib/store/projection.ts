@@ -151,7 +151,10 @@ export async function writeProjection(
     for (const r of replacedRows) opts.before?.set(r.operation_id, r.effective_outcome as EffectiveOutcome);
     await deleteIn(tx, "operation_keys", "created_seq", staleSeqs);
     await deleteIn(tx, "operation_edges", "operation_id", stale);
-    await deleteIn(tx, "operation_approvals", "operation_id", stale);
+    // Only an operation whose intent asked for approval has a row (the request never goes away),
+    // so ordinary ingest adds no statement here.
+    const held = stale.filter((id) => states.get(id)?.approval);
+    if (held.length) await deleteIn(tx, "operation_approvals", "operation_id", held);
   }
   const columns = Object.keys(VIEW_COLUMNS) as (keyof ReturnType<typeof viewRow>)[];
   await insertMany(tx, "operation_views", columns.map((c) => VIEW_COLUMNS[c]), views.map((v) => columns.map((c) => v[c])));
