@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import type { ApprovalView } from "@/lib/store/approvals";
-import { getApproval, listApprovals } from "@/lib/store/approvals";
+import { getApproval } from "@/lib/store/approvals";
 import { ApiError } from "./errors";
 
 /** The longest `?wait=` a long poll may ask for, in seconds. */
@@ -40,5 +40,3 @@ export const approvalListQuery = z
     limit: z.coerce.number().int().min(1).max(200, "limit is at most 200").optional(),
   })
   .strict();
-
-export { listApprovals };

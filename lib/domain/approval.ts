@@ -127,6 +127,11 @@ export function isPastExpiry(state: ApprovalState, now: number): boolean {
   return state.status === "pending" && Date.parse(state.expires_at) <= now;
 }
 
+/** The call waits for a reviewer and has not gone out: decided in the Approvals tab, not corrected, not in the review queue. */
+export function isHeld(approval: Pick<ApprovalState, "status"> | null | undefined, hasReceipt: boolean): boolean {
+  return approval?.status === "pending" && !hasReceipt;
+}
+
 export const APPROVAL_REASONS = {
   waiting: "waiting for approval",
   expired: (state: ApprovalState) => `no reviewer approved before the approval expired (${state.expires_at})`,
@@ -140,10 +145,10 @@ export const APPROVAL_REASONS = {
  */
 export function classifyWithApproval(c: Classification, approval: ApprovalState | null, hasReceipt: boolean, idempotency?: Idempotency): Classification {
   if (!approval || hasReceipt) return c;
-  const held = (outcome: "uncertain" | "rejected", reason: string): Classification => ({ ...c, outcome, reason, failure_category: null, retry: retryDecision(outcome, idempotency) });
-  if (approval.status === "pending") return held("uncertain", APPROVAL_REASONS.waiting);
-  if (approval.status === "denied") return held("rejected", APPROVAL_REASONS.denied(approval));
-  if (approval.status === "expired") return held("rejected", APPROVAL_REASONS.expired(approval));
+  const hold = (outcome: "uncertain" | "rejected", reason: string): Classification => ({ ...c, outcome, reason, failure_category: null, retry: retryDecision(outcome, idempotency) });
+  if (isHeld(approval, hasReceipt)) return hold("uncertain", APPROVAL_REASONS.waiting);
+  if (approval.status === "denied") return hold("rejected", APPROVAL_REASONS.denied(approval));
+  if (approval.status === "expired") return hold("rejected", APPROVAL_REASONS.expired(approval));
   return c;
 }
 

@@ -1,4 +1,4 @@
-import { approvalRequestOf, classifyWithApproval, deriveApproval, type ApprovalFact, type ApprovalState } from "./approval";
+import { approvalRequestOf, classifyWithApproval, deriveApproval, isHeld, type ApprovalFact, type ApprovalState } from "./approval";
 import { classify, comparedFacts, toolName, type Classification, type StageFact } from "./classify";
 import { isOverclaimed, needsReview, replayCorrections, type CorrectionFact, type EffectiveState } from "./corrections";
 import { isPlainObject } from "./json";
@@ -95,7 +95,7 @@ export function deriveOperation(operationId: string, stages: StoredStage[], corr
   const effectiveState = replayCorrections(classification.outcome, corrections);
   const effective: EffectiveOutcome = effectiveState.outcome;
   // A call held for approval waits in the Approvals tab, not among the calls to reconcile.
-  const held = approval?.status === "pending" && receipt === undefined && corrections.length === 0;
+  const held = isHeld(approval, receipt !== undefined);
   const claimed = str(envelope.claimed_outcome);
   const overclaimed = isOverclaimed(claimed, effectiveState);
   const keys = new Set<string>([operationId]);

@@ -8,13 +8,13 @@ import { operationEvents } from "@/lib/domain/webhooks/events";
 import { requireNotClaimedByOther } from "./assignments";
 import { appendToChain, lockChain } from "./chain";
 import { maybeCheckpoint } from "./checkpoints";
-import type { Tx } from "./database";
+import type { Db, Tx } from "./database";
 import { reader, writeTransaction } from "./db";
 import { StoreError } from "./errors";
 import { enqueueJobs, finishJob, type Job } from "./jobs";
 import { writeProjection } from "./projection";
 import type { SqlLike } from "./sql";
-import { correctionFacts, loadOperationRecords, stateOf } from "./stage-records";
+import { correctionFacts, loadOperationRecords, stateOf, type OperationRecords } from "./stage-records";
 import { announce, publicLinks } from "./webhook-outbox";
 
 /**
@@ -29,9 +29,9 @@ export const APPROVAL_EXPIRY_JOB = "approval.expire";
 
 export type ApprovalView = ApprovalState & { operation_id: string; effective_outcome: string; reason_text: string };
 
-type Loaded = { identity: { operationId: string; createdSeq: number; createdAt: string; ownerId: string | null }; state: OperationState; records: Awaited<ReturnType<typeof loadOperationRecords>> extends Map<string, infer R> ? R : never };
+type Loaded = { identity: { operationId: string; createdSeq: number; createdAt: string; ownerId: string | null }; state: OperationState; records: OperationRecords };
 
-async function loadHeld(tx: Tx, operationId: string): Promise<Loaded> {
+async function loadHeld(tx: Tx | Db, operationId: string): Promise<Loaded> {
   if (!isPossibleOperationId(operationId)) throw new StoreError("not_found", `no operation with the id ${JSON.stringify(operationId)}`);
   const identity = await tx.operation.findUnique({ where: { operationId } });
   if (!identity) throw new StoreError("not_found", `no operation with the id ${operationId}`);
@@ -128,7 +128,7 @@ export async function useApproval(input: { operationId: string; paramsDigest: st
 /** Where an approval stands; a pending one whose time is up is expired (and recorded) first. */
 export async function getApproval(operationId: string, now = Date.now()): Promise<ApprovalView> {
   const db = await reader();
-  const loaded = await loadHeld(db as unknown as Tx, operationId);
+  const loaded = await loadHeld(db, operationId);
   if (!isPastExpiry(loaded.state.approval!, now)) return view(operationId, loaded.state);
   return expireApproval(operationId, now).then((v) => v ?? getApproval(operationId, now));
 }

@@ -1,6 +1,7 @@
 import "server-only";
 import { isPossibleOperationId } from "@/lib/domain/wire";
 import { randomUUID } from "node:crypto";
+import { isHeld } from "@/lib/domain/approval";
 import { decideCorrection, type CorrectionRequest } from "@/lib/domain/corrections";
 import { deriveOperation } from "@/lib/domain/operation";
 import type { Idempotency } from "@/lib/domain/outcomes";
@@ -43,7 +44,7 @@ export async function correctOperation(input: { operationId: string; request: Co
     }
     const auditSample = (await tx.auditSample.count({ where: { operationId } })) > 0;
     // A held call has not gone out: it is approved or denied (Review → approvals), not corrected.
-    if (state.approval?.status === "pending" && !records.stages.some((s) => s.stage === "receipt")) {
+    if (isHeld(state.approval, state.receipt_status !== null)) {
       throw new StoreError("conflict", "this call is held for approval and was not sent: approve or deny it (Review → approvals) instead of correcting it", { effective_outcome: state.effective_outcome });
     }
     const decision = decideCorrection(request, state.effective, state.claimed_outcome, state.envelope.idempotency as Idempotency, { auditSample });

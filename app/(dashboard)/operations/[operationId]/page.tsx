@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { isHeld } from "@/lib/domain/approval";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { OutcomeBadge } from "@/components/operations/badges";
@@ -82,7 +83,7 @@ export default async function OperationPage({ params }: Params) {
       <Timeline op={op} />
       <VerdictHistory op={op} />
       <CorrectionsHistory op={op} canNote={reviewer} />
-      {reviewer && !(op.approval?.status === "pending" && !op.stages.some((s) => s.stage === "receipt")) ? (
+      {reviewer && !isHeld(op.approval, op.stages.some((s) => s.stage === "receipt")) ? (
         <CorrectionPanel
           operationId={op.operation_id}
           state={{

@@ -1,7 +1,8 @@
-import { approvalListQuery, listApprovals } from "@/lib/api/approvals";
+import { approvalListQuery } from "@/lib/api/approvals";
 import { ApiError } from "@/lib/api/errors";
 import { apiRoute, json, otherMethods } from "@/lib/api/route";
 import { describeIssues } from "@/lib/domain/wire";
+import { listApprovals } from "@/lib/store/approvals";
 
 /** Calls held for approval by status (default pending), oldest request first. */
 export const GET = apiRoute("operations:read", async ({ req }) => {
