@@ -32,10 +32,17 @@ describe("the gateway's journal", () => {
     j.delivered();
     expect(existsSync(first)).toBe(false);
     expect(readFileSync(j.file!, "utf8")).toContain('"y"');
-    // Nothing written: nothing to seal.
+    // Nothing written since: the segment stays the one being written, and nothing is deleted.
+    const current = j.file!;
+    j.seal();
+    j.seal();
+    expect(j.file).not.toBe(current);
+    j.delivered();
+    expect(existsSync(current)).toBe(false);
     const empty = new Journal(mkdtempSync(path.join(tmpdir(), "journal-")));
+    const before = empty.file;
     empty.seal();
-    expect(empty.dirty).toBe(false);
+    expect(empty.file).toBe(before);
   });
 
   it("keeps nothing on disk without a folder", () => {

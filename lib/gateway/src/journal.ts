@@ -41,8 +41,8 @@ const SEGMENT = /^journal-(\d+)(?:-(\d+))?\.ndjson$/;
 export class Journal {
   private segment = 0;
   private appended = 0;
-  /** Sealed segments not yet known to be delivered, with the drop count when they were sealed. */
-  private sealed: { file: string }[] = [];
+  /** Sealed segments not yet known to be delivered. */
+  private sealed: string[] = [];
 
   constructor(readonly dir: string | null) {
     if (dir) mkdirSync(dir, { recursive: true });
@@ -103,19 +103,14 @@ export class Journal {
   /** Seals the current segment (if anything was written to it) and starts the next. */
   seal(): void {
     if (!this.dir || this.appended === 0) return;
-    this.sealed.push({ file: this.file! });
+    this.sealed.push(this.file!);
     this.segment++;
     this.appended = 0;
   }
 
   /** Everything queued before the last seal was delivered (or refused for good), nothing dropped: those segments go. */
   delivered(): void {
-    for (const s of this.sealed) rmSync(s.file, { force: true });
+    for (const file of this.sealed) rmSync(file, { force: true });
     this.sealed = [];
-  }
-
-  /** Whether anything was written since the last seal. */
-  get dirty(): boolean {
-    return this.appended > 0;
   }
 }
