@@ -5,7 +5,7 @@ import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { demo, noSeriousA11yViolations, shot, signIn } from "./helpers";
+import { demo, ingestAsSignedIn, noSeriousA11yViolations, shot, signIn } from "./helpers";
 
 /**
  * Issue 40: a call the MCP gateway holds waits in the Approvals tab; a reviewer approves it in
@@ -102,10 +102,15 @@ for (const size of ["desktop", "phone"] as const) {
   });
 }
 
-test("the approvals tab says when nothing is held, and a viewer cannot decide", async ({ page }) => {
+test("a viewer sees a held call, with its rule and arguments, but cannot decide it", async ({ page }) => {
   await signIn(page, demo.viewer.email, demo.viewer.password);
+  const id = `held-viewer-${Date.now()}`;
+  const approval = { status: "pending", expires_at: new Date(Date.now() + 600_000).toISOString(), rule: "billing.charge: /amount > 100", rule_version: "r1" };
+  await ingestAsSignedIn(page, { operation_id: id, tool: { name: "billing.charge" }, intent: { params: { amount: 900 } }, approval });
   await page.goto("/review/approvals");
-  await expect(page.getByRole("heading", { name: "Review" })).toBeVisible();
-  await expect(page.getByRole("button", { name: "Approve…" })).toHaveCount(0);
+  const card = page.locator(`article[data-operation="${id}"]`);
+  await expect(card).toContainText("billing.charge: /amount > 100");
+  await expect(card).toContainText("900");
+  await expect(card.getByRole("button", { name: /Approve|Deny/ })).toHaveCount(0);
   await noSeriousA11yViolations(page);
 });
