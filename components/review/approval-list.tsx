@@ -116,7 +116,7 @@ export function ApprovalCard({ row, me, canDecide, now, onDone }: { row: HeldRow
       setDone(decision === "approve" ? "Approved: the gateway forwards the call now." : "Denied: the caller is told your reason.");
       setDecision(null);
       onDone?.();
-      startTransition(() => router.refresh());
+      // No refresh here: the decided card would leave the list with the confirmation on it.
       return;
     }
     const body = (await res?.json().catch(() => null)) as { error?: { message?: string } } | null;
