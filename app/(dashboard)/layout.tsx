@@ -2,8 +2,8 @@ import Link from "next/link";
 import { Providers } from "@/app/providers";
 import { CollapsibleMenu } from "@/components/shell/menu";
 import { NavLink } from "@/components/shell/nav-link";
-import { logoutAction } from "@/lib/auth/actions";
-import { can } from "@/lib/auth/permissions";
+import { logoutAction } from "@/lib/actions/auth";
+import { can } from "@/lib/domain/permissions";
 import { requirePage } from "@/lib/auth/session";
 
 export default async function DashboardLayout({ children }: { children: React.ReactNode }) {

@@ -1,7 +1,7 @@
 "use client";
 
 import { useActionState } from "react";
-import { verifyChainAction, type VerifyState } from "@/lib/audit/actions";
+import { verifyChainAction, type VerifyState } from "@/lib/actions/audit";
 import { Button, Notice } from "@/components/ui/form";
 
 export function VerifyButton() {

@@ -1,8 +1,8 @@
 "use client";
 
 import { useActionState } from "react";
-import { loginAction, ssoSignInAction, type FormState } from "@/lib/auth/actions";
-import { MAX_IDENTIFIER_LENGTH } from "@/lib/auth/identifier-limit";
+import { loginAction, ssoSignInAction, type FormState } from "@/lib/actions/auth";
+import { MAX_IDENTIFIER_LENGTH } from "@/lib/domain/identifier-limit";
 import { Button, Field, Input, Notice } from "@/components/ui/form";
 
 export function LoginForm({ from, sso }: { from: string; sso: { id: string; name: string } | null }) {

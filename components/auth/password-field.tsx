@@ -1,13 +1,13 @@
 "use client";
 
 import { useState } from "react";
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordRules } from "@/lib/auth/password-policy";
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordRules } from "@/lib/domain/password-policy";
 import { Input } from "@/components/ui/form";
 
 /**
  * A new-password input with its rules written out beside it, each ticked as the typing meets
  * it (the browser's own tooltip only appears on submit, and says less). The form still submits
- * to the server, which applies the same rules (lib/auth/password-policy.ts).
+ * to the server, which applies the same rules (lib/domain/password-policy.ts).
  */
 export function NewPasswordField({ id, name, label, email, autoFocus }: { id: string; name: string; label: string; email?: string; autoFocus?: boolean }) {
   const [value, setValue] = useState("");

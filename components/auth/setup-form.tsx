@@ -1,9 +1,9 @@
 "use client";
 
 import { useActionState } from "react";
-import { setupAction, type FormState } from "@/lib/auth/actions";
-import { MAX_IDENTIFIER_LENGTH } from "@/lib/auth/identifier-limit";
-import { MIN_PASSWORD_LENGTH } from "@/lib/auth/password-policy";
+import { setupAction, type FormState } from "@/lib/actions/auth";
+import { MAX_IDENTIFIER_LENGTH } from "@/lib/domain/identifier-limit";
+import { MIN_PASSWORD_LENGTH } from "@/lib/domain/password-policy";
 import { NewPasswordField } from "@/components/auth/password-field";
 import { Button, Field, Input, Notice } from "@/components/ui/form";
 

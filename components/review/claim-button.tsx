@@ -1,7 +1,7 @@
 "use client";
 
 import { useActionState } from "react";
-import { claimAction, releaseAction, type ClaimState } from "@/lib/review/actions";
+import { claimAction, releaseAction, type ClaimState } from "@/lib/actions/review";
 
 const btn = "rounded-md border border-slate-300 bg-white px-2 py-1 text-xs font-medium hover:bg-slate-50 dark:border-slate-700 dark:bg-slate-900 dark:hover:bg-slate-800";
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { useActionState } from "react";
-import { changePasswordAction, type FormState } from "@/lib/auth/actions";
+import { changePasswordAction, type FormState } from "@/lib/actions/auth";
 import { NewPasswordField } from "@/components/auth/password-field";
 import { Button, Field, Input, Notice } from "@/components/ui/form";
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { useActionState, useState } from "react";
-import { createTokenAction, revokeAnyTokenAction, revokeTokenAction, type FormState } from "@/lib/auth/actions";
+import { createTokenAction, revokeAnyTokenAction, revokeTokenAction, type FormState } from "@/lib/actions/auth";
 import { Button, Field, Input, Notice } from "@/components/ui/form";
 
 const SCOPE_HINTS: Record<string, string> = {

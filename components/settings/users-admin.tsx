@@ -1,8 +1,8 @@
 "use client";
 
 import { useActionState } from "react";
-import { addUserAction, setPasswordAction, signOutEverywhereAction, updateUserAction, type FormState } from "@/lib/auth/actions";
-import { ROLES } from "@/lib/auth/permissions";
+import { addUserAction, setPasswordAction, signOutEverywhereAction, updateUserAction, type FormState } from "@/lib/actions/auth";
+import { ROLES } from "@/lib/domain/permissions";
 import { NewPasswordField } from "@/components/auth/password-field";
 import { Button, Field, Input, Notice, Select } from "@/components/ui/form";
 

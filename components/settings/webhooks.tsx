@@ -1,10 +1,10 @@
 "use client";
 
 import { useActionState, useState } from "react";
-import type { FormState } from "@/lib/auth/action-guard";
+import type { FormState } from "@/lib/actions/guard";
 import { EFFECTIVE_OUTCOMES } from "@/lib/domain/outcomes";
 import { WEBHOOK_EVENT_TYPES } from "@/lib/domain/webhooks/events";
-import { createWebhookAction, deleteWebhookAction, redeliverWebhookAction, setWebhookEnabledAction, testWebhookAction, updateWebhookAction } from "@/lib/webhooks/actions";
+import { createWebhookAction, deleteWebhookAction, redeliverWebhookAction, setWebhookEnabledAction, testWebhookAction, updateWebhookAction } from "@/lib/actions/webhooks";
 import { Button, Field, Input, Notice } from "@/components/ui/form";
 
 const EVENT_HINTS: Record<string, string> = {

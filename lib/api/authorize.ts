@@ -1,5 +1,5 @@
 import "server-only";
-import { can, refusal, type Permission, type Principal } from "@/lib/auth/permissions";
+import { can, refusal, type Permission, type Principal } from "@/lib/domain/permissions";
 import { sourceAddress } from "@/lib/auth/request";
 import { authenticateToken } from "@/lib/store/api-tokens";
 import { writeTransaction } from "@/lib/store/db";

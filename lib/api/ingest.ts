@@ -1,5 +1,5 @@
 import "server-only";
-import { can, type Principal } from "@/lib/auth/permissions";
+import { can, type Principal } from "@/lib/domain/permissions";
 import { checkJsonShape, isPlainObject } from "@/lib/domain/json";
 import { clockSkewSeconds, futureRefusal, scopeRefusal, type Sender } from "@/lib/domain/trust";
 import { describeIssues, operationRecordSchema } from "@/lib/domain/wire";

@@ -1,7 +1,7 @@
 import "server-only";
 import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
-import type { Principal } from "@/lib/auth/permissions";
+import type { Principal } from "@/lib/domain/permissions";
 import { decodeRequest, encodeResponse, encodingOf } from "@/lib/otlp/decode";
 import { eachSpan, OtlpShapeError, type Span } from "@/lib/otlp/spans";
 import { cut } from "@/lib/domain/json";

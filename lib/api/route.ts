@@ -1,6 +1,6 @@
 import "server-only";
 import { NextResponse } from "next/server";
-import type { Permission, Principal } from "@/lib/auth/permissions";
+import type { Permission, Principal } from "@/lib/domain/permissions";
 import { currentPrincipal } from "@/lib/auth/session";
 import { authorize, bearerPrincipal } from "./authorize";
 import { discardUnreadBody } from "./body";

@@ -2,7 +2,7 @@ import "server-only";
 import { cache } from "react";
 import { redirect } from "next/navigation";
 import { auth } from "./auth";
-import { can, type Permission, type Principal } from "./permissions";
+import { can, type Permission, type Principal } from "@/lib/domain/permissions";
 import { safeRedirectPath } from "./redirect";
 import { activeUser } from "@/lib/store/users";
 

@@ -90,7 +90,7 @@ async function main() {
   }
   let jobs: { stop: () => Promise<void> } | null = null;
   if (process.env.RECONCILE_JOBS !== "off") {
-    const { registerJobHandlers } = await import("@/lib/jobs/handlers");
+    const { registerJobHandlers } = await import("@/lib/cli/job-handlers");
     const { startJobWorker } = await import("@/lib/jobs/worker");
     await registerJobHandlers();
     jobs = startJobWorker();

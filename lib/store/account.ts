@@ -1,6 +1,6 @@
 import "server-only";
-import { hashPassword, verifyPassword } from "@/lib/auth/passwords";
-import { passwordProblem } from "@/lib/auth/password-policy";
+import { hashPassword, verifyPassword } from "@/lib/crypto/passwords";
+import { passwordProblem } from "@/lib/domain/password-policy";
 import { reader, writeTransaction } from "./db";
 import { StoreError } from "./errors";
 import { recordSecurityEvent } from "./security-events";

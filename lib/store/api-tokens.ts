@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { isRole, isScope, scopesAllowedFor, type Scope } from "@/lib/auth/permissions";
-import { generateToken, hashToken, looksLikeToken } from "@/lib/auth/tokens";
+import { isRole, isScope, scopesAllowedFor, type Scope } from "@/lib/domain/permissions";
+import { generateToken, hashToken, looksLikeToken } from "@/lib/crypto/tokens";
 import { reader, writeTransaction } from "./db";
 import { StoreError } from "./errors";
 import { recordSecurityEvent } from "./security-events";

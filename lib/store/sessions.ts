@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { identifierDigest } from "@/lib/auth/identifier";
-import { isRole, type Role } from "@/lib/auth/permissions";
+import { identifierDigest } from "@/lib/crypto/identifier";
+import { isRole, type Role } from "@/lib/domain/permissions";
 import { lockChain } from "./chain";
 import { reader, writeTransaction } from "./db";
 import { recordSecurityEvent } from "./security-events";

@@ -1,7 +1,7 @@
 import "server-only";
-import { identifierDigest, MAX_IDENTIFIER_LENGTH, normalizeIdentifier } from "@/lib/auth/identifier";
-import { verifyPassword } from "@/lib/auth/passwords";
-import { isRole, type Role } from "@/lib/auth/permissions";
+import { identifierDigest, MAX_IDENTIFIER_LENGTH, normalizeIdentifier } from "@/lib/crypto/identifier";
+import { verifyPassword } from "@/lib/crypto/passwords";
+import { isRole, type Role } from "@/lib/domain/permissions";
 import type { Tx } from "./database";
 import { reader, writeTransaction } from "./db";
 import { recordSecurityEvent } from "./security-events";

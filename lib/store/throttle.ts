@@ -9,7 +9,7 @@ import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
  * Failed sign-in limits, kept in the database (rate-limiter-flexible's Prisma store) so they
  * survive restarts and are shared by every app instance on one PostgreSQL.
  *
- * Keys: `signin-account:<digest>` — the SHA-256 digest of the typed identifier (lib/auth/identifier.ts),
+ * Keys: `signin-account:<digest>` — the SHA-256 digest of the typed identifier (lib/crypto/identifier.ts),
  * never the identifier itself, which may be a password typed into the email field — and
  * `signin-address:<address>`.
  */

@@ -1,5 +1,5 @@
 import "server-only";
-import type { Principal } from "@/lib/auth/permissions";
+import type { Principal } from "@/lib/domain/permissions";
 
 /**
  * Authenticated tokens are remembered for a few seconds so that a busy ingest client does not

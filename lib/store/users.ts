@@ -1,8 +1,8 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { hashPassword } from "@/lib/auth/passwords";
-import { passwordProblem } from "@/lib/auth/password-policy";
-import { isRole, type Role } from "@/lib/auth/permissions";
+import { hashPassword } from "@/lib/crypto/passwords";
+import { passwordProblem } from "@/lib/domain/password-policy";
+import { isRole, type Role } from "@/lib/domain/permissions";
 import { lockChain } from "./chain";
 import type { Tx } from "./database";
 import { reader, writeTransaction } from "./db";

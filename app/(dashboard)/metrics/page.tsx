@@ -1,9 +1,9 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { can } from "@/lib/auth/permissions";
+import { can } from "@/lib/domain/permissions";
 import { requirePage } from "@/lib/auth/session";
 import { METRIC_NAMES, METRIC_TITLES, type Metric, type MetricName, type Metrics } from "@/lib/domain/metrics";
-import { setSamplingAction } from "@/lib/metrics/actions";
+import { setSamplingAction } from "@/lib/actions/metrics";
 import { metricsQuerySchema, readMetrics } from "@/lib/store/metrics";
 import { periodStart } from "@/lib/store/overview";
 import { TableScroll } from "@/components/ui/table-scroll";

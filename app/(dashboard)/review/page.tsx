@@ -4,7 +4,7 @@ import { QUEUE_FILTERS, QueueTabs } from "@/components/review/queue-tabs";
 import { ReviewQueue } from "@/components/review/review-queue";
 import { pendingApprovalCount } from "@/lib/store/approvals";
 import { renderedAt } from "@/components/ui/when";
-import { can, roleAtLeast } from "@/lib/auth/permissions";
+import { can, roleAtLeast } from "@/lib/domain/permissions";
 import { requirePage } from "@/lib/auth/session";
 import { assigneesOf, heldBy } from "@/lib/store/assignments";
 import { correctionActsOf, lastCorrectionsOf, listOperations, listQuerySchema } from "@/lib/store/list-operations";

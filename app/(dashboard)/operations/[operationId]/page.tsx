@@ -14,7 +14,7 @@ import { renderedAt } from "@/components/ui/when";
 import { auditSampleOf } from "@/lib/store/audit-sampling";
 import { CorrectionsHistory } from "@/components/review/corrections-history";
 import { OperationKeys } from "@/components/review/operation-keys";
-import { can, roleAtLeast } from "@/lib/auth/permissions";
+import { can, roleAtLeast } from "@/lib/domain/permissions";
 import type { Idempotency } from "@/lib/domain/outcomes";
 import { requirePage } from "@/lib/auth/session";
 import { claimHolder } from "@/lib/store/assignments";

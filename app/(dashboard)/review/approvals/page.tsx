@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { ApprovalList } from "@/components/review/approval-list";
 import { QueueTabs } from "@/components/review/queue-tabs";
 import { renderedAt } from "@/components/ui/when";
-import { can } from "@/lib/auth/permissions";
+import { can } from "@/lib/domain/permissions";
 import { requirePage } from "@/lib/auth/session";
 import { approvalQueue } from "@/lib/store/approvals";
 

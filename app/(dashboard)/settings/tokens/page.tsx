@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { CreateTokenForm, RevokeButton } from "@/components/settings/tokens";
-import { can, scopesAllowedFor } from "@/lib/auth/permissions";
+import { can, scopesAllowedFor } from "@/lib/domain/permissions";
 import { requirePage } from "@/lib/auth/session";
 import { listAllTokens, listTokens, type AnyTokenSummary, type TokenSummary } from "@/lib/store/api-tokens";
 import { TableScroll } from "@/components/ui/table-scroll";

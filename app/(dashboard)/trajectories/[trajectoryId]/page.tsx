@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { categoryName, OutcomeBadge } from "@/components/operations/badges";
-import { can } from "@/lib/auth/permissions";
+import { can } from "@/lib/domain/permissions";
 import { requirePage } from "@/lib/auth/session";
 import { getTrajectory } from "@/lib/store/get-trajectory";
 import { correctionActsOf } from "@/lib/store/list-operations";

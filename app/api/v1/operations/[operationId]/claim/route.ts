@@ -2,7 +2,7 @@ import { z } from "zod";
 import { readJsonBody } from "@/lib/api/body";
 import { ApiError } from "@/lib/api/errors";
 import { apiRoute, json, otherMethods } from "@/lib/api/route";
-import { roleAtLeast } from "@/lib/auth/permissions";
+import { roleAtLeast } from "@/lib/domain/permissions";
 import { describeIssues } from "@/lib/domain/wire";
 import { claimHolder, claimOperation, releaseOperation } from "@/lib/store/assignments";
 

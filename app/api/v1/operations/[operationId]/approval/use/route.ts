@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { readValidBody } from "@/lib/api/body";
 import { apiRoute, json, otherMethods } from "@/lib/api/route";
-import { roleAtLeast } from "@/lib/auth/permissions";
+import { roleAtLeast } from "@/lib/domain/permissions";
 import { useApproval } from "@/lib/store/approvals";
 
 type Params = { operationId: string };

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call, chainCount, db, ingest, principal, unique } from "@/lib/testing/integration";
 import { callAction, signInHttp } from "@/lib/testing/sessions";
 
-/** Bulk triage from the review queue (lib/review/bulk.ts): many corrections, each its own. */
+/** Bulk triage from the review queue (lib/actions/review-bulk.ts): many corrections, each its own. */
 type Who = { email: string; token: string; cookie: string };
 let agent: { token: string };
 let viewer: Who;

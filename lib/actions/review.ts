@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { ApiError, knownError } from "@/lib/api/errors";
-import { roleAtLeast } from "@/lib/auth/permissions";
+import { roleAtLeast } from "@/lib/domain/permissions";
 import { claimOperation, releaseOperation } from "@/lib/store/assignments";
 import { requireReviewer } from "./reviewer";
 

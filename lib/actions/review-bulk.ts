@@ -6,7 +6,7 @@ import { correctionRequestSchema } from "@/lib/domain/corrections";
 import { describeIssues } from "@/lib/domain/wire";
 import { correctOperation } from "@/lib/store/correct-operation";
 import { requireReviewer } from "./reviewer";
-import { BULK_LIMIT, type BulkResult, type BulkState } from "./bulk-types";
+import { BULK_LIMIT, type BulkResult, type BulkState } from "./review-bulk-types";
 
 /**
  * Bulk triage from the review queue: one action (resolve as not applied, or retract) and one

@@ -2,9 +2,9 @@ import "server-only";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { ApiError, knownError } from "@/lib/api/errors";
-import { can, type Permission } from "./permissions";
-import { sourceAddress } from "./request";
-import { currentPrincipal } from "./session";
+import { can, type Permission } from "@/lib/domain/permissions";
+import { sourceAddress } from "@/lib/auth/request";
+import { currentPrincipal } from "@/lib/auth/session";
 import { writeTransaction } from "@/lib/store/db";
 import { recordSecurityEvent } from "@/lib/store/security-events";
 

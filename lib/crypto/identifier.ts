@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
  * throttle table as typed, so it is kept only as a short SHA-256 digest (enough to tell repeated
  * attempts apart, and for an auditor to check a suspected identifier against).
  */
-export { MAX_IDENTIFIER_LENGTH } from "./identifier-limit";
+export { MAX_IDENTIFIER_LENGTH } from "@/lib/domain/identifier-limit";
 
 /** The identifier as compared and digested: trimmed, lower-case (as emails are stored). */
 export function normalizeIdentifier(input: string): string {

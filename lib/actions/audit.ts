@@ -2,7 +2,7 @@
 
 import { redirect } from "next/navigation";
 import { knownError } from "@/lib/api/errors";
-import { can } from "@/lib/auth/permissions";
+import { can } from "@/lib/domain/permissions";
 import { currentPrincipal } from "@/lib/auth/session";
 import { checkAgainstCheckpoints } from "@/lib/domain/audit-verify";
 import { checkpointSeqs } from "@/lib/domain/checkpoint";

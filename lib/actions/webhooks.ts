@@ -1,7 +1,7 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
-import { authorizeAction, guardedAction, type FormState } from "@/lib/auth/action-guard";
+import { authorizeAction, guardedAction, type FormState } from "@/lib/actions/guard";
 import { createEndpointWith, sendTest, updateEndpointWith } from "@/lib/api/webhooks";
 import { wakeJobs } from "@/lib/jobs/worker";
 import { deleteEndpoint, redeliver, updateEndpoint } from "@/lib/store/webhooks";

@@ -4,7 +4,7 @@ import { hash, verify } from "@node-rs/argon2";
 // algorithm 2 = Argon2id (the package exports it as a const enum, which isolatedModules forbids).
 const OPTIONS = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
-export { MIN_PASSWORD_LENGTH } from "./password-policy";
+export { MIN_PASSWORD_LENGTH } from "@/lib/domain/password-policy";
 
 export function hashPassword(password: string): Promise<string> {
   return hash(password, OPTIONS);
