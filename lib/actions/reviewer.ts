@@ -5,7 +5,7 @@ import { ApiError } from "@/lib/api/errors";
 import { can } from "@/lib/domain/permissions";
 import { sourceAddress } from "@/lib/auth/request";
 import { currentPrincipal } from "@/lib/auth/session";
-import { writeTransaction } from "@/lib/store/db";
+import { writeTransaction } from "@/lib/store/db/db";
 import { recordSecurityEvent } from "@/lib/store/security-events";
 
 /**

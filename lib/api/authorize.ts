@@ -2,7 +2,7 @@ import "server-only";
 import { can, refusal, type Permission, type Principal } from "@/lib/domain/permissions";
 import { sourceAddress } from "@/lib/auth/request";
 import { authenticateToken } from "@/lib/store/api-tokens";
-import { writeTransaction } from "@/lib/store/db";
+import { writeTransaction } from "@/lib/store/db/db";
 import { recordSecurityEvent } from "@/lib/store/security-events";
 import { ApiError } from "./errors";
 

@@ -3,7 +3,7 @@ import type { ZodType } from "zod";
 import { checkJsonShape, scanDuplicateKey } from "@/lib/domain/json";
 import { describeIssues } from "@/lib/domain/wire";
 import { parseRecordsInPieces } from "@/lib/domain/json-split";
-import { pacer } from "@/lib/store/pace";
+import { pacer } from "@/lib/store/db/pace";
 import { ApiError } from "./errors";
 
 export const MiB = 1024 * 1024;

@@ -6,7 +6,7 @@ import { describeIssues, operationRecordSchema } from "@/lib/domain/wire";
 import type { IngestResult, ValidRecord } from "@/lib/store/ingest-records";
 import { prepareRecord } from "@/lib/domain/stages";
 import { submitIngest } from "@/lib/store/ingest-queue";
-import { pacer } from "@/lib/store/pace";
+import { pacer } from "@/lib/store/db/pace";
 import { MiB } from "./body";
 import { ApiError, refusalError, storeErrorAnswer } from "./errors";
 

@@ -7,7 +7,7 @@ import { eachSpan, OtlpShapeError, type Span } from "@/lib/otlp/spans";
 import { cut } from "@/lib/domain/json";
 import { eachRecord, type SpanRecord } from "@/lib/otlp/tool-spans";
 import { MAX_VALUES, precheck } from "@/lib/otlp/precheck";
-import { pacer } from "@/lib/store/pace";
+import { pacer } from "@/lib/store/db/pace";
 import { MiB, readBodyBytes, tooLarge } from "./body";
 import { ApiError } from "./errors";
 import { ingestList, MAX_BATCH, senderOf } from "./ingest";

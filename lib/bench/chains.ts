@@ -20,7 +20,7 @@ import { parseArgs } from "node:util";
 import { chainOf } from "@/lib/domain/chains";
 import { splitRecord } from "@/lib/domain/stages";
 import { fullRecord, prepareDatabase, siblingDatabase, startApp, type App } from "@/lib/reliability/harness";
-import { disconnect } from "@/lib/store/db";
+import { disconnect } from "@/lib/store/db/db";
 
 const { values } = parseArgs({
   options: {

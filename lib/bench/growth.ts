@@ -19,7 +19,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { deployMigrations } from "@/lib/cli/schema-engine";
-import { disconnect, writer } from "@/lib/store/db";
+import { disconnect, writer } from "@/lib/store/db/db";
 import { openBench, SqliteBench } from "./ui/bench-db";
 import { fmtTime, log } from "./ui/log";
 import { Feeder, ingestBatch } from "./ui/seed";

@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 import { deployMigrations } from "@/lib/cli/schema-engine";
 import { deriveOperation, type StoredStage } from "@/lib/domain/operation";
 import { searchSourceOf } from "@/lib/domain/search";
-import { disconnect, reader, writeTransaction } from "@/lib/store/db";
+import { disconnect, reader, writeTransaction } from "@/lib/store/db/db";
 import { searchOperations, searchRows, writeSearchRows } from "@/lib/store/search-index";
 import type { SearchSource } from "@/lib/domain/search";
 import { Generator, type Rec } from "./ui/generator";

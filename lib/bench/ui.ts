@@ -34,7 +34,7 @@ import { parseArgs } from "node:util";
 import { mulberry32 } from "@/lib/domain/demo-data";
 import { deployMigrations } from "@/lib/cli/schema-engine";
 import { assigneesOf } from "@/lib/store/assignments";
-import { disconnect } from "@/lib/store/db";
+import { disconnect } from "@/lib/store/db/db";
 import { getOperation } from "@/lib/store/get-operation";
 import { getTrajectory, listTrajectories } from "@/lib/store/get-trajectory";
 import { listOperations, listQuerySchema } from "@/lib/store/list-operations";

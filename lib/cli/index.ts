@@ -15,7 +15,7 @@ import { describeIssues } from "@/lib/domain/wire";
 import { exportQuerySchema, recordExport } from "@/lib/store/audit-export";
 import { allCheckpoints, latestCheckpoint, writeCheckpoint } from "@/lib/store/checkpoints";
 import { createApiToken } from "@/lib/store/api-tokens";
-import { disconnect } from "@/lib/store/db";
+import { disconnect } from "@/lib/store/db/db";
 import { loadDemoData } from "@/lib/store/demo";
 import { rebuildProjections } from "@/lib/store/rebuild-projections";
 import { createUser } from "@/lib/store/users";

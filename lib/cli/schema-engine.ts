@@ -26,7 +26,7 @@ import path from "node:path";
 
 import { createScratchDatabase, dropDatabase, postgresConnections, sqliteConnections, sqliteFilePath, withDatabase, type Connections } from "./schema-engine/adapters";
 import { filtersFor, layout, readMigrationsList, readSchema, root, withEngine, type Provider } from "./schema-engine/engine";
-import { ensureWal } from "../store/sqlite-wal";
+import { ensureWal } from "@/lib/store/db/sqlite-wal";
 
 export type Log = (msg: string) => void;
 
@@ -67,7 +67,7 @@ export async function deployMigrations(
   );
   for (const name of appliedMigrationNames) log(`Applied migration ${name}`);
   // Left in WAL mode (the file keeps it), so that servers starting together on a new file
-  // find nothing to switch (lib/store/sqlite-wal.ts says why that matters).
+  // find nothing to switch (lib/store/db/sqlite-wal.ts says why that matters).
   if (provider === "sqlite") await ensureWal(sqliteFilePath(databaseUrl));
   return { applied: appliedMigrationNames };
 }

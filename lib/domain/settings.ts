@@ -15,7 +15,7 @@ export const NUMERIC_SETTINGS = {
   KEEP_ALIVE_TIMEOUT_MS: { default: 5000, min: 0, unit: "milliseconds" },
   /** Connections of the Prisma pool, on PostgreSQL. */
   DATABASE_POOL_SIZE: { default: 10, integer: true, min: 1 },
-  /** Connections of the ingest pool, on PostgreSQL (lib/store/pg-direct.ts). */
+  /** Connections of the ingest pool, on PostgreSQL (lib/store/db/pg-direct.ts). */
   DATABASE_INGEST_POOL_SIZE: { default: 4, integer: true, min: 1 },
   /** Hash chains of a new database, fixed when it is first used (docs/AUDIT.md, "Several chains"). */
   RECONCILE_CHAINS: { default: 1, integer: true, min: 1, max: 64 },

@@ -60,7 +60,7 @@ async function main() {
     if (result.mismatches.length) process.exitCode = 1;
   } finally {
     server.kill("SIGTERM");
-    const { disconnect } = await import("../store/db");
+    const { disconnect } = await import("@/lib/store/db/db");
     await disconnect().catch(() => undefined);
     if (dir) rmSync(dir, { recursive: true, force: true });
   }

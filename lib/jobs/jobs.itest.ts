@@ -7,13 +7,13 @@ import { unique } from "@/lib/testing/integration";
  * uses its own job kind, which the running server has no handler for.
  */
 const store = () => import("@/lib/store/jobs");
-const db = () => import("@/lib/store/db");
+const db = () => import("@/lib/store/db/db");
 
 async function rows(kind: string) {
   const { reader } = await db();
-  const { asSql } = await import("@/lib/store/sql");
+  const { asSql } = await import("@/lib/store/db/sql");
   const out = await asSql(await reader()).all<{ key: string; status: string; attempts: number | bigint; last_error: string | null }>(
-    `SELECT key, status, attempts, last_error FROM job WHERE kind = ${(await import("@/lib/store/sql")).placeholder(1)} ORDER BY key`,
+    `SELECT key, status, attempts, last_error FROM job WHERE kind = ${(await import("@/lib/store/db/sql")).placeholder(1)} ORDER BY key`,
     [kind],
   );
   return out.map((r) => ({ ...r, attempts: Number(r.attempts) }));

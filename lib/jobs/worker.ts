@@ -1,6 +1,6 @@
 import "server-only";
 import { anyDue, claimJobs, finishJob, nextDueAt, retryJob, type Job } from "@/lib/store/jobs";
-import { writeTransaction } from "@/lib/store/db";
+import { writeTransaction } from "@/lib/store/db/db";
 
 /**
  * The job worker: runs in the production server (lib/cli/serve.ts), claims due jobs of the

@@ -1,14 +1,14 @@
 /**
  * The crash-safety harness (crash.ts) on PostgreSQL, with one hash chain and with four: the
  * server is killed with SIGKILL under concurrent ingest, again and again. Its ingest connection
- * (lib/store/pg-direct.ts) sends writes late and together, the last of them with COMMIT in one
+ * (lib/store/db/pg-direct.ts) sends writes late and together, the last of them with COMMIT in one
  * message: a kill at any point of that must still leave every acknowledged request stored, each
  * request all or nothing, the projection agreeing with the records, and every chain verifying.
  */
 import pg from "pg";
 import { afterAll, expect, it } from "vitest";
 import { chainOf } from "@/lib/domain/chains";
-import { disconnect } from "@/lib/store/db";
+import { disconnect } from "@/lib/store/db/db";
 import { runCrashTrials } from "./crash";
 import { expectPromisesHeld } from "./crash-checks";
 import { siblingDatabase } from "./harness";

@@ -10,7 +10,7 @@ export { mulberry32 as seeded } from "@/lib/domain/demo-data";
 import { deployMigrations } from "@/lib/cli/schema-engine";
 import { serverArgs } from "@/lib/cli/start";
 import { createApiToken } from "@/lib/store/api-tokens";
-import { disconnect } from "@/lib/store/db";
+import { disconnect } from "@/lib/store/db/db";
 import { freePort } from "@/lib/testing/ports";
 import { createUser } from "@/lib/store/users";
 

@@ -1,5 +1,5 @@
 import { createApiToken } from "@/lib/store/api-tokens";
-import { disconnect } from "@/lib/store/db";
+import { disconnect } from "@/lib/store/db/db";
 import { prepareDatabase } from "./harness";
 
 /**

@@ -8,12 +8,12 @@ import { operationEvents } from "@/lib/domain/webhooks/events";
 import { requireNotClaimedByOther } from "./assignments";
 import { appendToChain, lockChain } from "./chain";
 import { maybeCheckpoint } from "./checkpoints";
-import type { Db, Tx } from "./database";
-import { reader, writeTransaction } from "./db";
+import type { Db, Tx } from "./db/database";
+import { reader, writeTransaction } from "./db/db";
 import { StoreError } from "./errors";
 import { enqueueJobs, finishJob, type Job } from "./jobs";
 import { writeProjection } from "./projection";
-import type { SqlLike } from "./sql";
+import type { SqlLike } from "./db/sql";
 import { correctionFacts, loadOperationRecords, stateOf, type OperationRecords } from "./stage-records";
 import { announce, publicLinks } from "./webhook-outbox";
 

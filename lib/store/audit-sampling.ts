@@ -1,5 +1,5 @@
 import "server-only";
-import { writeTransaction, reader } from "./db";
+import { writeTransaction, reader } from "./db/db";
 import { StoreError } from "./errors";
 import { recordSecurityEvent } from "./security-events";
 

@@ -5,10 +5,10 @@ import { isPossibleOperationId } from "@/lib/domain/wire";
 import type { OperationComment } from "@/lib/views/operation-detail";
 import { appendToChain, lockChain, OF_OPERATIONS } from "./chain";
 import { maybeCheckpoint } from "./checkpoints";
-import type { Db } from "./database";
-import { reader, writeTransaction } from "./db";
+import type { Db } from "./db/database";
+import { reader, writeTransaction } from "./db/db";
 import { StoreError } from "./errors";
-import { selectIn } from "./sql";
+import { selectIn } from "./db/sql";
 
 /**
  * A reviewer's note on an operation: one chained record (kind "comment"), in its own

@@ -8,7 +8,7 @@ import type { Idempotency } from "@/lib/domain/outcomes";
 import { releaseRecord, requireNotClaimedByOther } from "./assignments";
 import { appendToChain, lockChain } from "./chain";
 import { maybeCheckpoint } from "./checkpoints";
-import { writeTransaction } from "./db";
+import { writeTransaction } from "./db/db";
 import { StoreError } from "./errors";
 import { writeProjection } from "./projection";
 import { correctionFacts, loadOperationRecords, type CorrectionPayload } from "./stage-records";

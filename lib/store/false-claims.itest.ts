@@ -96,7 +96,7 @@ describe("a false success claim", () => {
 
 describe("the false_claims migration's backfill", () => {
   it("counts what the projection counts, for every operation the migration could have met", async () => {
-    const { provider } = await import("@/lib/store/database");
+    const { provider } = await import("@/lib/store/db/database");
     const client = await db();
     // A retracted claim and a not_applied claim: both off the count before the migration.
     const retracted = (await rejectedRefund()).id;

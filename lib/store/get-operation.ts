@@ -4,7 +4,7 @@ import { isPossibleOperationId } from "@/lib/domain/wire";
 import { comparedOf } from "@/lib/domain/operation";
 import { verdictHistory } from "@/lib/domain/verdict-history";
 import type { OperationDetail } from "@/lib/views/operation-detail";
-import { reader } from "./db";
+import { reader } from "./db/db";
 import { commentsOf } from "./comments";
 import { derivedState } from "./ingest-records";
 import { loadOperationRecords, stateOf } from "./stage-records";

@@ -1,6 +1,6 @@
 import "server-only";
 import { isPossibleOperationId } from "@/lib/domain/wire";
-import { reader } from "./db";
+import { reader } from "./db/db";
 import type { StagePayload } from "./stage-records";
 
 /** One stage record's payload (the stage exactly as received) as JSON text, or null. */

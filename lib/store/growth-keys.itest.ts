@@ -95,7 +95,7 @@ describe("operations found by created_seq", () => {
 
 describe("the growth_keys migration's backfill", () => {
   it("fills op_seq and the keys as the projection writes them, from the old shape", async () => {
-    const { provider } = await import("@/lib/store/database");
+    const { provider } = await import("@/lib/store/db/database");
     const pg = provider() === "postgresql";
     const client = await db();
     await ingestOne(unique("growth.migrated"));
@@ -130,7 +130,7 @@ describe("the growth_keys migration's backfill", () => {
 
 describe("op_seq is checked by audit:verify", () => {
   it("a record moved to another operation, or left without one, is reported by seq; put back, the chain verifies", async () => {
-    const { provider } = await import("@/lib/store/database");
+    const { provider } = await import("@/lib/store/db/database");
     const { verifyStoredChain } = await import("@/lib/store/verify-chain");
     const pg = provider() === "postgresql";
     const client = await db();

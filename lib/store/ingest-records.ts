@@ -4,12 +4,12 @@ import { HeldStages, reconcileRecord, stageChainPayloadCanonical, type PreparedR
 import { canonicalJson, type ChainRecord } from "@/lib/domain/hash";
 import { ownershipRefusal, readCapRefusal, type Sender } from "@/lib/domain/trust";
 import type { EffectiveOutcome } from "@/lib/domain/outcomes";
-import { pacer } from "./pace";
+import { pacer } from "./db/pace";
 import { appendToChain, lockChain, type ChainEntry } from "./chain";
-import { sqlWriteTransaction } from "./db";
+import { sqlWriteTransaction } from "./db/db";
 import { refused, StoreError } from "./errors";
 import { planProjection, writeProjection, type Identity, type ProjectionOp, type ProjectionPlan } from "./projection";
-import { insertMany, selectIn, type Sql } from "./sql";
+import { insertMany, selectIn, type Sql } from "./db/sql";
 import { holdForApproval } from "./approvals";
 import { scheduleVerifierChecks } from "./verifier-schedule";
 import type { VerifierVersion } from "@/lib/domain/verifier";

@@ -19,7 +19,7 @@ let speculates = false;
 let chains = 1;
 beforeAll(async () => {
   const { recordChainCount } = await import("@/lib/store/chain");
-  const { provider } = await import("@/lib/store/database");
+  const { provider } = await import("@/lib/store/db/database");
   chains = await recordChainCount();
   speculates = provider() === "postgresql" && chains === 1;
 });
@@ -46,7 +46,7 @@ async function chainVerifies(): Promise<boolean> {
 }
 
 async function storedReceiptId(id: string): Promise<string | null> {
-  const { reader } = await import("@/lib/store/db");
+  const { reader } = await import("@/lib/store/db/db");
   const rows = await (await reader()).chainRecord.findMany({ where: { operationId: id, stage: "receipt" } });
   expect(rows.length).toBeLessThanOrEqual(1);
   return rows.length ? (JSON.parse(rows[0].payload) as { data: { receipt_id: string } }).data.receipt_id : null;
@@ -82,7 +82,7 @@ describe("deciding a group before the chain lock", () => {
         // What storing it writes was computed ahead too (planWrite): the answers are the plan's,
         // not computed again under the lock; and the plan's view row and search document were written.
         expect(secondResults).toBe(spec!.planned.results);
-        const { reader } = await import("@/lib/store/db");
+        const { reader } = await import("@/lib/store/db/db");
         const { searchOperations } = await import("@/lib/store/search-index");
         const id = `${run}-b7-${attempt}`;
         expect((await (await reader()).operationView.findUnique({ where: { operationId: id } }))?.outcome).toBe("uncertain");
@@ -254,7 +254,7 @@ describe("deciding a group before the chain lock", () => {
     const { setAuditSampling } = await import("@/lib/store/audit-sampling");
     const { saveVerifierVersion } = await import("@/lib/store/verifiers");
     const { EXAMPLE } = await import("@/lib/domain/fixtures/verifier-example");
-    const { reader } = await import("@/lib/store/db");
+    const { reader } = await import("@/lib/store/db/db");
     // Verified records (a canonical read that matches), received now: an audit rate of 1 draws
     // every one, and a verifier's check falls an hour later (no runner reaches it in the suite).
     const verified = (id: string, tool: string) => ({

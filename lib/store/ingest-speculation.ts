@@ -2,11 +2,11 @@ import "server-only";
 import type { ChainHead } from "@/lib/domain/chains";
 import { predictHead, sameHead, type Written } from "@/lib/domain/speculation";
 import { chainCountIfKnown, linkEntries, lockChain, singleChainHead, storeLinked, type Linked } from "./chain";
-import { provider } from "./database";
-import { sqlReadSnapshot, sqlWriteTransaction } from "./db";
+import { provider } from "./db/database";
+import { sqlReadSnapshot, sqlWriteTransaction } from "./db/db";
 import { decideBatch, ingestRecords, operationIdsOf, planWrite, readBasis, writeDecided, type Decided, type IngestResult, type ValidRecord, type WritePlan } from "./ingest-records";
 import { readAuditRates } from "./metrics-projection";
-import { pacer } from "./pace";
+import { pacer } from "./db/pace";
 import { verifierToolsOf } from "./verifier-schedule";
 import { activeVerifiersFor } from "./verifiers";
 

@@ -259,7 +259,7 @@ describe("metrics from rollups", () => {
 describe("the paper_metrics migration's backfill", () => {
   it("fills the metric columns and metric_rollups as the projection writes them (recovers edges aside, which need a rebuild)", async () => {
     const { readFileSync, readdirSync } = await import("node:fs");
-    const { provider } = await import("@/lib/store/database");
+    const { provider } = await import("@/lib/store/db/database");
     const client = await db();
     // Resolved verified while uncertain, then a read that matches: the verdict is verified too,
     // and only the last correction says a resolve is in effect.

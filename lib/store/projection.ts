@@ -7,7 +7,7 @@ import { isSilentFailure, type EffectiveOutcome } from "@/lib/domain/outcomes";
 import { lockDerived } from "./chain";
 import { finishMetricRows, prepareMetricRows, type MetricRow } from "./metrics-projection";
 import { searchRows, searchRowsOf, writeSearchRows, type SearchRow } from "./search-index";
-import { addToCounters, asSql, deleteIn, insertMany, selectIn, type Sql, type SqlLike } from "./sql";
+import { addToCounters, asSql, deleteIn, insertMany, selectIn, type Sql, type SqlLike } from "./db/sql";
 
 export type Identity = { operationId: string; createdSeq: number; createdAt: string };
 

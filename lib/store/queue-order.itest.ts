@@ -77,7 +77,7 @@ describe("ordering by call time", () => {
 
 describe("the queue_call_time migration's backfill", () => {
   it("writes what the projection writes, for every operation", async () => {
-    const { provider } = await import("@/lib/store/database");
+    const { provider } = await import("@/lib/store/db/database");
     const client = await db();
     const before = await client.operationView.findMany({ select: { operationId: true, calledAt: true }, orderBy: { operationId: "asc" } });
     expect(before.length).toBeGreaterThan(0);

@@ -1,10 +1,10 @@
 import "server-only";
 import { lockChain } from "./chain";
-import { writeTransaction } from "./db";
+import { writeTransaction } from "./db/db";
 import { clearMetricProjection } from "./metrics-projection";
 import { writeProjection } from "./projection";
 import { clearSearchIndex } from "./search-index";
-import { asSql } from "./sql";
+import { asSql } from "./db/sql";
 import { correctionFacts, loadOperationRecords } from "./stage-records";
 
 const PAGE = 500;

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { identifierDigest } from "@/lib/crypto/identifier";
 import { isRole, type Role } from "@/lib/domain/permissions";
 import { lockChain } from "./chain";
-import { reader, writeTransaction } from "./db";
+import { reader, writeTransaction } from "./db/db";
 import { recordSecurityEvent } from "./security-events";
 import { normalizeEmail } from "./users";
 

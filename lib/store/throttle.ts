@@ -1,8 +1,8 @@
 import "server-only";
 import { RateLimiterPrisma } from "rate-limiter-flexible";
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
-import { databaseUrl, provider, type Db } from "./database";
-import { writer } from "./db";
+import { databaseUrl, provider, type Db } from "./db/database";
+import { writer } from "./db/db";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
 
 /**

@@ -4,7 +4,7 @@ import type { OperationState } from "@/lib/domain/operation";
 import { toInstant } from "@/lib/domain/time";
 import { checkSchedule, verifierSender } from "@/lib/domain/verifier";
 import { enqueueJobs, type JobInput } from "./jobs";
-import type { SqlLike } from "./sql";
+import type { SqlLike } from "./db/sql";
 import type { StagePayload } from "./stage-records";
 import { activeVerifiersFor } from "./verifiers";
 import type { VerifierVersion } from "@/lib/domain/verifier";

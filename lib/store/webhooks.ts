@@ -6,11 +6,11 @@ import type { Attempt, Delivery, Endpoint } from "@/lib/views/webhooks";
 export type { Attempt, Delivery, Endpoint };
 import { eventBody } from "@/lib/domain/webhooks/body";
 import type { WebhookEvent } from "@/lib/domain/webhooks/events";
-import { reader, writeTransaction } from "./db";
-import type { Tx } from "./database";
+import { reader, writeTransaction } from "./db/db";
+import type { Tx } from "./db/database";
 import { StoreError } from "./errors";
 import { enqueueJobs } from "./jobs";
-import { asSql, insertMany, placeholder, type SqlLike } from "./sql";
+import { asSql, insertMany, placeholder, type SqlLike } from "./db/sql";
 import { deliveryJob, type DeliveryJob } from "./webhook-outbox";
 
 /** Webhook endpoints and their delivery log (storage only: sending is lib/webhooks). */

@@ -9,7 +9,7 @@ import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DEMO_USERS } from "@/lib/domain/demo-data";
-import { disconnect } from "@/lib/store/db";
+import { disconnect } from "@/lib/store/db/db";
 import { loadDemoData } from "@/lib/store/demo";
 import { createUser } from "@/lib/store/users";
 import { deployMigrations } from "../cli/schema-engine";

@@ -11,7 +11,7 @@ process.env.DATABASE_URL = inject("databaseUrl");
 const store = {
   users: () => import("@/lib/store/users"),
   tokens: () => import("@/lib/store/api-tokens"),
-  db: () => import("@/lib/store/db"),
+  db: () => import("@/lib/store/db/db"),
 };
 
 export function unique(prefix: string): string {

@@ -2,7 +2,7 @@ import "server-only";
 import { toInstant } from "@/lib/domain/time";
 import { durationMs, type VerifierDefinition, type VerifierVersion } from "@/lib/domain/verifier";
 import { operationContext } from "@/lib/domain/verifier-template";
-import { reader } from "@/lib/store/db";
+import { reader } from "@/lib/store/db/db";
 import { StoreError } from "@/lib/store/errors";
 import { loadOperationRecords } from "@/lib/store/stage-records";
 import { performCheck } from "./perform";

@@ -6,7 +6,7 @@ import { verifierReadPayload, type VerifierReadInfo } from "@/lib/domain/verifie
 import { operationContext } from "@/lib/domain/verifier-template";
 import type { ReadStatus } from "@/lib/domain/wire";
 import { registerJobHandler } from "@/lib/jobs/worker";
-import { reader, sqlWriteTransaction, writeTransaction } from "@/lib/store/db";
+import { reader, sqlWriteTransaction, writeTransaction } from "@/lib/store/db/db";
 import { ingestRecords } from "@/lib/store/ingest-records";
 import { finishJob, retryJob, type Job } from "@/lib/store/jobs";
 import { loadOperationRecords } from "@/lib/store/stage-records";

@@ -8,7 +8,7 @@ import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { newSecret, sealSecret, secretHint } from "@/lib/domain/webhooks/signing";
 import { AUTH_SECRET, divergentRecord, prepareDatabase, startApp, type App, type Tokens } from "@/lib/reliability/harness";
-import { disconnect } from "@/lib/store/db";
+import { disconnect } from "@/lib/store/db/db";
 import { startReceiver, type Receiver } from "./testing/receiver";
 import { until, WEBHOOK_TEST_ENV } from "./testing/app";
 

@@ -1,5 +1,5 @@
 import { json } from "@/lib/api/route";
-import { checkHealth } from "@/lib/store/health";
+import { checkHealth } from "@/lib/store/db/health";
 
 export const dynamic = "force-dynamic";
 

@@ -4,8 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { ChainVerifier, type ChainVerdict } from "@/lib/domain/hash";
-import { providerOf } from "@/lib/store/database";
-import { reader, writer } from "@/lib/store/db";
+import { providerOf } from "@/lib/store/db/database";
+import { reader, writer } from "@/lib/store/db/db";
 import { verifyStoredChain } from "@/lib/store/verify-chain";
 import { log } from "./log";
 

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { registerJobHandler, startJobWorker } from "@/lib/jobs/worker";
-import { writeTransaction } from "@/lib/store/db";
+import { writeTransaction } from "@/lib/store/db/db";
 import { finishJob } from "@/lib/store/jobs";
 
 const kind = process.env.PROBE_KIND ?? "probe";

@@ -7,7 +7,7 @@
 import { startApp, type App } from "@/lib/reliability/harness";
 import { freshDatabase, type FreshDatabase } from "@/lib/testing/own-server";
 import { createApiToken } from "@/lib/store/api-tokens";
-import { disconnect } from "@/lib/store/db";
+import { disconnect } from "@/lib/store/db/db";
 import { createUser } from "@/lib/store/users";
 
 export type VerifierApp = { app: App; db: FreshDatabase; token: string; stop: () => Promise<void> };

@@ -1,5 +1,5 @@
 import "server-only";
-import type { PrismaClient as SqliteClient } from "./generated/sqlite/client";
+import type { PrismaClient as SqliteClient } from "../generated/sqlite/client";
 
 /**
  * Which database, and the client types the rest of lib/store is written against. The database

@@ -10,7 +10,7 @@ import { checkWrite, type Sql } from "./sql";
 /**
  * PostgreSQL's ingest connection pool: the `pg` driver itself, for the one path where Prisma's
  * per-query runtime was the cost (as `sqlite-direct.ts` is for SQLite). The SQL is the same
- * (`lib/store/sql.ts`); what differs is how rows travel:
+ * (`lib/store/db/sql.ts`); what differs is how rows travel:
  *
  * - An INSERT sends its rows as one JSON array of arrays, unpacked by the server (`INSERT …
  *   SELECT (r->>0)::int8, … FROM jsonb_array_elements($1::jsonb) r`): one parameter and one

@@ -38,7 +38,7 @@ async function otherConnectionWrites(key: string): Promise<boolean> {
 
 describe("write transactions and other connections", () => {
   it("a transaction that reads, then writes, commits although another connection writes in between", async () => {
-    const { writeTransaction } = await import("@/lib/store/db");
+    const { writeTransaction } = await import("@/lib/store/db/db");
     const mine = unique("wl-mine");
     const theirs = unique("wl-theirs");
     let otherCommitted: boolean | null = null;
@@ -47,7 +47,7 @@ describe("write transactions and other connections", () => {
       otherCommitted = await otherConnectionWrites(theirs);
       await tx.rateLimiterFlexible.create({ data: { key: mine, points: 1 } });
     });
-    const { reader } = await import("@/lib/store/db");
+    const { reader } = await import("@/lib/store/db/db");
     const rows = await (await reader()).rateLimiterFlexible.findMany({ where: { key: { in: [mine, theirs] } } });
     expect(rows.map((r) => r.key).sort()).toEqual(otherCommitted ? [mine, theirs].sort() : [mine]);
     // On SQLite the transaction holds the write lock from its first statement, so the other

@@ -118,7 +118,7 @@ describe("SQLite checkpoints in their own thread", () => {
     // What the command line does: close the database (stop the thread), then process.exit(code).
     // Awaiting an unreferenced thread's exit let the process end first, with 0.
     const script = `
-      const { SqliteCheckpointer } = await import(${JSON.stringify(join(process.cwd(), "lib/store/sqlite-checkpointer.ts"))});
+      const { SqliteCheckpointer } = await import(${JSON.stringify(join(process.cwd(), "lib/store/db/sqlite-checkpointer.ts"))});
       const checkpointer = new SqliteCheckpointer(${JSON.stringify(file)}, 5);
       await new Promise((r) => setTimeout(r, 50));
       await checkpointer.stop();

@@ -1,8 +1,8 @@
 import "server-only";
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaClient as PgClient } from "./generated/pg/client";
-import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
+import { PrismaClient as PgClient } from "../generated/pg/client";
+import { PrismaClient as SqliteClient } from "../generated/sqlite/client";
 import { databaseUrl, providerOf, type Db, type Provider, type Tx } from "./database";
 import { asSql, type Sql } from "./sql";
 import { DirectPg } from "./pg-direct";

@@ -8,8 +8,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { unique } from "@/lib/testing/integration";
 
-const store = () => import("@/lib/store/db");
-const provider = async () => (await import("@/lib/store/database")).provider();
+const store = () => import("@/lib/store/db/db");
+const provider = async () => (await import("@/lib/store/db/database")).provider();
 
 const A = "itest_write_a";
 const B = "itest_write_b";
