@@ -6,9 +6,9 @@ import { can } from "@/lib/domain/permissions";
 import { currentPrincipal } from "@/lib/auth/session";
 import { checkAgainstCheckpoints } from "@/lib/domain/audit-verify";
 import { checkpointSeqs } from "@/lib/domain/checkpoint";
-import { allCheckpoints } from "@/lib/store/checkpoints";
+import { allCheckpoints } from "@/lib/store/chain/checkpoints";
 import { startUserJob } from "@/lib/api/user-jobs";
-import { verifyStoredChain } from "@/lib/store/verify-chain";
+import { verifyStoredChain } from "@/lib/store/chain/verify-chain";
 import { announceChainFailure, chainFailure } from "@/lib/store/webhook-outbox";
 
 /** `busy`: refused because another verification or export of this user is running. */

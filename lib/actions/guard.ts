@@ -6,7 +6,7 @@ import { can, type Permission } from "@/lib/domain/permissions";
 import { sourceAddress } from "@/lib/auth/request";
 import { currentPrincipal } from "@/lib/auth/session";
 import { writeTransaction } from "@/lib/store/db/db";
-import { recordSecurityEvent } from "@/lib/store/security-events";
+import { recordSecurityEvent } from "@/lib/store/chain/security-events";
 
 /**
  * What every form server action starts with: the signed-in principal, refused (and the refusal

@@ -6,7 +6,7 @@ import { can } from "@/lib/domain/permissions";
 import { sourceAddress } from "@/lib/auth/request";
 import { currentPrincipal } from "@/lib/auth/session";
 import { writeTransaction } from "@/lib/store/db/db";
-import { recordSecurityEvent } from "@/lib/store/security-events";
+import { recordSecurityEvent } from "@/lib/store/chain/security-events";
 
 /**
  * The review actions' own check: signed in (else to /login), with the review permission (else

@@ -1,8 +1,8 @@
 import "server-only";
 import { csvChainsRow, csvCheckpointRow, csvHeader, csvRow, ndjsonLine, type AuditFormat } from "@/lib/domain/audit-format";
 import { formatCheckpoint } from "@/lib/domain/checkpoint";
-import { checkpointWithin, exportRecords, type ExportQuery, type ExportSnapshot } from "@/lib/store/audit-export";
-import { allCheckpoints } from "@/lib/store/checkpoints";
+import { checkpointWithin, exportRecords, type ExportQuery, type ExportSnapshot } from "@/lib/store/chain/audit-export";
+import { allCheckpoints } from "@/lib/store/chain/checkpoints";
 
 /**
  * The export as text chunks, for the HTTP stream and the CLI file alike. Signed checkpoints

@@ -3,7 +3,7 @@ import { can, refusal, type Permission, type Principal } from "@/lib/domain/perm
 import { sourceAddress } from "@/lib/auth/request";
 import { authenticateToken } from "@/lib/store/api-tokens";
 import { writeTransaction } from "@/lib/store/db/db";
-import { recordSecurityEvent } from "@/lib/store/security-events";
+import { recordSecurityEvent } from "@/lib/store/chain/security-events";
 import { ApiError } from "./errors";
 
 /**

@@ -25,7 +25,7 @@ async function main() {
   const { prepareRecord } = await import("../domain/stages");
   const { systemSender } = await import("../domain/trust");
   const { decideBatch, planWrite } = await import("../store/ingest-records");
-  const { linkEntries } = await import("../store/chain");
+  const { linkEntries } = await import("@/lib/store/chain/chain");
   type ValidRecord = import("../store/ingest-records").ValidRecord;
 
   const sender = systemSender("bench");

@@ -12,14 +12,14 @@ import { checkpointSeqs, formatCheckpoint, keyFingerprint, parseCheckpoint, publ
 import { MAX_CHAINS, MultiChainVerifier, type ChainHead } from "@/lib/domain/chains";
 import type { ChainRecord } from "@/lib/domain/hash";
 import { describeIssues } from "@/lib/domain/wire";
-import { exportQuerySchema, recordExport } from "@/lib/store/audit-export";
-import { allCheckpoints, latestCheckpoint, writeCheckpoint } from "@/lib/store/checkpoints";
+import { exportQuerySchema, recordExport } from "@/lib/store/chain/audit-export";
+import { allCheckpoints, latestCheckpoint, writeCheckpoint } from "@/lib/store/chain/checkpoints";
 import { createApiToken } from "@/lib/store/api-tokens";
 import { disconnect } from "@/lib/store/db/db";
 import { loadDemoData } from "@/lib/store/demo";
 import { rebuildProjections } from "@/lib/store/rebuild-projections";
 import { createUser } from "@/lib/store/users";
-import { verifyStoredChain } from "@/lib/store/verify-chain";
+import { verifyStoredChain } from "@/lib/store/chain/verify-chain";
 import { announceChainFailure, chainFailure } from "@/lib/store/webhook-outbox";
 import { runDbCommand } from "./schema-engine";
 

@@ -83,7 +83,7 @@ async function main() {
   const { setupCodeAtStart } = await import("@/lib/store/setup-code");
   const setupCode = await setupCodeAtStart(!isLoopbackHost(hostname));
   // The chain count is fixed when the database is first used, and recorded in it.
-  const { recordChainCount } = await import("@/lib/store/chain");
+  const { recordChainCount } = await import("@/lib/store/chain/chain");
   const chains = await recordChainCount();
   if (chains !== wantedChains && process.env.RECONCILE_CHAINS) {
     console.warn(`RECONCILE_CHAINS=${process.env.RECONCILE_CHAINS} is ignored: this database was created with ${chains} hash chain${chains === 1 ? "" : "s"}, and that never changes`);

@@ -15,7 +15,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { splitRecord } from "@/lib/domain/stages";
 import { disconnect } from "@/lib/store/db/db";
-import { verifyStoredChain } from "@/lib/store/verify-chain";
+import { verifyStoredChain } from "@/lib/store/chain/verify-chain";
 import { fullRecord, prepareDatabase, seeded, startApp, type App } from "./harness";
 
 export type CrashOptions = {

@@ -9,7 +9,7 @@ import { afterAll, expect, it } from "vitest";
 import { chainOf } from "@/lib/domain/chains";
 import { splitRecord } from "@/lib/domain/stages";
 import { disconnect } from "@/lib/store/db/db";
-import { verifyStoredChain } from "@/lib/store/verify-chain";
+import { verifyStoredChain } from "@/lib/store/chain/verify-chain";
 import { fullRecord, prepareDatabase, siblingDatabase, startApp, type App } from "./harness";
 import { divergentRecord } from "./harness";
 

@@ -796,7 +796,7 @@ class VerifyCommand implements fc.AsyncCommand<Model, Real> {
   }
   async run(m: Model, r: Real) {
     r.history.push(this.toString());
-    const { verifyStoredChain } = await import("@/lib/store/verify-chain");
+    const { verifyStoredChain } = await import("@/lib/store/chain/verify-chain");
     const { verdict } = await verifyStoredChain();
     if (!verdict.ok) throw new Error(`the stored chain does not verify: seq ${verdict.badSeq}: ${verdict.problem}`);
     if (verdict.count !== r.baseline.count + m.added) throw new Error(`the stored chain holds ${verdict.count} records, model ${r.baseline.count + m.added}`);

@@ -3,7 +3,7 @@ import { hashPassword, verifyPassword } from "@/lib/crypto/passwords";
 import { passwordProblem } from "@/lib/domain/password-policy";
 import { reader, writeTransaction } from "./db/db";
 import { StoreError } from "./errors";
-import { recordSecurityEvent } from "./security-events";
+import { recordSecurityEvent } from "./chain/security-events";
 
 /**
  * Passwords after an account exists: people change their own (knowing the current one), and an

@@ -4,7 +4,7 @@ import { isRole, isScope, scopesAllowedFor, type Scope } from "@/lib/domain/perm
 import { generateToken, hashToken, looksLikeToken } from "@/lib/crypto/tokens";
 import { reader, writeTransaction } from "./db/db";
 import { StoreError } from "./errors";
-import { recordSecurityEvent } from "./security-events";
+import { recordSecurityEvent } from "./chain/security-events";
 import { forgetToken, forgetTokens, rememberedToken, rememberToken, type TokenPrincipal } from "./token-cache";
 import { normalizeEmail } from "./users";
 

@@ -6,15 +6,15 @@ import type { OperationState } from "@/lib/domain/operation";
 import { approvalDecidedEvent, approvalRequestedEvent } from "@/lib/domain/webhooks/approval-events";
 import { operationEvents } from "@/lib/domain/webhooks/events";
 import { requireNotClaimedByOther } from "./assignments";
-import { appendToChain, lockChain } from "./chain";
-import { maybeCheckpoint } from "./checkpoints";
+import { appendToChain, lockChain } from "./chain/chain";
+import { maybeCheckpoint } from "./chain/checkpoints";
 import type { Db, Tx } from "./db/database";
 import { reader, writeTransaction } from "./db/db";
 import { StoreError } from "./errors";
 import { enqueueJobs, finishJob, type Job } from "./jobs";
 import { writeProjection } from "./projection";
 import type { SqlLike } from "./db/sql";
-import { correctionFacts, loadOperationRecords, stateOf, type OperationRecords } from "./stage-records";
+import { correctionFacts, loadOperationRecords, stateOf, type OperationRecords } from "./chain/stage-records";
 import { announce, publicLinks } from "./webhook-outbox";
 
 /**

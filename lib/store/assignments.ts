@@ -1,6 +1,6 @@
 import "server-only";
 import { isPossibleOperationId } from "@/lib/domain/wire";
-import { appendToChain, lockChain, OF_OPERATIONS } from "./chain";
+import { appendToChain, lockChain, OF_OPERATIONS } from "./chain/chain";
 import type { Db, Tx } from "./db/database";
 import { reader, writeTransaction } from "./db/db";
 import { StoreError } from "./errors";

@@ -6,12 +6,12 @@ import { decideCorrection, type CorrectionRequest } from "@/lib/domain/correctio
 import { deriveOperation } from "@/lib/domain/operation";
 import type { Idempotency } from "@/lib/domain/outcomes";
 import { releaseRecord, requireNotClaimedByOther } from "./assignments";
-import { appendToChain, lockChain } from "./chain";
-import { maybeCheckpoint } from "./checkpoints";
+import { appendToChain, lockChain } from "./chain/chain";
+import { maybeCheckpoint } from "./chain/checkpoints";
 import { writeTransaction } from "./db/db";
 import { StoreError } from "./errors";
 import { writeProjection } from "./projection";
-import { correctionFacts, loadOperationRecords, type CorrectionPayload } from "./stage-records";
+import { correctionFacts, loadOperationRecords, type CorrectionPayload } from "./chain/stage-records";
 import { announceCorrection } from "./webhook-outbox";
 
 /**

@@ -1,6 +1,6 @@
 import "server-only";
 import { demoRecords, DEMO_ESSAY_OPERATION_ID } from "@/lib/domain/demo-data";
-import { writeCheckpoint } from "./checkpoints";
+import { writeCheckpoint } from "./chain/checkpoints";
 import { reader } from "./db/db";
 import { ingestRecords } from "./ingest-records";
 import { systemSender } from "@/lib/domain/trust";

@@ -7,7 +7,7 @@ import type { OperationDetail } from "@/lib/views/operation-detail";
 import { reader } from "./db/db";
 import { commentsOf } from "./comments";
 import { derivedState } from "./ingest-records";
-import { loadOperationRecords, stateOf } from "./stage-records";
+import { loadOperationRecords, stateOf } from "./chain/stage-records";
 
 /** One operation with every stage record and its derived state (shared/API.md "Read"). */
 export async function getOperation(operationId: string): Promise<OperationDetail | null> {

@@ -2,7 +2,7 @@ import "server-only";
 import { isPossibleOperationId } from "@/lib/domain/wire";
 import { analyzeTrajectory } from "@/lib/domain/trajectory";
 import { reader } from "./db/db";
-import { OF_OPERATIONS } from "./chain";
+import { OF_OPERATIONS } from "./chain/chain";
 import { selectIn } from "./db/sql";
 
 const MAX_STEPS = 1000;

@@ -131,7 +131,7 @@ describe("the growth_keys migration's backfill", () => {
 describe("op_seq is checked by audit:verify", () => {
   it("a record moved to another operation, or left without one, is reported by seq; put back, the chain verifies", async () => {
     const { provider } = await import("@/lib/store/db/database");
-    const { verifyStoredChain } = await import("@/lib/store/verify-chain");
+    const { verifyStoredChain } = await import("@/lib/store/chain/verify-chain");
     const pg = provider() === "postgresql";
     const client = await db();
     const tool = unique("growth.verify");

@@ -16,7 +16,7 @@ vi.mock("./ingest-records", () => ({
     return records.map((r) => ({ index: r.index, created: true, body: { operation_id: r.operationId } as never }));
   },
 }));
-vi.mock("./checkpoints", () => ({ maybeCheckpoint: async () => void store.checkpoints++ }));
+vi.mock("./chain/checkpoints", () => ({ maybeCheckpoint: async () => void store.checkpoints++ }));
 
 const { submitIngest } = await import("./ingest-queue");
 const { StoreError } = await import("./errors");

@@ -1,8 +1,8 @@
 import "server-only";
 import { chainOf } from "@/lib/domain/chains";
 import { GuessPolicy } from "@/lib/domain/speculation";
-import { knownChainCount } from "./chain";
-import { maybeCheckpoint } from "./checkpoints";
+import { knownChainCount } from "./chain/chain";
+import { maybeCheckpoint } from "./chain/checkpoints";
 import { StoreError } from "./errors";
 import { ingestRecords, type IngestResult, type ValidRecord } from "./ingest-records";
 import { canSpeculate, ingestGroup, speculate, type Speculation, type Written } from "./ingest-speculation";

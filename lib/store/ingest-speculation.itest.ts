@@ -18,7 +18,7 @@ const records = () => import("@/lib/store/ingest-records");
 let speculates = false;
 let chains = 1;
 beforeAll(async () => {
-  const { recordChainCount } = await import("@/lib/store/chain");
+  const { recordChainCount } = await import("@/lib/store/chain/chain");
   const { provider } = await import("@/lib/store/db/database");
   chains = await recordChainCount();
   speculates = provider() === "postgresql" && chains === 1;
@@ -41,7 +41,7 @@ const receipt = (id: string, receiptId = `r-${id}`) => ({
 });
 
 async function chainVerifies(): Promise<boolean> {
-  const { verifyStoredChain } = await import("@/lib/store/verify-chain");
+  const { verifyStoredChain } = await import("@/lib/store/chain/verify-chain");
   return (await verifyStoredChain()).verdict.ok;
 }
 

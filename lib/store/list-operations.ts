@@ -6,7 +6,7 @@ import { textProblem } from "@/lib/domain/json";
 import { normalizeInstant } from "@/lib/domain/time";
 import { actInEffect, type StatusAct } from "@/lib/domain/status";
 import type { Review } from "@/lib/domain/metrics";
-import { OF_OPERATIONS } from "./chain";
+import { OF_OPERATIONS } from "./chain/chain";
 import { reader } from "./db/db";
 import { selectIn } from "./db/sql";
 import { METRIC_NAMES, METRIC_PARTS, metricWhere } from "./metric-filters";

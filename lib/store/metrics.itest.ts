@@ -33,7 +33,7 @@ function cli(args: string[]) {
 
 /** Every operation of the database derived from its records, with its identity. */
 async function derivedFromRecords(): Promise<{ id: string; seq: number; createdAt: string; state: OperationState }[]> {
-  const { loadOperationRecords, stateOf } = await import("@/lib/store/stage-records");
+  const { loadOperationRecords, stateOf } = await import("@/lib/store/chain/stage-records");
   const client = await db();
   const ops = await client.operation.findMany({ orderBy: { createdSeq: "asc" } });
   const out = [];

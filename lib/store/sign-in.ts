@@ -4,7 +4,7 @@ import { verifyPassword } from "@/lib/crypto/passwords";
 import { isRole, type Role } from "@/lib/domain/permissions";
 import type { Tx } from "./db/database";
 import { reader, writeTransaction } from "./db/db";
-import { recordSecurityEvent } from "./security-events";
+import { recordSecurityEvent } from "./chain/security-events";
 import { placeholder } from "./db/sql";
 import { recordSignInFailure, signInThrottle, type ThrottleWindow } from "./throttle";
 

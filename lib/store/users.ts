@@ -3,11 +3,11 @@ import { randomUUID } from "node:crypto";
 import { hashPassword } from "@/lib/crypto/passwords";
 import { passwordProblem } from "@/lib/domain/password-policy";
 import { isRole, type Role } from "@/lib/domain/permissions";
-import { lockChain } from "./chain";
+import { lockChain } from "./chain/chain";
 import type { Tx } from "./db/database";
 import { reader, writeTransaction } from "./db/db";
 import { StoreError } from "./errors";
-import { recordSecurityEvent } from "./security-events";
+import { recordSecurityEvent } from "./chain/security-events";
 import { SETUP_CODE_ROW, setupCodeMatches } from "./setup-code";
 import { forgetTokens } from "./token-cache";
 

@@ -5,7 +5,7 @@ import { toInstant } from "@/lib/domain/time";
 import { checkSchedule, verifierSender } from "@/lib/domain/verifier";
 import { enqueueJobs, type JobInput } from "./jobs";
 import type { SqlLike } from "./db/sql";
-import type { StagePayload } from "./stage-records";
+import type { StagePayload } from "./chain/stage-records";
 import { activeVerifiersFor } from "./verifiers";
 import type { VerifierVersion } from "@/lib/domain/verifier";
 

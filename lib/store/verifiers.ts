@@ -1,7 +1,7 @@
 import "server-only";
 import { jsonEqual } from "@/lib/domain/hash";
 import type { VerifierDefinition, VerifierVersion } from "@/lib/domain/verifier";
-import { appendToChain, lockChain } from "./chain";
+import { appendToChain, lockChain } from "./chain/chain";
 import { reader, writeTransaction } from "./db/db";
 import { StoreError } from "./errors";
 import { securityEvent } from "@/lib/domain/security-events";

@@ -4,7 +4,7 @@ import { durationMs, type VerifierDefinition, type VerifierVersion } from "@/lib
 import { operationContext } from "@/lib/domain/verifier-template";
 import { reader } from "@/lib/store/db/db";
 import { StoreError } from "@/lib/store/errors";
-import { loadOperationRecords } from "@/lib/store/stage-records";
+import { loadOperationRecords } from "@/lib/store/chain/stage-records";
 import { performCheck } from "./perform";
 import { readFromCheck } from "./run";
 

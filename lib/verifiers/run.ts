@@ -9,7 +9,7 @@ import { registerJobHandler } from "@/lib/jobs/worker";
 import { reader, sqlWriteTransaction, writeTransaction } from "@/lib/store/db/db";
 import { ingestRecords } from "@/lib/store/ingest-records";
 import { finishJob, retryJob, type Job } from "@/lib/store/jobs";
-import { loadOperationRecords } from "@/lib/store/stage-records";
+import { loadOperationRecords } from "@/lib/store/chain/stage-records";
 import { VERIFIER_CHECK_JOB, type VerifierCheckPayload } from "@/lib/store/verifier-schedule";
 import { verifierVersion } from "@/lib/store/verifiers";
 import { performCheck, type Performed } from "./perform";

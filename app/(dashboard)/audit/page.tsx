@@ -3,8 +3,8 @@ import { AuditExportForm } from "@/components/audit/export-form";
 import { VerifyButton } from "@/components/audit/verify-button";
 import { requirePage } from "@/lib/auth/session";
 import { formatCheckpoint, keyFingerprint, publicKeyPem } from "@/lib/domain/checkpoint";
-import { chainHead } from "@/lib/store/audit-export";
-import { checkpointEvery, checkpointPublicKey, latestCheckpoint, maybeCheckpoint } from "@/lib/store/checkpoints";
+import { chainHead } from "@/lib/store/chain/audit-export";
+import { checkpointEvery, checkpointPublicKey, latestCheckpoint, maybeCheckpoint } from "@/lib/store/chain/checkpoints";
 
 export const metadata: Metadata = { title: "Audit" };
 

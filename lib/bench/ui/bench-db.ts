@@ -6,7 +6,7 @@ import Database from "better-sqlite3";
 import { ChainVerifier, type ChainVerdict } from "@/lib/domain/hash";
 import { providerOf } from "@/lib/store/db/database";
 import { reader, writer } from "@/lib/store/db/db";
-import { verifyStoredChain } from "@/lib/store/verify-chain";
+import { verifyStoredChain } from "@/lib/store/chain/verify-chain";
 import { log } from "./log";
 
 export type ChainCheck = { ok: boolean; count: number; detail: string };

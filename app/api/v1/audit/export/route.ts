@@ -4,7 +4,7 @@ import { apiRoute, otherMethods } from "@/lib/api/route";
 import { sourceAddress } from "@/lib/auth/request";
 import { CONTENT_TYPES } from "@/lib/domain/audit-format";
 import { describeIssues } from "@/lib/domain/wire";
-import { exportQuerySchema, recordExport } from "@/lib/store/audit-export";
+import { exportQuerySchema, recordExport } from "@/lib/store/chain/audit-export";
 import { releasingWhenDone, startUserJob } from "@/lib/api/user-jobs";
 
 export const dynamic = "force-dynamic";

@@ -6,8 +6,8 @@ import { headsSize } from "@/lib/domain/chains";
 import { createChainsCheckpoint, createCheckpoint, loadSigningKey, newSigningKey, parseCheckpointEvery, publicKeyText, type Checkpoint } from "@/lib/domain/checkpoint";
 import { chainHead } from "./audit-export";
 import { chainCountIn, committedHeads, lockChain } from "./chain";
-import { reader, writeTransaction } from "./db/db";
-import { announceCheckpoint } from "./webhook-outbox";
+import { reader, writeTransaction } from "../db/db";
+import { announceCheckpoint } from "../webhook-outbox";
 
 /** How often a checkpoint is due: RECONCILE_CHECKPOINT_EVERY (see parseCheckpointEvery), read once. */
 let every: { records: number; ms: number } | null = null;

@@ -1,7 +1,7 @@
 import "server-only";
 import { securityEvent, type SecurityEvent } from "@/lib/domain/security-events";
 import { appendToChain } from "./chain";
-import type { Tx } from "./db/database";
+import type { Tx } from "../db/database";
 
 /**
  * Appends a security event inside the caller's transaction: if the event cannot be written,

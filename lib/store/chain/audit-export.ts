@@ -7,8 +7,8 @@ import type { ChainRecord } from "@/lib/domain/hash";
 import { normalizeInstant } from "@/lib/domain/time";
 import { operationIdSchema } from "@/lib/domain/wire";
 import { chainCountIn, committedHeads, toChainRecord } from "./chain";
-import { provider, type Db } from "./db/database";
-import { reader, writeTransaction } from "./db/db";
+import { provider, type Db } from "../db/database";
+import { reader, writeTransaction } from "../db/db";
 import { recordSecurityEvent } from "./security-events";
 
 const instant = z.string().transform((v, ctx) => normalizeInstant(v) ?? (ctx.addIssue({ code: "custom", message: "must be an RFC 3339 date-time" }), z.NEVER));

@@ -1,9 +1,9 @@
 import "server-only";
 import { chainOf, EMPTY_HEAD, parseChainCount, type ChainHead } from "@/lib/domain/chains";
 import { chainHash, type ChainFields, type ChainRecord } from "@/lib/domain/hash";
-import { databaseUrl, provider } from "./db/database";
-import { writeTransaction } from "./db/db";
-import { asSql, insertMany, placeholder, selectIn, type Sql, type SqlLike } from "./db/sql";
+import { databaseUrl, provider } from "../db/database";
+import { writeTransaction } from "../db/db";
+import { asSql, insertMany, placeholder, selectIn, type Sql, type SqlLike } from "../db/sql";
 
 /**
  * `WHERE` text for chain records of the operations in %IN% (for selectIn): through their

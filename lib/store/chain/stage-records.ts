@@ -4,9 +4,9 @@ import type { CorrectionAction, CorrectionFact, Resolution } from "@/lib/domain/
 import { deriveOperation, type OperationState, type StoredStage } from "@/lib/domain/operation";
 import { legacySentBy, type SentBy } from "@/lib/domain/trust";
 import type { Stage } from "@/lib/domain/wire";
-import { pacer } from "./db/pace";
+import { pacer } from "../db/pace";
 import { OF_OPERATIONS } from "./chain";
-import { selectIn, type SqlLike } from "./db/sql";
+import { selectIn, type SqlLike } from "../db/sql";
 
 /** The chain payload of a stage record. */
 export type StagePayload = { stage: Stage; observed_at: string | null; data: unknown; envelope?: Record<string, unknown>; sent_by?: SentBy };

@@ -2,9 +2,9 @@ import "server-only";
 import { chainOf, MultiChainVerifier } from "@/lib/domain/chains";
 import type { ChainVerdict } from "@/lib/domain/hash";
 import { chainCountIn, committedHeads, createdSeqsOf, toChainRecord } from "./chain";
-import type { Db } from "./db/database";
-import { reader } from "./db/db";
-import { selectIn } from "./db/sql";
+import type { Db } from "../db/database";
+import { reader } from "../db/db";
+import { selectIn } from "../db/sql";
 
 const PAGE = 5000;
 
