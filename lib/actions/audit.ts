@@ -9,7 +9,7 @@ import { checkpointSeqs } from "@/lib/domain/checkpoint";
 import { allCheckpoints } from "@/lib/store/chain/checkpoints";
 import { startUserJob } from "@/lib/api/user-jobs";
 import { verifyStoredChain } from "@/lib/store/chain/verify-chain";
-import { announceChainFailure, chainFailure } from "@/lib/store/webhook-outbox";
+import { announceChainFailure, chainFailure } from "@/lib/store/work/webhook-outbox";
 
 /** `busy`: refused because another verification or export of this user is running. */
 export type VerifyState = { ok: boolean; message: string; busy?: boolean } | null;

@@ -6,7 +6,7 @@ import { endpointCreateSchema, endpointUpdateSchema, type EndpointCreate, type E
 import { newSecret, sealSecret, secretHint } from "@/lib/domain/webhooks/signing";
 import { checkUrl, outboundPolicy, OutboundRefused } from "@/lib/outbound/guarded-request";
 import { createEndpoint, sendTestEvent, updateEndpoint, type Endpoint } from "@/lib/store/webhooks";
-import { publicLinks } from "@/lib/store/webhook-outbox";
+import { publicLinks } from "@/lib/store/work/webhook-outbox";
 import { testEvent } from "@/lib/domain/webhooks/events";
 import { serverSecret } from "@/lib/webhooks/deliver";
 import { readJsonBody } from "./body";

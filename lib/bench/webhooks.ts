@@ -47,7 +47,7 @@ async function main() {
   const { base, token, server, env } = await startBenchServer(url, "ingest,verify,read");
   process.env.DATABASE_URL = url;
   const store = await import("../store/webhooks");
-  const { jobCounts } = await import("../store/jobs");
+  const { jobCounts } = await import("@/lib/store/work/jobs");
   const made: { id: string }[] = [];
   for (let i = 0; i < ENDPOINTS; i++) {
     const secret = newSecret();

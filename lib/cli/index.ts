@@ -20,7 +20,7 @@ import { loadDemoData } from "@/lib/store/demo";
 import { rebuildProjections } from "@/lib/store/rebuild-projections";
 import { createUser } from "@/lib/store/users";
 import { verifyStoredChain } from "@/lib/store/chain/verify-chain";
-import { announceChainFailure, chainFailure } from "@/lib/store/webhook-outbox";
+import { announceChainFailure, chainFailure } from "@/lib/store/work/webhook-outbox";
 import { runDbCommand } from "./schema-engine";
 
 const HELP = `Reconcile command line: npm run cli -- <command> [options]

@@ -6,7 +6,7 @@ import { unique } from "@/lib/testing/integration";
  * that causes them, claimed under a lease by one claimant at a time, finished once. Each test
  * uses its own job kind, which the running server has no handler for.
  */
-const store = () => import("@/lib/store/jobs");
+const store = () => import("@/lib/store/work/jobs");
 const db = () => import("@/lib/store/db/db");
 
 async function rows(kind: string) {

@@ -1,5 +1,5 @@
 import "server-only";
-import { anyDue, claimJobs, finishJob, nextDueAt, retryJob, type Job } from "@/lib/store/jobs";
+import { anyDue, claimJobs, finishJob, nextDueAt, retryJob, type Job } from "@/lib/store/work/jobs";
 import { writeTransaction } from "@/lib/store/db/db";
 
 /**

@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { deployMigrations } from "@/lib/cli/schema-engine";
 import { disconnect, reader, writeTransaction } from "@/lib/store/db/db";
-import { enqueueJobs } from "@/lib/store/jobs";
+import { enqueueJobs } from "@/lib/store/work/jobs";
 import { asSql } from "@/lib/store/db/sql";
 
 export type JobsCrashOptions = { url: string; processes?: number; jobs?: number; kills?: number; log?: (line: string) => void };

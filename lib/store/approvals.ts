@@ -11,11 +11,11 @@ import { maybeCheckpoint } from "./chain/checkpoints";
 import type { Db, Tx } from "./db/database";
 import { reader, writeTransaction } from "./db/db";
 import { StoreError } from "./errors";
-import { enqueueJobs, finishJob, type Job } from "./jobs";
+import { enqueueJobs, finishJob, type Job } from "./work/jobs";
 import { writeProjection } from "./projection";
 import type { SqlLike } from "./db/sql";
 import { correctionFacts, loadOperationRecords, stateOf, type OperationRecords } from "./chain/stage-records";
-import { announce, publicLinks } from "./webhook-outbox";
+import { announce, publicLinks } from "./work/webhook-outbox";
 
 /**
  * Approvals in the store (shared/GATEWAY.md): a decision, an expiry and the single use of an

@@ -12,7 +12,7 @@ import { writeTransaction } from "./db/db";
 import { StoreError } from "./errors";
 import { writeProjection } from "./projection";
 import { correctionFacts, loadOperationRecords, type CorrectionPayload } from "./chain/stage-records";
-import { announceCorrection } from "./webhook-outbox";
+import { announceCorrection } from "./work/webhook-outbox";
 
 /**
  * A reviewer's correction: a new immutable record in the chain, never an edit. Taken under

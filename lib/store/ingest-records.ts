@@ -13,7 +13,7 @@ import { insertMany, selectIn, type Sql } from "./db/sql";
 import { holdForApproval } from "./approvals";
 import { scheduleVerifierChecks } from "./verifier-schedule";
 import type { VerifierVersion } from "@/lib/domain/verifier";
-import { announceStages } from "./webhook-outbox";
+import { announceStages } from "./work/webhook-outbox";
 import { correctionFacts, loadOperationRecords, type OperationRecords, type StagePayload } from "./chain/stage-records";
 
 /**

@@ -3,7 +3,7 @@ import type { ChainRecord } from "@/lib/domain/hash";
 import type { OperationState } from "@/lib/domain/operation";
 import { toInstant } from "@/lib/domain/time";
 import { checkSchedule, verifierSender } from "@/lib/domain/verifier";
-import { enqueueJobs, type JobInput } from "./jobs";
+import { enqueueJobs, type JobInput } from "./work/jobs";
 import type { SqlLike } from "./db/sql";
 import type { StagePayload } from "./chain/stage-records";
 import { activeVerifiersFor } from "./verifiers";

@@ -8,7 +8,7 @@ import type { ReadStatus } from "@/lib/domain/wire";
 import { registerJobHandler } from "@/lib/jobs/worker";
 import { reader, sqlWriteTransaction, writeTransaction } from "@/lib/store/db/db";
 import { ingestRecords } from "@/lib/store/ingest-records";
-import { finishJob, retryJob, type Job } from "@/lib/store/jobs";
+import { finishJob, retryJob, type Job } from "@/lib/store/work/jobs";
 import { loadOperationRecords } from "@/lib/store/chain/stage-records";
 import { VERIFIER_CHECK_JOB, type VerifierCheckPayload } from "@/lib/store/verifier-schedule";
 import { verifierVersion } from "@/lib/store/verifiers";

@@ -8,9 +8,9 @@ import type { AnyEventType } from "@/lib/domain/webhooks/events";
 import { guardedRequest, outboundPolicy, OutboundRefused, type OutboundResponse } from "@/lib/outbound/guarded-request";
 import { sqlWriteTransaction, writeTransaction } from "@/lib/store/db/db";
 import type { Sql } from "@/lib/store/db/sql";
-import { finishJob, LeaseLost, retryJob, type Job } from "@/lib/store/jobs";
+import { finishJob, LeaseLost, retryJob, type Job } from "@/lib/store/work/jobs";
 import { cancelDelivery, deliveryForSending, recordAttempt } from "@/lib/store/webhooks";
-import type { DeliveryJob } from "@/lib/store/webhook-outbox";
+import type { DeliveryJob } from "@/lib/store/work/webhook-outbox";
 
 /**
  * Sends one delivery (one message to one endpoint): the job handler of kind "webhook". Each

@@ -1,6 +1,6 @@
 import "server-only";
 import { registerJobHandler } from "@/lib/jobs/worker";
-import { WEBHOOK_JOB_KIND } from "@/lib/store/webhook-outbox";
+import { WEBHOOK_JOB_KIND } from "@/lib/store/work/webhook-outbox";
 import { deliverWebhook } from "./deliver";
 import { envSetting } from "@/lib/domain/settings";
 

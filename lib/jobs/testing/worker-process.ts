@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { registerJobHandler, startJobWorker } from "@/lib/jobs/worker";
 import { writeTransaction } from "@/lib/store/db/db";
-import { finishJob } from "@/lib/store/jobs";
+import { finishJob } from "@/lib/store/work/jobs";
 
 const kind = process.env.PROBE_KIND ?? "probe";
 const leaseMs = Number(process.env.PROBE_LEASE_MS ?? 1_000);

@@ -7,7 +7,7 @@ import { createChainsCheckpoint, createCheckpoint, loadSigningKey, newSigningKey
 import { chainHead } from "./audit-export";
 import { chainCountIn, committedHeads, lockChain } from "./chain";
 import { reader, writeTransaction } from "../db/db";
-import { announceCheckpoint } from "../webhook-outbox";
+import { announceCheckpoint } from "../work/webhook-outbox";
 
 /** How often a checkpoint is due: RECONCILE_CHECKPOINT_EVERY (see parseCheckpointEvery), read once. */
 let every: { records: number; ms: number } | null = null;

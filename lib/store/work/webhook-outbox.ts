@@ -7,9 +7,9 @@ import { eventBody } from "@/lib/domain/webhooks/body";
 import { endpointFiltersSchema, wants, type EndpointFilters } from "@/lib/domain/webhooks/endpoint";
 import { chainFailedEvent, checkpointEvent, correctionEvent, operationEvents, type CorrectionData, type Links, type OutcomeChange, type WebhookEvent } from "@/lib/domain/webhooks/events";
 import { keyFingerprint, type Checkpoint } from "@/lib/domain/checkpoint";
-import { writeTransaction } from "./db/db";
+import { writeTransaction } from "../db/db";
 import { enqueueJobs } from "./jobs";
-import { asSql, insertMany, type SqlLike } from "./db/sql";
+import { asSql, insertMany, type SqlLike } from "../db/sql";
 
 /**
  * The durable outbox. Called INSIDE the write transaction of the change an event announces

@@ -1,8 +1,8 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { provider } from "./db/database";
-import { reader, writeTransaction } from "./db/db";
-import { asSql, inList, insertManyIgnoringConflicts, placeholder, type SqlLike } from "./db/sql";
+import { provider } from "../db/database";
+import { reader, writeTransaction } from "../db/db";
+import { asSql, inList, insertManyIgnoringConflicts, placeholder, type SqlLike } from "../db/sql";
 
 /**
  * Durable background work (table `job`): a verifier's scheduled check, a webhook's delivery.
