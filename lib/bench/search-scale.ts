@@ -17,7 +17,7 @@ import { deployMigrations } from "@/lib/cli/schema-engine";
 import { deriveOperation, type StoredStage } from "@/lib/domain/operation";
 import { searchSourceOf } from "@/lib/domain/search";
 import { disconnect, reader, writeTransaction } from "@/lib/store/db/db";
-import { searchOperations, searchRows, writeSearchRows } from "@/lib/store/search-index";
+import { searchOperations, searchRows, writeSearchRows } from "@/lib/store/projection/search-index";
 import type { SearchSource } from "@/lib/domain/search";
 import { Generator, type Rec } from "./ui/generator";
 import { fmtTime, log } from "./ui/log";

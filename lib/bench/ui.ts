@@ -40,7 +40,7 @@ import { getTrajectory, listTrajectories } from "@/lib/store/get-trajectory";
 import { listOperations, listQuerySchema } from "@/lib/store/list-operations";
 import { knownTools, outcomeCounts, periodStart, reviewCounts, silentFailureRate, topDivergentTools } from "@/lib/store/overview";
 import { metricsQuerySchema, readMetrics } from "@/lib/store/metrics";
-import { rebuildProjections } from "@/lib/store/rebuild-projections";
+import { rebuildProjections } from "@/lib/store/projection/rebuild";
 import { openBench, SqliteBench, type ChainCheck } from "./ui/bench-db";
 import { firstLoadJs } from "./ui/first-load-js";
 import { TOOLS } from "./ui/generator";

@@ -17,7 +17,7 @@ import { allCheckpoints, latestCheckpoint, writeCheckpoint } from "@/lib/store/c
 import { createApiToken } from "@/lib/store/api-tokens";
 import { disconnect } from "@/lib/store/db/db";
 import { loadDemoData } from "@/lib/store/demo";
-import { rebuildProjections } from "@/lib/store/rebuild-projections";
+import { rebuildProjections } from "@/lib/store/projection/rebuild";
 import { createUser } from "@/lib/store/users";
 import { verifyStoredChain } from "@/lib/store/chain/verify-chain";
 import { announceChainFailure, chainFailure } from "@/lib/store/work/webhook-outbox";

@@ -12,7 +12,7 @@ import type { Db, Tx } from "./db/database";
 import { reader, writeTransaction } from "./db/db";
 import { StoreError } from "./errors";
 import { enqueueJobs, finishJob, type Job } from "./work/jobs";
-import { writeProjection } from "./projection";
+import { writeProjection } from "./projection/projection";
 import type { SqlLike } from "./db/sql";
 import { correctionFacts, loadOperationRecords, stateOf, type OperationRecords } from "./chain/stage-records";
 import { announce, publicLinks } from "./work/webhook-outbox";

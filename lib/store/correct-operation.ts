@@ -10,7 +10,7 @@ import { appendToChain, lockChain } from "./chain/chain";
 import { maybeCheckpoint } from "./chain/checkpoints";
 import { writeTransaction } from "./db/db";
 import { StoreError } from "./errors";
-import { writeProjection } from "./projection";
+import { writeProjection } from "./projection/projection";
 import { correctionFacts, loadOperationRecords, type CorrectionPayload } from "./chain/stage-records";
 import { announceCorrection } from "./work/webhook-outbox";
 

@@ -8,7 +8,7 @@ import { pacer } from "./db/pace";
 import { appendToChain, lockChain, type ChainEntry } from "./chain/chain";
 import { sqlWriteTransaction } from "./db/db";
 import { refused, StoreError } from "./errors";
-import { planProjection, writeProjection, type Identity, type ProjectionOp, type ProjectionPlan } from "./projection";
+import { planProjection, writeProjection, type Identity, type ProjectionOp, type ProjectionPlan } from "./projection/projection";
 import { insertMany, selectIn, type Sql } from "./db/sql";
 import { holdForApproval } from "./approvals";
 import { scheduleVerifierChecks } from "./verifier-schedule";

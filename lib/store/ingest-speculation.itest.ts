@@ -83,7 +83,7 @@ describe("deciding a group before the chain lock", () => {
         // not computed again under the lock; and the plan's view row and search document were written.
         expect(secondResults).toBe(spec!.planned.results);
         const { reader } = await import("@/lib/store/db/db");
-        const { searchOperations } = await import("@/lib/store/search-index");
+        const { searchOperations } = await import("@/lib/store/projection/search-index");
         const id = `${run}-b7-${attempt}`;
         expect((await (await reader()).operationView.findUnique({ where: { operationId: id } }))?.outcome).toBe("uncertain");
         expect((await searchOperations(await reader(), "itest.speculate a ledger", 1000, [id])).ids).toEqual([id]);

@@ -5,7 +5,7 @@ import { chainCountIfKnown, linkEntries, lockChain, singleChainHead, storeLinked
 import { provider } from "./db/database";
 import { sqlReadSnapshot, sqlWriteTransaction } from "./db/db";
 import { decideBatch, ingestRecords, operationIdsOf, planWrite, readBasis, writeDecided, type Decided, type IngestResult, type ValidRecord, type WritePlan } from "./ingest-records";
-import { readAuditRates } from "./metrics-projection";
+import { readAuditRates } from "./projection/metrics-projection";
 import { pacer } from "./db/pace";
 import { verifierToolsOf } from "./verifier-schedule";
 import { activeVerifiersFor } from "./verifiers";

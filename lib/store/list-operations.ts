@@ -10,7 +10,7 @@ import { OF_OPERATIONS } from "./chain/chain";
 import { reader } from "./db/db";
 import { selectIn } from "./db/sql";
 import { METRIC_NAMES, METRIC_PARTS, metricWhere } from "./metric-filters";
-import { rankedPage, searchOperations, searchSnippets } from "./search-index";
+import { rankedPage, searchOperations, searchSnippets } from "./projection/search-index";
 import type { SnippetLine } from "@/lib/domain/search";
 
 /** A text filter: non-empty, and text every database can compare (no NUL, no unpaired surrogate). */

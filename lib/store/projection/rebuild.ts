@@ -1,11 +1,11 @@
 import "server-only";
-import { lockChain } from "./chain/chain";
-import { writeTransaction } from "./db/db";
+import { lockChain } from "../chain/chain";
+import { writeTransaction } from "../db/db";
 import { clearMetricProjection } from "./metrics-projection";
 import { writeProjection } from "./projection";
 import { clearSearchIndex } from "./search-index";
-import { asSql } from "./db/sql";
-import { correctionFacts, loadOperationRecords } from "./chain/stage-records";
+import { asSql } from "../db/sql";
+import { correctionFacts, loadOperationRecords } from "../chain/stage-records";
 
 const PAGE = 500;
 

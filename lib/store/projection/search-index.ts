@@ -2,8 +2,8 @@ import "server-only";
 import type { OperationState, StoredStage } from "@/lib/domain/operation";
 import { wellFormed } from "@/lib/domain/json";
 import { ftsMatch, parseSearch, searchDocument, searchSourceOf, snippetOf, tsQuery, tsVector, type ParsedSearch, type SearchDocument, type SearchSource, type SnippetLine } from "@/lib/domain/search";
-import { provider, type Db, type Tx } from "./db/database";
-import { asSql, deleteIn, inList, insertMany, selectIn, type SqlLike } from "./db/sql";
+import { provider, type Db, type Tx } from "../db/database";
+import { asSql, deleteIn, inList, insertMany, selectIn, type SqlLike } from "../db/sql";
 
 /**
  * The free-text search index: one row per operation in `operation_search` (migration

@@ -2,7 +2,7 @@ import "server-only";
 import { claimOf, isDrawn, isRecovered, type MetricFacts, type RecoveryCandidate, type Review } from "@/lib/domain/metrics";
 import type { OperationState } from "@/lib/domain/operation";
 import type { Outcome } from "@/lib/domain/outcomes";
-import { addToCounters, insertMany, insertManyIgnoringConflicts, placeholder, selectIn, type Sql } from "./db/sql";
+import { addToCounters, insertMany, insertManyIgnoringConflicts, placeholder, selectIn, type Sql } from "../db/sql";
 
 /*
  * The paper's metrics in the projection (shared/METRICS.md, lib/domain/metrics.ts). Each

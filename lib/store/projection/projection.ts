@@ -4,10 +4,10 @@ import type { CorrectionFact } from "@/lib/domain/corrections";
 import { deriveOperation, type OperationState, type StoredStage } from "@/lib/domain/operation";
 import { actualOf, reviewOf } from "@/lib/domain/metrics";
 import { isSilentFailure, type EffectiveOutcome } from "@/lib/domain/outcomes";
-import { lockDerived } from "./chain/chain";
+import { lockDerived } from "../chain/chain";
 import { finishMetricRows, prepareMetricRows, type MetricRow } from "./metrics-projection";
 import { searchRows, searchRowsOf, writeSearchRows, type SearchRow } from "./search-index";
-import { addToCounters, asSql, deleteIn, insertMany, selectIn, type Sql, type SqlLike } from "./db/sql";
+import { addToCounters, asSql, deleteIn, insertMany, selectIn, type Sql, type SqlLike } from "../db/sql";
 
 export type Identity = { operationId: string; createdSeq: number; createdAt: string };
 
