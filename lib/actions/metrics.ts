@@ -4,7 +4,7 @@ import { redirect } from "next/navigation";
 import { knownError } from "@/lib/api/errors";
 import { can } from "@/lib/domain/permissions";
 import { currentPrincipal } from "@/lib/auth/session";
-import { setAuditSampling } from "@/lib/store/audit-sampling";
+import { setAuditSampling } from "@/lib/store/settings/audit-sampling";
 
 /** An admin sets a tool's audit sampling rate (percent in the form; 0 stops sampling the tool). */
 export async function setSamplingAction(form: FormData): Promise<void> {

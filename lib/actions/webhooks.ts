@@ -4,7 +4,7 @@ import { revalidatePath } from "next/cache";
 import { authorizeAction, guardedAction, type FormState } from "@/lib/actions/guard";
 import { createEndpointWith, sendTest, updateEndpointWith } from "@/lib/api/webhooks";
 import { wakeJobs } from "@/lib/jobs/worker";
-import { deleteEndpoint, redeliver, updateEndpoint } from "@/lib/store/webhooks";
+import { deleteEndpoint, redeliver, updateEndpoint } from "@/lib/store/settings/webhooks";
 
 /**
  * The webhook settings page's server actions (admins). Each checks the permission itself and

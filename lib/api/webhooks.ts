@@ -5,7 +5,7 @@ import { describeIssues } from "@/lib/domain/wire";
 import { endpointCreateSchema, endpointUpdateSchema, type EndpointCreate, type EndpointUpdate } from "@/lib/domain/webhooks/endpoint";
 import { newSecret, sealSecret, secretHint } from "@/lib/domain/webhooks/signing";
 import { checkUrl, outboundPolicy, OutboundRefused } from "@/lib/outbound/guarded-request";
-import { createEndpoint, sendTestEvent, updateEndpoint, type Endpoint } from "@/lib/store/webhooks";
+import { createEndpoint, sendTestEvent, updateEndpoint, type Endpoint } from "@/lib/store/settings/webhooks";
 import { publicLinks } from "@/lib/store/work/webhook-outbox";
 import { testEvent } from "@/lib/domain/webhooks/events";
 import { serverSecret } from "@/lib/webhooks/deliver";

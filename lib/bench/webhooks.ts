@@ -46,7 +46,7 @@ async function main() {
   const rx = await startReceiver();
   const { base, token, server, env } = await startBenchServer(url, "ingest,verify,read");
   process.env.DATABASE_URL = url;
-  const store = await import("../store/webhooks");
+  const store = await import("@/lib/store/settings/webhooks");
   const { jobCounts } = await import("@/lib/store/work/jobs");
   const made: { id: string }[] = [];
   for (let i = 0; i < ENDPOINTS; i++) {

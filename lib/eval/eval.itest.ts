@@ -14,7 +14,7 @@ describe("Protocol 2 (npm run eval)", () => {
   // Two runs of 300 tasks over HTTP: about a minute on SQLite, more on PostgreSQL on a busy machine.
   it("a small run: Reconcile's figures equal the ground truth, the same seed gives the same table, and the check is not vacuous", { timeout: 300_000 }, async () => {
     const { token } = await principal("reviewer", ["ingest", "verify", "read", "review"]);
-    const { setAuditSampling } = await import("@/lib/store/audit-sampling");
+    const { setAuditSampling } = await import("@/lib/store/settings/audit-sampling");
     const setSampling = (tool: string, rate: number) => setAuditSampling({ tool, rate, by: "eval.itest" });
     const first = await runEval({ seed: 7, tasks: 300, base: baseUrl, token, setSampling, runId: unique("ev") });
     expect(first.mismatches).toEqual([]);

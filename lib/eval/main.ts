@@ -48,7 +48,7 @@ async function main() {
   try {
     // The sampling rates are an admin's setting: set here straight on the server's database.
     process.env.DATABASE_URL = url;
-    const { setAuditSampling } = await import("../store/audit-sampling");
+    const { setAuditSampling } = await import("@/lib/store/settings/audit-sampling");
     const started = Date.now();
     const result = await runEval({ seed, tasks, base, token, samplingRate: rate, setSampling: (tool, r) => setAuditSampling({ tool, rate: r, by: "npm run eval" }) });
     console.log(result.text);

@@ -251,8 +251,8 @@ describe("deciding a group before the chain lock", () => {
 
   it("the settings a group's writes read are current when it is stored: a rate and a verifier set before the guess are used, ones set after it are seen", async () => {
     const { ingestGroup, speculate, speculationCounts } = await speculation();
-    const { setAuditSampling } = await import("@/lib/store/audit-sampling");
-    const { saveVerifierVersion } = await import("@/lib/store/verifiers");
+    const { setAuditSampling } = await import("@/lib/store/settings/audit-sampling");
+    const { saveVerifierVersion } = await import("@/lib/store/settings/verifiers");
     const { EXAMPLE } = await import("@/lib/domain/fixtures/verifier-example");
     const { reader } = await import("@/lib/store/db/db");
     // Verified records (a canonical read that matches), received now: an audit rate of 1 draws

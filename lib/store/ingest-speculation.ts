@@ -8,7 +8,7 @@ import { decideBatch, ingestRecords, operationIdsOf, planWrite, readBasis, write
 import { readAuditRates } from "./projection/metrics-projection";
 import { pacer } from "./db/pace";
 import { verifierToolsOf } from "./verifier-schedule";
-import { activeVerifiersFor } from "./verifiers";
+import { activeVerifiersFor } from "./settings/verifiers";
 
 export type { Written };
 

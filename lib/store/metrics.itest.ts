@@ -116,7 +116,7 @@ describe("metrics from rollups", () => {
     const tool = `db.insert-${tag}`;
     const sampledTool = `files.put-${tag}`;
     const heldTool = `billing.charge-${tag}`;
-    const { setAuditSampling } = await import("@/lib/store/audit-sampling");
+    const { setAuditSampling } = await import("@/lib/store/settings/audit-sampling");
     await setAuditSampling({ tool: sampledTool, rate: 1, by: "test" });
     // The setting is a security event in the chain.
     const [event] = await (await db()).chainRecord.findMany({ where: { kind: "security" }, orderBy: { seq: "desc" }, take: 1 });

@@ -11,7 +11,7 @@ import { ingestRecords } from "@/lib/store/ingest-records";
 import { finishJob, retryJob, type Job } from "@/lib/store/work/jobs";
 import { loadOperationRecords } from "@/lib/store/chain/stage-records";
 import { VERIFIER_CHECK_JOB, type VerifierCheckPayload } from "@/lib/store/verifier-schedule";
-import { verifierVersion } from "@/lib/store/verifiers";
+import { verifierVersion } from "@/lib/store/settings/verifiers";
 import { performCheck, type Performed } from "./perform";
 import { envSetting } from "@/lib/domain/settings";
 

@@ -2,7 +2,7 @@ import type { EndpointFilters, EndpointFormat } from "@/lib/domain/webhooks/endp
 
 /**
  * Webhook endpoints and their delivery log as read (docs/API.md "Webhooks"): what the API answers
- * and the settings page shows. Shapes only: lib/store/webhooks.ts makes them.
+ * and the settings page shows. Shapes only: lib/store/settings/webhooks.ts makes them.
  */
 export type Endpoint = {
   id: string;

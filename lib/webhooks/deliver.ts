@@ -9,7 +9,7 @@ import { guardedRequest, outboundPolicy, OutboundRefused, type OutboundResponse 
 import { sqlWriteTransaction, writeTransaction } from "@/lib/store/db/db";
 import type { Sql } from "@/lib/store/db/sql";
 import { finishJob, LeaseLost, retryJob, type Job } from "@/lib/store/work/jobs";
-import { cancelDelivery, deliveryForSending, recordAttempt } from "@/lib/store/webhooks";
+import { cancelDelivery, deliveryForSending, recordAttempt } from "@/lib/store/settings/webhooks";
 import type { DeliveryJob } from "@/lib/store/work/webhook-outbox";
 
 /**

@@ -30,7 +30,7 @@ beforeAll(async () => {
   process.env.DATABASE_URL = url;
   const secret = newSecret();
   rx.secrets.set("/both", secret);
-  const { createEndpoint } = await import("@/lib/store/webhooks");
+  const { createEndpoint } = await import("@/lib/store/settings/webhooks");
   await createEndpoint(
     { url: rx.url("/both"), description: "", format: "standard", enabled: true, filters: { event_types: ["operation.needs_review"], tools: [], outcomes: [], agents: [] } },
     { sealed: sealSecret(secret, AUTH_SECRET), hint: secretHint(secret) },

@@ -11,7 +11,7 @@ import { VerdictHistory } from "@/components/operations/verdict-history";
 import { ApprovalPanel } from "@/components/review/approval-panel";
 import { CorrectionPanel } from "@/components/review/correction-panel";
 import { renderedAt } from "@/components/ui/when";
-import { auditSampleOf } from "@/lib/store/audit-sampling";
+import { auditSampleOf } from "@/lib/store/settings/audit-sampling";
 import { CorrectionsHistory } from "@/components/review/corrections-history";
 import { OperationKeys } from "@/components/review/operation-keys";
 import { can, roleAtLeast } from "@/lib/domain/permissions";

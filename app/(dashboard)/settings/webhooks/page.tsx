@@ -3,7 +3,7 @@ import Link from "next/link";
 import { CreateWebhookForm, EditWebhookForm, EndpointActions } from "@/components/settings/webhooks";
 import { DeliveryLog } from "@/components/settings/webhook-log";
 import { requirePage } from "@/lib/auth/session";
-import { listDeliveries, listEndpoints } from "@/lib/store/webhooks";
+import { listDeliveries, listEndpoints } from "@/lib/store/settings/webhooks";
 import type { Endpoint } from "@/lib/views/webhooks";
 
 export const metadata: Metadata = { title: "Webhooks" };

@@ -1,6 +1,6 @@
 import { apiRoute, json, otherMethods } from "@/lib/api/route";
 import { parseDefinition, readVerifierBody, versionJson } from "@/lib/api/verifiers";
-import { listVerifiers, saveVerifierVersion } from "@/lib/store/verifiers";
+import { listVerifiers, saveVerifierVersion } from "@/lib/store/settings/verifiers";
 
 /** Every verifier, its latest version (admins: VERIFIERS.md). */
 export const GET = apiRoute("verifiers:manage", async () => {

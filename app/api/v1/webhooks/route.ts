@@ -1,6 +1,6 @@
 import { apiRoute, json, otherMethods } from "@/lib/api/route";
 import { createEndpointFrom } from "@/lib/api/webhooks";
-import { listEndpoints } from "@/lib/store/webhooks";
+import { listEndpoints } from "@/lib/store/settings/webhooks";
 
 /** Webhook endpoints (docs/API.md "Webhooks"): admins, signed in. */
 export const GET = apiRoute("webhooks:manage", async () => json({ items: await listEndpoints() }));

@@ -1,7 +1,7 @@
 import { ApiError } from "@/lib/api/errors";
 import { apiRoute, json, otherMethods } from "@/lib/api/route";
 import { checkName, versionJson } from "@/lib/api/verifiers";
-import { setVerifierEnabled, verifierVersions } from "@/lib/store/verifiers";
+import { setVerifierEnabled, verifierVersions } from "@/lib/store/settings/verifiers";
 
 type Params = { name: string };
 

@@ -1,6 +1,6 @@
 import { apiRoute, json, otherMethods } from "@/lib/api/route";
 import { updateEndpointFrom } from "@/lib/api/webhooks";
-import { deleteEndpoint, getEndpoint } from "@/lib/store/webhooks";
+import { deleteEndpoint, getEndpoint } from "@/lib/store/settings/webhooks";
 
 type P = { endpointId: string };
 

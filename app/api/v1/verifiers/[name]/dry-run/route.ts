@@ -4,7 +4,7 @@ import { apiRoute, json, otherMethods } from "@/lib/api/route";
 import { checkName, parseDefinition, readVerifierBody } from "@/lib/api/verifiers";
 import { isPlainObject } from "@/lib/domain/json";
 import { describeIssues, operationIdSchema } from "@/lib/domain/wire";
-import { latestVerifier } from "@/lib/store/verifiers";
+import { latestVerifier } from "@/lib/store/settings/verifiers";
 import { dryRun } from "@/lib/verifiers/dry-run";
 
 type Params = { name: string };

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ApiError } from "@/lib/api/errors";
 import { apiRoute, json, otherMethods } from "@/lib/api/route";
 import { describeIssues } from "@/lib/domain/wire";
-import { getEndpoint, listDeliveries } from "@/lib/store/webhooks";
+import { getEndpoint, listDeliveries } from "@/lib/store/settings/webhooks";
 
 const query = z
   .object({

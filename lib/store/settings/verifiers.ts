@@ -1,11 +1,11 @@
 import "server-only";
 import { jsonEqual } from "@/lib/domain/hash";
 import type { VerifierDefinition, VerifierVersion } from "@/lib/domain/verifier";
-import { appendToChain, lockChain } from "./chain/chain";
-import { reader, writeTransaction } from "./db/db";
-import { StoreError } from "./errors";
+import { appendToChain, lockChain } from "../chain/chain";
+import { reader, writeTransaction } from "../db/db";
+import { StoreError } from "../errors";
 import { securityEvent } from "@/lib/domain/security-events";
-import { asSql, inList, placeholder, type SqlLike } from "./db/sql";
+import { asSql, inList, placeholder, type SqlLike } from "../db/sql";
 
 /**
  * Verifiers as versioned records (shared/VERIFIERS.md): every version is a row of

@@ -6,12 +6,12 @@ import type { Attempt, Delivery, Endpoint } from "@/lib/views/webhooks";
 export type { Attempt, Delivery, Endpoint };
 import { eventBody } from "@/lib/domain/webhooks/body";
 import type { WebhookEvent } from "@/lib/domain/webhooks/events";
-import { reader, writeTransaction } from "./db/db";
-import type { Tx } from "./db/database";
-import { StoreError } from "./errors";
-import { enqueueJobs } from "./work/jobs";
-import { asSql, insertMany, placeholder, type SqlLike } from "./db/sql";
-import { deliveryJob, type DeliveryJob } from "./work/webhook-outbox";
+import { reader, writeTransaction } from "../db/db";
+import type { Tx } from "../db/database";
+import { StoreError } from "../errors";
+import { enqueueJobs } from "../work/jobs";
+import { asSql, insertMany, placeholder, type SqlLike } from "../db/sql";
+import { deliveryJob, type DeliveryJob } from "../work/webhook-outbox";
 
 /** Webhook endpoints and their delivery log (storage only: sending is lib/webhooks). */
 

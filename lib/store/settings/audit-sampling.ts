@@ -1,7 +1,7 @@
 import "server-only";
-import { writeTransaction, reader } from "./db/db";
-import { StoreError } from "./errors";
-import { recordSecurityEvent } from "./chain/security-events";
+import { writeTransaction, reader } from "../db/db";
+import { StoreError } from "../errors";
+import { recordSecurityEvent } from "../chain/security-events";
 
 /**
  * Audit sampling rates per tool (shared/METRICS.md "Sampled audits"): the share of a tool's
