@@ -4,7 +4,7 @@ import { LoginForm } from "@/components/auth/login-form";
 import { ProductPitch } from "@/components/product-pitch";
 import { safeRedirectPath } from "@/lib/auth/redirect";
 import { currentPrincipal, PASSWORD_CHANGE_PATH, pendingPasswordChange } from "@/lib/auth/session";
-import { countUsers } from "@/lib/store/users";
+import { countUsers } from "@/lib/store/people/users";
 
 export const metadata: Metadata = { title: "Sign in" };
 

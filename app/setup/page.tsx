@@ -2,8 +2,8 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { SetupForm } from "@/components/auth/setup-form";
 import { ProductPitch } from "@/components/product-pitch";
-import { setupCodeRequired } from "@/lib/store/setup-code";
-import { countUsers } from "@/lib/store/users";
+import { setupCodeRequired } from "@/lib/store/people/setup-code";
+import { countUsers } from "@/lib/store/people/users";
 
 export const metadata: Metadata = { title: "Create the first admin" };
 

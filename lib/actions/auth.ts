@@ -11,9 +11,9 @@ import { MAX_IDENTIFIER_LENGTH } from "@/lib/crypto/identifier";
 import { safeRedirectPath } from "@/lib/auth/redirect";
 import { sourceAddress } from "@/lib/auth/request";
 import { currentPrincipal, pendingPasswordChange } from "@/lib/auth/session";
-import { changeOwnPassword, setPasswordByAdmin } from "@/lib/store/account";
-import { createApiToken, revokeToken } from "@/lib/store/api-tokens";
-import { countUsers, createFirstAdmin, createUser, endAllSessions, updateUser } from "@/lib/store/users";
+import { changeOwnPassword, setPasswordByAdmin } from "@/lib/store/people/account";
+import { createApiToken, revokeToken } from "@/lib/store/people/api-tokens";
+import { countUsers, createFirstAdmin, createUser, endAllSessions, updateUser } from "@/lib/store/people/users";
 
 /**
  * Server actions. Each checks authentication and permission itself (the proxy only

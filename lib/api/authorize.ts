@@ -1,7 +1,7 @@
 import "server-only";
 import { can, refusal, type Permission, type Principal } from "@/lib/domain/permissions";
 import { sourceAddress } from "@/lib/auth/request";
-import { authenticateToken } from "@/lib/store/api-tokens";
+import { authenticateToken } from "@/lib/store/people/api-tokens";
 import { writeTransaction } from "@/lib/store/db/db";
 import { recordSecurityEvent } from "@/lib/store/chain/security-events";
 import { ApiError } from "./errors";

@@ -117,7 +117,7 @@ describe("an operation belongs to the user that created it", () => {
 
   it("the creator's other tokens and its session may add to it", async () => {
     const id = await divergent();
-    const { createApiToken } = await import("@/lib/store/api-tokens");
+    const { createApiToken } = await import("@/lib/store/people/api-tokens");
     const second = (await createApiToken({ email: agent.email, name: "second service", scopes: ["ingest"], actor: "itest" })).token;
     expect((await ingest(second, { operation_id: id, side_effects: [{ name: "x", status: "observed" }] })).status).toBe(200);
     const { cookie } = await signInHttp(agent.email, "integration-password");

@@ -17,7 +17,7 @@ async function userId(email: string) {
 }
 
 async function disable(email: string) {
-  const { updateUser } = await import("@/lib/store/users");
+  const { updateUser } = await import("@/lib/store/people/users");
   await updateUser({ id: await userId(email), disabled: true, actor: "itest" });
 }
 
@@ -175,7 +175,7 @@ describe("the authorization matrix (server actions)", () => {
   });
 
   it("the last admin can be neither demoted nor disabled", async () => {
-    const { updateUser } = await import("@/lib/store/users");
+    const { updateUser } = await import("@/lib/store/people/users");
     const client = await db();
     const admins = await client.user.findMany({ where: { role: "admin", disabled: false } });
     // Leave exactly one enabled admin, then try to remove it.
@@ -399,7 +399,7 @@ describe("sign-out ends the session on every instance", () => {
 
 describe("the last admin, under concurrency", () => {
   it("two admins demoting each other at once leave one admin, and the other gets a clear refusal", async () => {
-    const { updateUser } = await import("@/lib/store/users");
+    const { updateUser } = await import("@/lib/store/people/users");
     const client = await db();
     const a = await person("admin");
     const b = await person("admin");

@@ -5,9 +5,9 @@ import Credentials from "next-auth/providers/credentials";
 import { headers } from "next/headers";
 import { safeRedirectPath } from "./redirect";
 import { sourceAddress } from "./request";
-import { signInWithPassword } from "@/lib/store/sign-in";
-import { recordSignOut, signInWithSso, userForIdentity } from "@/lib/store/sessions";
-import { activeUser } from "@/lib/store/users";
+import { signInWithPassword } from "@/lib/store/people/sign-in";
+import { recordSignOut, signInWithSso, userForIdentity } from "@/lib/store/people/sessions";
+import { activeUser } from "@/lib/store/people/users";
 
 /** Idle timeout: a session unused this long ends. */
 export const SESSION_IDLE_SECONDS = 30 * 60;
@@ -93,7 +93,7 @@ export const authConfig: NextAuthConfig = {
     async signIn({ account, profile }) {
       if (account?.provider !== "oidc") return true;
       // Single sign-on: a verified email in an allowed domain, linked by issuer + subject
-      // (lib/store/sessions.ts). A refusal goes back to the sign-in page, saying why.
+      // (lib/store/people/sessions.ts). A refusal goes back to the sign-in page, saying why.
       const result = await signInWithSso(
         { issuer: String(profile?.iss ?? ""), subject: String(profile?.sub ?? ""), email: typeof profile?.email === "string" ? profile.email : null, emailVerified: profile?.email_verified },
         await requestSource(),

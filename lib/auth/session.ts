@@ -4,7 +4,7 @@ import { redirect } from "next/navigation";
 import { auth } from "./auth";
 import { can, type Permission, type Principal } from "@/lib/domain/permissions";
 import { safeRedirectPath } from "./redirect";
-import { activeUser } from "@/lib/store/users";
+import { activeUser } from "@/lib/store/people/users";
 
 type SessionPrincipal = Extract<Principal, { kind: "session" }>;
 

@@ -10,7 +10,7 @@
  * It also decides each request's client address (lib/auth/client-address.ts): the socket's, or
  * from X-Forwarded-For only as RECONCILE_TRUSTED_PROXIES allows, handed on in a header only this
  * server sets. And while no user exists and it listens on a non-loopback address, it prints the
- * one-time setup code that /setup asks for (lib/store/setup-code.ts).
+ * one-time setup code that /setup asks for (lib/store/people/setup-code.ts).
  *
  * Environment: PORT (3000), HOSTNAME (all interfaces), DATABASE_URL, AUTH_SECRET,
  * KEEP_ALIVE_TIMEOUT_MS, RECONCILE_CHECKPOINT_EVERY (docs/AUDIT.md), the numeric settings of
@@ -80,7 +80,7 @@ async function main() {
   await app.prepare();
   trustClientAddressHeader();
   const { answeredUndecodablePath, handleIngestNode, isFastIngest } = await import("@/lib/api/ingest-node");
-  const { setupCodeAtStart } = await import("@/lib/store/setup-code");
+  const { setupCodeAtStart } = await import("@/lib/store/people/setup-code");
   const setupCode = await setupCodeAtStart(!isLoopbackHost(hostname));
   // The chain count is fixed when the database is first used, and recorded in it.
   const { recordChainCount } = await import("@/lib/store/chain/chain");

@@ -9,10 +9,10 @@ import { adminQuery, dropTestDatabase } from "@/lib/testing/drop-database";
 export { mulberry32 as seeded } from "@/lib/domain/demo-data";
 import { deployMigrations } from "@/lib/cli/schema-engine";
 import { serverArgs } from "@/lib/cli/start";
-import { createApiToken } from "@/lib/store/api-tokens";
+import { createApiToken } from "@/lib/store/people/api-tokens";
 import { disconnect } from "@/lib/store/db/db";
 import { freePort } from "@/lib/testing/ports";
-import { createUser } from "@/lib/store/users";
+import { createUser } from "@/lib/store/people/users";
 
 export const AUTH_SECRET = "reliability-secret-0123456789abcdef0123";
 

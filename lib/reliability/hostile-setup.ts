@@ -1,4 +1,4 @@
-import { createApiToken } from "@/lib/store/api-tokens";
+import { createApiToken } from "@/lib/store/people/api-tokens";
 import { disconnect } from "@/lib/store/db/db";
 import { prepareDatabase } from "./harness";
 

@@ -105,7 +105,7 @@ const count = (key: string, n = 1) => (seen[key] = (seen[key] ?? 0) + n);
 beforeAll(async () => {
   for (const name of ACTOR_NAMES) who[name] = await principal(ACTORS[name].role, ACTORS[name].scopes);
   checker = await principal("viewer", ["read"]);
-  const { findUserByEmail } = await import("@/lib/store/users");
+  const { findUserByEmail } = await import("@/lib/store/people/users");
   flexId = (await findUserByEmail(who.flex.email))!.id;
 }, 120_000);
 
@@ -834,7 +834,7 @@ class SetRoleCommand implements fc.AsyncCommand<Model, Real> {
 
 /** Changes flex's role through the store's own use case (as the users page does); true when it changed. */
 async function setFlexRole(role: Role): Promise<boolean> {
-  const { updateUser } = await import("@/lib/store/users");
+  const { updateUser } = await import("@/lib/store/people/users");
   await updateUser({ id: flexId, role, actor: who.admin.email });
   const changed = role !== flexRole;
   if (changed) flexAmbiguousUntil = Date.now() + TOKEN_CACHE_MS;

@@ -11,7 +11,7 @@ import path from "node:path";
 import { DEMO_USERS } from "@/lib/domain/demo-data";
 import { disconnect } from "@/lib/store/db/db";
 import { loadDemoData } from "@/lib/store/demo";
-import { createUser } from "@/lib/store/users";
+import { createUser } from "@/lib/store/people/users";
 import { deployMigrations } from "../cli/schema-engine";
 import { startServer } from "../cli/start";
 

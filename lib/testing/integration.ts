@@ -9,8 +9,8 @@ export const baseUrl = inject("baseUrl");
 process.env.DATABASE_URL = inject("databaseUrl");
 
 const store = {
-  users: () => import("@/lib/store/users"),
-  tokens: () => import("@/lib/store/api-tokens"),
+  users: () => import("@/lib/store/people/users"),
+  tokens: () => import("@/lib/store/people/api-tokens"),
   db: () => import("@/lib/store/db/db"),
 };
 

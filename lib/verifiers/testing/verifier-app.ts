@@ -6,9 +6,9 @@
  */
 import { startApp, type App } from "@/lib/reliability/harness";
 import { freshDatabase, type FreshDatabase } from "@/lib/testing/own-server";
-import { createApiToken } from "@/lib/store/api-tokens";
+import { createApiToken } from "@/lib/store/people/api-tokens";
 import { disconnect } from "@/lib/store/db/db";
-import { createUser } from "@/lib/store/users";
+import { createUser } from "@/lib/store/people/users";
 
 export type VerifierApp = { app: App; db: FreshDatabase; token: string; stop: () => Promise<void> };
 

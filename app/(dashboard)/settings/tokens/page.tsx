@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { CreateTokenForm, RevokeButton } from "@/components/settings/tokens";
 import { can, scopesAllowedFor } from "@/lib/domain/permissions";
 import { requirePage } from "@/lib/auth/session";
-import { listAllTokens, listTokens, type AnyTokenSummary, type TokenSummary } from "@/lib/store/api-tokens";
+import { listAllTokens, listTokens, type AnyTokenSummary, type TokenSummary } from "@/lib/store/people/api-tokens";
 import { TableScroll } from "@/components/ui/table-scroll";
 
 export const metadata: Metadata = { title: "API tokens" };

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { AddUserForm, UserRow } from "@/components/settings/users-admin";
 import { requirePage } from "@/lib/auth/session";
-import { listUsers } from "@/lib/store/users";
+import { listUsers } from "@/lib/store/people/users";
 import { TableScroll } from "@/components/ui/table-scroll";
 
 export const metadata: Metadata = { title: "Users" };

@@ -2,9 +2,9 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { identifierDigest } from "@/lib/crypto/identifier";
 import { isRole, type Role } from "@/lib/domain/permissions";
-import { lockChain } from "./chain/chain";
-import { reader, writeTransaction } from "./db/db";
-import { recordSecurityEvent } from "./chain/security-events";
+import { lockChain } from "../chain/chain";
+import { reader, writeTransaction } from "../db/db";
+import { recordSecurityEvent } from "../chain/security-events";
 import { normalizeEmail } from "./users";
 
 /**

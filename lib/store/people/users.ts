@@ -3,11 +3,11 @@ import { randomUUID } from "node:crypto";
 import { hashPassword } from "@/lib/crypto/passwords";
 import { passwordProblem } from "@/lib/domain/password-policy";
 import { isRole, type Role } from "@/lib/domain/permissions";
-import { lockChain } from "./chain/chain";
-import type { Tx } from "./db/database";
-import { reader, writeTransaction } from "./db/db";
-import { StoreError } from "./errors";
-import { recordSecurityEvent } from "./chain/security-events";
+import { lockChain } from "../chain/chain";
+import type { Tx } from "../db/database";
+import { reader, writeTransaction } from "../db/db";
+import { StoreError } from "../errors";
+import { recordSecurityEvent } from "../chain/security-events";
 import { SETUP_CODE_ROW, setupCodeMatches } from "./setup-code";
 import { forgetTokens } from "./token-cache";
 
@@ -63,7 +63,7 @@ export async function createUser(input: NewUser): Promise<UserSummary> {
 
 /**
  * The first-run admin (/setup): only while no user exists, and with the setup code when the
- * server made one (lib/store/setup-code.ts). The chain lock is taken before the count, so
+ * server made one (lib/store/people/setup-code.ts). The chain lock is taken before the count, so
  * concurrent submissions (on any instance) queue, and all but the first find a user and are
  * refused. The setup code is deleted with the admin's creation.
  */

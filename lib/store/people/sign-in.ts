@@ -2,10 +2,10 @@ import "server-only";
 import { identifierDigest, MAX_IDENTIFIER_LENGTH, normalizeIdentifier } from "@/lib/crypto/identifier";
 import { verifyPassword } from "@/lib/crypto/passwords";
 import { isRole, type Role } from "@/lib/domain/permissions";
-import type { Tx } from "./db/database";
-import { reader, writeTransaction } from "./db/db";
-import { recordSecurityEvent } from "./chain/security-events";
-import { placeholder } from "./db/sql";
+import type { Tx } from "../db/database";
+import { reader, writeTransaction } from "../db/db";
+import { recordSecurityEvent } from "../chain/security-events";
+import { placeholder } from "../db/sql";
 import { recordSignInFailure, signInThrottle, type ThrottleWindow } from "./throttle";
 
 export type SignInResult =

@@ -1,9 +1,9 @@
 import "server-only";
 import { RateLimiterPrisma } from "rate-limiter-flexible";
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
-import { databaseUrl, provider, type Db } from "./db/database";
-import { writer } from "./db/db";
-import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
+import { databaseUrl, provider, type Db } from "../db/database";
+import { writer } from "../db/db";
+import { PrismaClient as SqliteClient } from "../generated/sqlite/client";
 
 /**
  * Failed sign-in limits, kept in the database (rate-limiter-flexible's Prisma store) so they

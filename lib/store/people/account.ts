@@ -1,9 +1,9 @@
 import "server-only";
 import { hashPassword, verifyPassword } from "@/lib/crypto/passwords";
 import { passwordProblem } from "@/lib/domain/password-policy";
-import { reader, writeTransaction } from "./db/db";
-import { StoreError } from "./errors";
-import { recordSecurityEvent } from "./chain/security-events";
+import { reader, writeTransaction } from "../db/db";
+import { StoreError } from "../errors";
+import { recordSecurityEvent } from "../chain/security-events";
 
 /**
  * Passwords after an account exists: people change their own (knowing the current one), and an

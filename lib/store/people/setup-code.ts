@@ -1,7 +1,7 @@
 import "server-only";
 import { createHash, randomInt, timingSafeEqual } from "node:crypto";
-import { reader, writeTransaction } from "./db/db";
-import { placeholder } from "./db/sql";
+import { reader, writeTransaction } from "../db/db";
+import { placeholder } from "../db/sql";
 
 /**
  * The one-time setup code. While no user exists, whoever reaches /setup first becomes the admin:

@@ -2,9 +2,9 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { isRole, isScope, scopesAllowedFor, type Scope } from "@/lib/domain/permissions";
 import { generateToken, hashToken, looksLikeToken } from "@/lib/crypto/tokens";
-import { reader, writeTransaction } from "./db/db";
-import { StoreError } from "./errors";
-import { recordSecurityEvent } from "./chain/security-events";
+import { reader, writeTransaction } from "../db/db";
+import { StoreError } from "../errors";
+import { recordSecurityEvent } from "../chain/security-events";
 import { forgetToken, forgetTokens, rememberedToken, rememberToken, type TokenPrincipal } from "./token-cache";
 import { normalizeEmail } from "./users";
 
