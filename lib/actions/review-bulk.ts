@@ -4,7 +4,7 @@ import { revalidatePath } from "next/cache";
 import { knownError } from "@/lib/api/errors";
 import { correctionRequestSchema } from "@/lib/domain/corrections";
 import { describeIssues } from "@/lib/domain/wire";
-import { correctOperation } from "@/lib/store/correct-operation";
+import { correctOperation } from "@/lib/store/review/correct-operation";
 import { requireReviewer } from "./reviewer";
 import { BULK_LIMIT, type BulkResult, type BulkState } from "./review-bulk-types";
 

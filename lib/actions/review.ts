@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { ApiError, knownError } from "@/lib/api/errors";
 import { roleAtLeast } from "@/lib/domain/permissions";
-import { claimOperation, releaseOperation } from "@/lib/store/assignments";
+import { claimOperation, releaseOperation } from "@/lib/store/review/assignments";
 import { requireReviewer } from "./reviewer";
 
 export type ClaimState = { error?: string } | null;

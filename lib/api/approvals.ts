@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
-import type { ApprovalView } from "@/lib/store/approvals";
-import { getApproval } from "@/lib/store/approvals";
+import type { ApprovalView } from "@/lib/store/review/approvals";
+import { getApproval } from "@/lib/store/review/approvals";
 import { ApiError } from "./errors";
 
 /** The longest `?wait=` a long poll may ask for, in seconds. */

@@ -33,7 +33,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { mulberry32 } from "@/lib/domain/demo-data";
 import { deployMigrations } from "@/lib/cli/schema-engine";
-import { assigneesOf } from "@/lib/store/assignments";
+import { assigneesOf } from "@/lib/store/review/assignments";
 import { disconnect } from "@/lib/store/db/db";
 import { getOperation } from "@/lib/store/get-operation";
 import { getTrajectory, listTrajectories } from "@/lib/store/get-trajectory";

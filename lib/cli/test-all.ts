@@ -112,9 +112,9 @@ function playwright() {
 const FOUR_CHAIN_SUITES = [
   "lib/reliability/model.itest.ts",
   "lib/store/metrics.itest.ts",
-  "lib/store/claims.itest.ts",
-  "lib/store/corrections.itest.ts",
-  "lib/store/comments.itest.ts",
+  "lib/store/review/claims.itest.ts",
+  "lib/store/review/corrections.itest.ts",
+  "lib/store/review/comments.itest.ts",
   "lib/store/store.itest.ts",
   "lib/store/trajectories.itest.ts",
   "lib/store/ingest-values.itest.ts",

@@ -5,7 +5,7 @@ import { comparedOf } from "@/lib/domain/operation";
 import { verdictHistory } from "@/lib/domain/verdict-history";
 import type { OperationDetail } from "@/lib/views/operation-detail";
 import { reader } from "./db/db";
-import { commentsOf } from "./comments";
+import { commentsOf } from "./review/comments";
 import { derivedState } from "./ingest-records";
 import { loadOperationRecords, stateOf } from "./chain/stage-records";
 

@@ -10,7 +10,7 @@ import { sqlWriteTransaction } from "./db/db";
 import { refused, StoreError } from "./errors";
 import { planProjection, writeProjection, type Identity, type ProjectionOp, type ProjectionPlan } from "./projection/projection";
 import { insertMany, selectIn, type Sql } from "./db/sql";
-import { holdForApproval } from "./approvals";
+import { holdForApproval } from "./review/approvals";
 import { scheduleVerifierChecks } from "./verifier-schedule";
 import type { VerifierVersion } from "@/lib/domain/verifier";
 import { announceStages } from "./work/webhook-outbox";

@@ -17,7 +17,7 @@ import { OperationKeys } from "@/components/review/operation-keys";
 import { can, roleAtLeast } from "@/lib/domain/permissions";
 import type { Idempotency } from "@/lib/domain/outcomes";
 import { requirePage } from "@/lib/auth/session";
-import { claimHolder } from "@/lib/store/assignments";
+import { claimHolder } from "@/lib/store/review/assignments";
 import { getOperation } from "@/lib/store/get-operation";
 import { queueNeighbours } from "@/lib/store/list-operations";
 

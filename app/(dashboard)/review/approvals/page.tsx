@@ -4,7 +4,7 @@ import { QueueTabs } from "@/components/review/queue-tabs";
 import { renderedAt } from "@/components/ui/when";
 import { can } from "@/lib/domain/permissions";
 import { requirePage } from "@/lib/auth/session";
-import { approvalQueue } from "@/lib/store/approvals";
+import { approvalQueue } from "@/lib/store/review/approvals";
 
 export const metadata: Metadata = { title: "Approvals" };
 

@@ -2,7 +2,7 @@ import { approvalListQuery } from "@/lib/api/approvals";
 import { ApiError } from "@/lib/api/errors";
 import { apiRoute, json, otherMethods } from "@/lib/api/route";
 import { describeIssues } from "@/lib/domain/wire";
-import { listApprovals } from "@/lib/store/approvals";
+import { listApprovals } from "@/lib/store/review/approvals";
 
 /** Calls held for approval by status (default pending), oldest request first. */
 export const GET = apiRoute("operations:read", async ({ req }) => {

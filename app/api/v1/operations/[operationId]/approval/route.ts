@@ -2,7 +2,7 @@ import { readValidBody } from "@/lib/api/body";
 import { awaitApproval, waitSeconds } from "@/lib/api/approvals";
 import { apiRoute, json, otherMethods } from "@/lib/api/route";
 import { approvalDecisionSchema } from "@/lib/domain/approval";
-import { decideApproval } from "@/lib/store/approvals";
+import { decideApproval } from "@/lib/store/review/approvals";
 
 type Params = { operationId: string };
 

@@ -4,7 +4,7 @@ import { ApiError } from "@/lib/api/errors";
 import { apiRoute, json, otherMethods } from "@/lib/api/route";
 import { roleAtLeast } from "@/lib/domain/permissions";
 import { describeIssues } from "@/lib/domain/wire";
-import { claimHolder, claimOperation, releaseOperation } from "@/lib/store/assignments";
+import { claimHolder, claimOperation, releaseOperation } from "@/lib/store/review/assignments";
 
 type Params = { operationId: string };
 const claimSchema = z.object({ take_over: z.boolean().optional() }).strict();

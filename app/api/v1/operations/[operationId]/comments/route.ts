@@ -2,7 +2,7 @@ import { readValidBody } from "@/lib/api/body";
 import { ApiError } from "@/lib/api/errors";
 import { apiRoute, json, otherMethods } from "@/lib/api/route";
 import { commentRequestSchema } from "@/lib/domain/comments";
-import { addComment, listComments } from "@/lib/store/comments";
+import { addComment, listComments } from "@/lib/store/review/comments";
 
 type Params = { operationId: string };
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { readValidBody } from "@/lib/api/body";
 import { apiRoute, json, otherMethods } from "@/lib/api/route";
 import { roleAtLeast } from "@/lib/domain/permissions";
-import { useApproval } from "@/lib/store/approvals";
+import { useApproval } from "@/lib/store/review/approvals";
 
 type Params = { operationId: string };
 const useSchema = z

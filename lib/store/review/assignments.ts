@@ -1,10 +1,10 @@
 import "server-only";
 import { isPossibleOperationId } from "@/lib/domain/wire";
-import { appendToChain, lockChain, OF_OPERATIONS } from "./chain/chain";
-import type { Db, Tx } from "./db/database";
-import { reader, writeTransaction } from "./db/db";
-import { StoreError } from "./errors";
-import { selectIn } from "./db/sql";
+import { appendToChain, lockChain, OF_OPERATIONS } from "../chain/chain";
+import type { Db, Tx } from "../db/database";
+import { reader, writeTransaction } from "../db/db";
+import { StoreError } from "../errors";
+import { selectIn } from "../db/sql";
 
 /**
  * Who is working on which operation in the review queue. Claiming, releasing and taking over

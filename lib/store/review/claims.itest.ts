@@ -150,7 +150,7 @@ describe("correcting a claimed operation", () => {
 
 describe("what a reviewer holds (the queue's \"assigned to me\")", () => {
   it("is every operation whose latest assignment is their claim: not what was taken over, released or corrected", async () => {
-    const { heldBy } = await import("@/lib/store/assignments");
+    const { heldBy } = await import("@/lib/store/review/assignments");
     const { listOperations, listQuerySchema } = await import("@/lib/store/list-operations");
     const [kept, taken, released, corrected, never] = [await essayOperation(), await essayOperation(), await essayOperation(), await essayOperation(), await essayOperation()];
     for (const id of [kept, taken, released, corrected]) expect((await claim(id, alice)).status).toBe(200);

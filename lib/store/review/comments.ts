@@ -3,12 +3,12 @@ import { randomUUID } from "node:crypto";
 import type { CommentPayload } from "@/lib/domain/comments";
 import { isPossibleOperationId } from "@/lib/domain/wire";
 import type { OperationComment } from "@/lib/views/operation-detail";
-import { appendToChain, lockChain, OF_OPERATIONS } from "./chain/chain";
-import { maybeCheckpoint } from "./chain/checkpoints";
-import type { Db } from "./db/database";
-import { reader, writeTransaction } from "./db/db";
-import { StoreError } from "./errors";
-import { selectIn } from "./db/sql";
+import { appendToChain, lockChain, OF_OPERATIONS } from "../chain/chain";
+import { maybeCheckpoint } from "../chain/checkpoints";
+import type { Db } from "../db/database";
+import { reader, writeTransaction } from "../db/db";
+import { StoreError } from "../errors";
+import { selectIn } from "../db/sql";
 
 /**
  * A reviewer's note on an operation: one chained record (kind "comment"), in its own

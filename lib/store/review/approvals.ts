@@ -6,16 +6,16 @@ import type { OperationState } from "@/lib/domain/operation";
 import { approvalDecidedEvent, approvalRequestedEvent } from "@/lib/domain/webhooks/approval-events";
 import { operationEvents } from "@/lib/domain/webhooks/events";
 import { requireNotClaimedByOther } from "./assignments";
-import { appendToChain, lockChain } from "./chain/chain";
-import { maybeCheckpoint } from "./chain/checkpoints";
-import type { Db, Tx } from "./db/database";
-import { reader, writeTransaction } from "./db/db";
-import { StoreError } from "./errors";
-import { enqueueJobs, finishJob, type Job } from "./work/jobs";
-import { writeProjection } from "./projection/projection";
-import type { SqlLike } from "./db/sql";
-import { correctionFacts, loadOperationRecords, stateOf, type OperationRecords } from "./chain/stage-records";
-import { announce, publicLinks } from "./work/webhook-outbox";
+import { appendToChain, lockChain } from "../chain/chain";
+import { maybeCheckpoint } from "../chain/checkpoints";
+import type { Db, Tx } from "../db/database";
+import { reader, writeTransaction } from "../db/db";
+import { StoreError } from "../errors";
+import { enqueueJobs, finishJob, type Job } from "../work/jobs";
+import { writeProjection } from "../projection/projection";
+import type { SqlLike } from "../db/sql";
+import { correctionFacts, loadOperationRecords, stateOf, type OperationRecords } from "../chain/stage-records";
+import { announce, publicLinks } from "../work/webhook-outbox";
 
 /**
  * Approvals in the store (shared/GATEWAY.md): a decision, an expiry and the single use of an

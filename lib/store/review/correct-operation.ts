@@ -6,13 +6,13 @@ import { decideCorrection, type CorrectionRequest } from "@/lib/domain/correctio
 import { deriveOperation } from "@/lib/domain/operation";
 import type { Idempotency } from "@/lib/domain/outcomes";
 import { releaseRecord, requireNotClaimedByOther } from "./assignments";
-import { appendToChain, lockChain } from "./chain/chain";
-import { maybeCheckpoint } from "./chain/checkpoints";
-import { writeTransaction } from "./db/db";
-import { StoreError } from "./errors";
-import { writeProjection } from "./projection/projection";
-import { correctionFacts, loadOperationRecords, type CorrectionPayload } from "./chain/stage-records";
-import { announceCorrection } from "./work/webhook-outbox";
+import { appendToChain, lockChain } from "../chain/chain";
+import { maybeCheckpoint } from "../chain/checkpoints";
+import { writeTransaction } from "../db/db";
+import { StoreError } from "../errors";
+import { writeProjection } from "../projection/projection";
+import { correctionFacts, loadOperationRecords, type CorrectionPayload } from "../chain/stage-records";
+import { announceCorrection } from "../work/webhook-outbox";
 
 /**
  * A reviewer's correction: a new immutable record in the chain, never an edit. Taken under
