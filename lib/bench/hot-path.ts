@@ -24,9 +24,9 @@ async function main() {
   const { validate } = await import("../api/ingest");
   const { prepareRecord } = await import("../domain/stages");
   const { systemSender } = await import("../domain/trust");
-  const { decideBatch, planWrite } = await import("../store/ingest-records");
+  const { decideBatch, planWrite } = await import("@/lib/store/ingest/records");
   const { linkEntries } = await import("@/lib/store/chain/chain");
-  type ValidRecord = import("../store/ingest-records").ValidRecord;
+  type ValidRecord = import("@/lib/store/ingest/records").ValidRecord;
 
   const sender = systemSender("bench");
   const bodies: Buffer[] = [];

@@ -16,7 +16,7 @@ import { exportQuerySchema, recordExport } from "@/lib/store/chain/audit-export"
 import { allCheckpoints, latestCheckpoint, writeCheckpoint } from "@/lib/store/chain/checkpoints";
 import { createApiToken } from "@/lib/store/people/api-tokens";
 import { disconnect } from "@/lib/store/db/db";
-import { loadDemoData } from "@/lib/store/demo";
+import { loadDemoData } from "@/lib/store/ingest/demo";
 import { rebuildProjections } from "@/lib/store/projection/rebuild";
 import { createUser } from "@/lib/store/people/users";
 import { verifyStoredChain } from "@/lib/store/chain/verify-chain";

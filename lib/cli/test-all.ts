@@ -117,8 +117,8 @@ const FOUR_CHAIN_SUITES = [
   "lib/store/review/comments.itest.ts",
   "lib/store/store.itest.ts",
   "lib/store/trajectories.itest.ts",
-  "lib/store/ingest-values.itest.ts",
-  "lib/store/ingest-speculation.itest.ts",
+  "lib/store/ingest/values.itest.ts",
+  "lib/store/ingest/speculation.itest.ts",
 ];
 
 check("typecheck", bin("tsc"), ["--noEmit"]);

@@ -19,7 +19,7 @@ export const NUMERIC_SETTINGS = {
   DATABASE_INGEST_POOL_SIZE: { default: 4, integer: true, min: 1 },
   /** Hash chains of a new database, fixed when it is first used (docs/AUDIT.md, "Several chains"). */
   RECONCILE_CHAINS: { default: 1, integer: true, min: 1, max: 64 },
-  /** Records waiting for the ingest transaction past which a request is refused with 429 (lib/store/ingest-queue.ts). */
+  /** Records waiting for the ingest transaction past which a request is refused with 429 (lib/store/ingest/queue.ts). */
   RECONCILE_INGEST_QUEUE_MAX: { default: 20_000, integer: true, min: 1 },
   /** How far an observed_at may be ahead of the server's clock (TRUST.md). */
   RECONCILE_MAX_CLOCK_SKEW: { default: 300, min: 0, unit: "seconds" },

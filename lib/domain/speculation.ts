@@ -1,7 +1,7 @@
 import type { ChainHead } from "./chains";
 
 /*
- * When a group decided before the chain lock may be stored as decided (lib/store/ingest-speculation.ts
+ * When a group decided before the chain lock may be stored as decided (lib/store/ingest/speculation.ts
  * has the whole design). What deciding reads changes only by appends to the chain, and a head
  * (seq and hash) names one state of it: a basis read in a snapshot whose head is H is current
  * while the chain's head is H.

@@ -6,7 +6,7 @@ import { verdictHistory } from "@/lib/domain/verdict-history";
 import type { OperationDetail } from "@/lib/views/operation-detail";
 import { reader } from "./db/db";
 import { commentsOf } from "./review/comments";
-import { derivedState } from "./ingest-records";
+import { derivedState } from "./ingest/records";
 import { loadOperationRecords, stateOf } from "./chain/stage-records";
 
 /** One operation with every stage record and its derived state (shared/API.md "Read"). */

@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { DEMO_USERS } from "@/lib/domain/demo-data";
 import { disconnect } from "@/lib/store/db/db";
-import { loadDemoData } from "@/lib/store/demo";
+import { loadDemoData } from "@/lib/store/ingest/demo";
 import { createUser } from "@/lib/store/people/users";
 import { deployMigrations } from "../cli/schema-engine";
 import { startServer } from "../cli/start";

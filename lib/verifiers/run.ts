@@ -7,17 +7,17 @@ import { operationContext } from "@/lib/domain/verifier-template";
 import type { ReadStatus } from "@/lib/domain/wire";
 import { registerJobHandler } from "@/lib/jobs/worker";
 import { reader, sqlWriteTransaction, writeTransaction } from "@/lib/store/db/db";
-import { ingestRecords } from "@/lib/store/ingest-records";
+import { ingestRecords } from "@/lib/store/ingest/records";
 import { finishJob, retryJob, type Job } from "@/lib/store/work/jobs";
 import { loadOperationRecords } from "@/lib/store/chain/stage-records";
-import { VERIFIER_CHECK_JOB, type VerifierCheckPayload } from "@/lib/store/verifier-schedule";
+import { VERIFIER_CHECK_JOB, type VerifierCheckPayload } from "@/lib/store/ingest/verifier-schedule";
 import { verifierVersion } from "@/lib/store/settings/verifiers";
 import { performCheck, type Performed } from "./perform";
 import { envSetting } from "@/lib/domain/settings";
 
 /**
  * A verifier's scheduled check (VERIFIERS.md "Running them"): the job scheduled with the receipt
- * (lib/store/verifier-schedule.ts) performs the read and records it as an ordinary canonical-read
+ * (lib/store/ingest/verifier-schedule.ts) performs the read and records it as an ordinary canonical-read
  * stage record sent by `verifier:<name>@<version>`, in the same transaction as finishJob, so a
  * check taken over after a crash is never recorded twice. A failure (5xx, timeout, network, a
  * refusal of the guarded client) is tried again later with backoff; after the last attempt the

@@ -1,7 +1,7 @@
 /** Seeding bench:ui's database through the real ingest use case (`ingestRecords`). */
 import { operationRecordSchema } from "@/lib/domain/wire";
 import { systemSender } from "@/lib/domain/trust";
-import { ingestRecords, type ValidRecord } from "@/lib/store/ingest-records";
+import { ingestRecords, type ValidRecord } from "@/lib/store/ingest/records";
 import { Generator, LATE_READ, type Rec } from "./generator";
 import { fmtTime, log } from "./log";
 

@@ -8,12 +8,12 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { unique } from "@/lib/testing/integration";
-import type { ValidRecord } from "@/lib/store/ingest-records";
+import type { ValidRecord } from "@/lib/store/ingest/records";
 
 import { sameHead } from "@/lib/domain/speculation";
 
-const speculation = () => import("@/lib/store/ingest-speculation");
-const records = () => import("@/lib/store/ingest-records");
+const speculation = () => import("@/lib/store/ingest/speculation");
+const records = () => import("@/lib/store/ingest/records");
 
 let speculates = false;
 let chains = 1;
@@ -157,7 +157,7 @@ describe("deciding a group before the chain lock", () => {
   });
 
   it("through the queue: groups that arrive while others commit are guessed, every request gets its own answers, and the chain links", async () => {
-    const { submitIngest } = await import("@/lib/store/ingest-queue");
+    const { submitIngest } = await import("@/lib/store/ingest/queue");
     const { speculationCounts } = await speculation();
     const run = unique("queue");
     // Other files' writers append to the same chain meanwhile, and each append makes a guess

@@ -1,8 +1,8 @@
 import "server-only";
 import { demoRecords, DEMO_ESSAY_OPERATION_ID } from "@/lib/domain/demo-data";
-import { writeCheckpoint } from "./chain/checkpoints";
-import { reader } from "./db/db";
-import { ingestRecords } from "./ingest-records";
+import { writeCheckpoint } from "../chain/checkpoints";
+import { reader } from "../db/db";
+import { ingestRecords } from "./records";
 import { systemSender } from "@/lib/domain/trust";
 
 /** Loads the demo data set through the ingest use case, once. */

@@ -1,14 +1,14 @@
 import "server-only";
 import type { ChainHead } from "@/lib/domain/chains";
 import { predictHead, sameHead, type Written } from "@/lib/domain/speculation";
-import { chainCountIfKnown, linkEntries, lockChain, singleChainHead, storeLinked, type Linked } from "./chain/chain";
-import { provider } from "./db/database";
-import { sqlReadSnapshot, sqlWriteTransaction } from "./db/db";
-import { decideBatch, ingestRecords, operationIdsOf, planWrite, readBasis, writeDecided, type Decided, type IngestResult, type ValidRecord, type WritePlan } from "./ingest-records";
-import { readAuditRates } from "./projection/metrics-projection";
-import { pacer } from "./db/pace";
+import { chainCountIfKnown, linkEntries, lockChain, singleChainHead, storeLinked, type Linked } from "../chain/chain";
+import { provider } from "../db/database";
+import { sqlReadSnapshot, sqlWriteTransaction } from "../db/db";
+import { decideBatch, ingestRecords, operationIdsOf, planWrite, readBasis, writeDecided, type Decided, type IngestResult, type ValidRecord, type WritePlan } from "./records";
+import { readAuditRates } from "../projection/metrics-projection";
+import { pacer } from "../db/pace";
 import { verifierToolsOf } from "./verifier-schedule";
-import { activeVerifiersFor } from "./settings/verifiers";
+import { activeVerifiersFor } from "../settings/verifiers";
 
 export type { Written };
 

@@ -1,11 +1,11 @@
 import "server-only";
 import { chainOf } from "@/lib/domain/chains";
 import { GuessPolicy } from "@/lib/domain/speculation";
-import { knownChainCount } from "./chain/chain";
-import { maybeCheckpoint } from "./chain/checkpoints";
-import { StoreError } from "./errors";
-import { ingestRecords, type IngestResult, type ValidRecord } from "./ingest-records";
-import { canSpeculate, ingestGroup, speculate, type Speculation, type Written } from "./ingest-speculation";
+import { knownChainCount } from "../chain/chain";
+import { maybeCheckpoint } from "../chain/checkpoints";
+import { StoreError } from "../errors";
+import { ingestRecords, type IngestResult, type ValidRecord } from "./records";
+import { canSpeculate, ingestGroup, speculate, type Speculation, type Written } from "./speculation";
 import { envSetting } from "@/lib/domain/settings";
 
 /**

@@ -4,17 +4,17 @@ import { HeldStages, reconcileRecord, stageChainPayloadCanonical, type PreparedR
 import { canonicalJson, type ChainRecord } from "@/lib/domain/hash";
 import { ownershipRefusal, readCapRefusal, type Sender } from "@/lib/domain/trust";
 import type { EffectiveOutcome } from "@/lib/domain/outcomes";
-import { pacer } from "./db/pace";
-import { appendToChain, lockChain, type ChainEntry } from "./chain/chain";
-import { sqlWriteTransaction } from "./db/db";
-import { refused, StoreError } from "./errors";
-import { planProjection, writeProjection, type Identity, type ProjectionOp, type ProjectionPlan } from "./projection/projection";
-import { insertMany, selectIn, type Sql } from "./db/sql";
-import { holdForApproval } from "./review/approvals";
+import { pacer } from "../db/pace";
+import { appendToChain, lockChain, type ChainEntry } from "../chain/chain";
+import { sqlWriteTransaction } from "../db/db";
+import { refused, StoreError } from "../errors";
+import { planProjection, writeProjection, type Identity, type ProjectionOp, type ProjectionPlan } from "../projection/projection";
+import { insertMany, selectIn, type Sql } from "../db/sql";
+import { holdForApproval } from "../review/approvals";
 import { scheduleVerifierChecks } from "./verifier-schedule";
 import type { VerifierVersion } from "@/lib/domain/verifier";
-import { announceStages } from "./work/webhook-outbox";
-import { correctionFacts, loadOperationRecords, type OperationRecords, type StagePayload } from "./chain/stage-records";
+import { announceStages } from "../work/webhook-outbox";
+import { correctionFacts, loadOperationRecords, type OperationRecords, type StagePayload } from "../chain/stage-records";
 
 /**
  * An ingest answer names at most this many observed side effects per item (and then says how

@@ -1,6 +1,6 @@
 import { systemSender } from "@/lib/domain/trust";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import type { IngestResult, ValidRecord } from "./ingest-records";
+import type { IngestResult, ValidRecord } from "./records";
 
 /**
  * The group-commit queue over a stand-in store: the store below records every transaction it
@@ -9,17 +9,17 @@ import type { IngestResult, ValidRecord } from "./ingest-records";
  */
 const store = vi.hoisted(() => ({ transactions: [] as string[][], checkpoints: 0 }));
 
-vi.mock("./ingest-records", () => ({
+vi.mock("./records", () => ({
   ingestRecords: async (records: ValidRecord[]): Promise<IngestResult[]> => {
     store.transactions.push(records.map((r) => r.operationId));
     if (records.some((r) => r.operationId.startsWith("poison"))) throw new Error("the database refused the transaction");
     return records.map((r) => ({ index: r.index, created: true, body: { operation_id: r.operationId } as never }));
   },
 }));
-vi.mock("./chain/checkpoints", () => ({ maybeCheckpoint: async () => void store.checkpoints++ }));
+vi.mock("../chain/checkpoints", () => ({ maybeCheckpoint: async () => void store.checkpoints++ }));
 
-const { submitIngest } = await import("./ingest-queue");
-const { StoreError } = await import("./errors");
+const { submitIngest } = await import("./queue");
+const { StoreError } = await import("../errors");
 const { errorAnswer } = await import("@/lib/api/errors");
 
 /** A request's records, indexed as the request numbered them (0..n-1). */

@@ -3,10 +3,10 @@ import type { ChainRecord } from "@/lib/domain/hash";
 import type { OperationState } from "@/lib/domain/operation";
 import { toInstant } from "@/lib/domain/time";
 import { checkSchedule, verifierSender } from "@/lib/domain/verifier";
-import { enqueueJobs, type JobInput } from "./work/jobs";
-import type { SqlLike } from "./db/sql";
-import type { StagePayload } from "./chain/stage-records";
-import { activeVerifiersFor } from "./settings/verifiers";
+import { enqueueJobs, type JobInput } from "../work/jobs";
+import type { SqlLike } from "../db/sql";
+import type { StagePayload } from "../chain/stage-records";
+import { activeVerifiersFor } from "../settings/verifiers";
 import type { VerifierVersion } from "@/lib/domain/verifier";
 
 /** The job kind of a verifier's scheduled check (lib/verifiers/run.ts handles it). */
