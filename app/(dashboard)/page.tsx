@@ -3,7 +3,7 @@ import Link from "next/link";
 import { SilentFailureChart } from "@/components/overview/silent-failure-chart";
 import { requirePage } from "@/lib/auth/session";
 import { EFFECTIVE_OUTCOMES } from "@/lib/domain/outcomes";
-import { outcomeCounts, periodStart, reviewCounts, silentFailureRate, topDivergentTools } from "@/lib/store/overview";
+import { outcomeCounts, periodStart, reviewCounts, silentFailureRate, topDivergentTools } from "@/lib/store/queries/overview";
 
 export const metadata: Metadata = { title: "Overview" };
 

@@ -111,12 +111,12 @@ function playwright() {
 
 const FOUR_CHAIN_SUITES = [
   "lib/reliability/model.itest.ts",
-  "lib/store/metrics.itest.ts",
+  "lib/store/queries/metrics.itest.ts",
   "lib/store/review/claims.itest.ts",
   "lib/store/review/corrections.itest.ts",
   "lib/store/review/comments.itest.ts",
   "lib/store/store.itest.ts",
-  "lib/store/trajectories.itest.ts",
+  "lib/store/queries/trajectories.itest.ts",
   "lib/store/ingest/values.itest.ts",
   "lib/store/ingest/speculation.itest.ts",
 ];

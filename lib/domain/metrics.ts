@@ -125,7 +125,7 @@ export function metricPart(metric: MetricName, f: MetricFacts): MetricPart | nul
   }
 }
 
-/** The list filter's parts of a metric: hit, the rest of n, n, unknown, and n's audit samples (lib/store/metric-filters.ts). */
+/** The list filter's parts of a metric: hit, the rest of n, n, unknown, and n's audit samples (lib/store/queries/metric-filters.ts). */
 export const METRIC_PARTS = ["hit", "miss", "n", "unknown", "samples"] as const;
 export type MetricListPart = (typeof METRIC_PARTS)[number];
 

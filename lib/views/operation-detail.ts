@@ -7,7 +7,7 @@ import type { Stage } from "@/lib/domain/wire";
 
 /**
  * One operation as it is read (shared/API.md "Read"): what GET /api/v1/operations/{id} answers
- * and what the operation page and its components show. A shape only: lib/store/get-operation.ts
+ * and what the operation page and its components show. A shape only: lib/store/queries/get-operation.ts
  * makes it, and nothing here depends on the database.
  */
 export type OperationDetail = {

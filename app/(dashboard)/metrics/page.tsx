@@ -4,8 +4,8 @@ import { can } from "@/lib/domain/permissions";
 import { requirePage } from "@/lib/auth/session";
 import { METRIC_NAMES, METRIC_TITLES, type Metric, type MetricName, type Metrics } from "@/lib/domain/metrics";
 import { setSamplingAction } from "@/lib/actions/metrics";
-import { metricsQuerySchema, readMetrics } from "@/lib/store/metrics";
-import { periodStart } from "@/lib/store/overview";
+import { metricsQuerySchema, readMetrics } from "@/lib/store/queries/metrics";
+import { periodStart } from "@/lib/store/queries/overview";
 import { TableScroll } from "@/components/ui/table-scroll";
 
 export const metadata: Metadata = { title: "Metrics" };

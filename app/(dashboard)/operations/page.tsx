@@ -7,12 +7,12 @@ import { NewOperationsNotice } from "@/components/operations/new-notice";
 import { renderedAt, When } from "@/components/ui/when";
 import { requirePage } from "@/lib/auth/session";
 import { describeIssues } from "@/lib/domain/wire";
-import { correctionActsOf, listOperations, listQuerySchema } from "@/lib/store/list-operations";
+import { correctionActsOf, listOperations, listQuerySchema } from "@/lib/store/queries/list-operations";
 import { StatusText } from "@/components/operations/status";
 import { Highlighted, MatchLines } from "@/components/operations/highlight";
 import { highlightParts, parseSearch } from "@/lib/domain/search";
 import { dayOrInstant } from "@/lib/domain/time";
-import { knownTools } from "@/lib/store/overview";
+import { knownTools } from "@/lib/store/queries/overview";
 import { TableScroll } from "@/components/ui/table-scroll";
 
 export const metadata: Metadata = { title: "Operations" };

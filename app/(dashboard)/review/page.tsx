@@ -7,12 +7,12 @@ import { renderedAt } from "@/components/ui/when";
 import { can, roleAtLeast } from "@/lib/domain/permissions";
 import { requirePage } from "@/lib/auth/session";
 import { assigneesOf, heldBy } from "@/lib/store/review/assignments";
-import { correctionActsOf, lastCorrectionsOf, listOperations, listQuerySchema } from "@/lib/store/list-operations";
+import { correctionActsOf, lastCorrectionsOf, listOperations, listQuerySchema } from "@/lib/store/queries/list-operations";
 import { statusLine } from "@/lib/domain/status";
 import type { Review } from "@/lib/domain/metrics";
 import type { EffectiveOutcome, Outcome } from "@/lib/domain/outcomes";
 import { reviewAgeHours } from "@/lib/domain/time";
-import { reviewCounts } from "@/lib/store/overview";
+import { reviewCounts } from "@/lib/store/queries/overview";
 
 export const metadata: Metadata = { title: "Review" };
 

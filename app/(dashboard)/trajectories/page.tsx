@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { requirePage } from "@/lib/auth/session";
-import { listTrajectories } from "@/lib/store/get-trajectory";
+import { listTrajectories } from "@/lib/store/queries/get-trajectory";
 import { TableScroll } from "@/components/ui/table-scroll";
 
 export const metadata: Metadata = { title: "Trajectories" };

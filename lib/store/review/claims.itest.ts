@@ -151,7 +151,7 @@ describe("correcting a claimed operation", () => {
 describe("what a reviewer holds (the queue's \"assigned to me\")", () => {
   it("is every operation whose latest assignment is their claim: not what was taken over, released or corrected", async () => {
     const { heldBy } = await import("@/lib/store/review/assignments");
-    const { listOperations, listQuerySchema } = await import("@/lib/store/list-operations");
+    const { listOperations, listQuerySchema } = await import("@/lib/store/queries/list-operations");
     const [kept, taken, released, corrected, never] = [await essayOperation(), await essayOperation(), await essayOperation(), await essayOperation(), await essayOperation()];
     for (const id of [kept, taken, released, corrected]) expect((await claim(id, alice)).status).toBe(200);
     expect((await claim(taken, bob, { take_over: true })).status).toBe(200);

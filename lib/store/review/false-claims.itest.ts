@@ -18,7 +18,7 @@ beforeAll(async () => {
 const read = async (id: string) => (await call(`/api/v1/operations/${encodeURIComponent(id)}`, { token: ingestToken })).body;
 const correct = (id: string, body: Record<string, unknown>) => call(`/api/v1/operations/${encodeURIComponent(id)}/corrections`, { token: reviewToken, body });
 const listed = async (query: string) => (await call(`/api/v1/operations?${query}&limit=200`, { token: ingestToken })).body.items.map((i: { operation_id: string }) => i.operation_id) as string[];
-const counts = async () => (await import("@/lib/store/overview")).reviewCounts();
+const counts = async () => (await import("@/lib/store/queries/overview")).reviewCounts();
 
 /** A refund the payments service refused while the agent told its user it went out. */
 async function rejectedRefund(tool = unique("payments.refund")) {

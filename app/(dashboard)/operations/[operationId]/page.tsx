@@ -18,8 +18,8 @@ import { can, roleAtLeast } from "@/lib/domain/permissions";
 import type { Idempotency } from "@/lib/domain/outcomes";
 import { requirePage } from "@/lib/auth/session";
 import { claimHolder } from "@/lib/store/review/assignments";
-import { getOperation } from "@/lib/store/get-operation";
-import { queueNeighbours } from "@/lib/store/list-operations";
+import { getOperation } from "@/lib/store/queries/get-operation";
+import { queueNeighbours } from "@/lib/store/queries/list-operations";
 
 type Params = { params: Promise<{ operationId: string }> };
 

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { VerifiersAdmin } from "@/components/settings/verifiers";
 import { requirePage } from "@/lib/auth/session";
-import { listOperations, listQuerySchema } from "@/lib/store/list-operations";
+import { listOperations, listQuerySchema } from "@/lib/store/queries/list-operations";
 import { listVerifiers } from "@/lib/store/settings/verifiers";
 
 export const metadata: Metadata = { title: "Verifiers" };

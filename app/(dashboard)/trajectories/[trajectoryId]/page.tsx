@@ -4,8 +4,8 @@ import { notFound } from "next/navigation";
 import { categoryName, OutcomeBadge } from "@/components/operations/badges";
 import { can } from "@/lib/domain/permissions";
 import { requirePage } from "@/lib/auth/session";
-import { getTrajectory } from "@/lib/store/get-trajectory";
-import { correctionActsOf } from "@/lib/store/list-operations";
+import { getTrajectory } from "@/lib/store/queries/get-trajectory";
+import { correctionActsOf } from "@/lib/store/queries/list-operations";
 import { StatusText } from "@/components/operations/status";
 
 type Params = { params: Promise<{ trajectoryId: string }> };

@@ -1,7 +1,7 @@
 import { ApiError } from "@/lib/api/errors";
 import { apiRoute, json, otherMethods } from "@/lib/api/route";
 import { describeIssues } from "@/lib/domain/wire";
-import { metricsQuerySchema, readMetrics } from "@/lib/store/metrics";
+import { metricsQuerySchema, readMetrics } from "@/lib/store/queries/metrics";
 
 /** The paper's Metrics 1–5 (shared/METRICS.md), overall, per tool, per agent and per week. */
 export const GET = apiRoute("operations:read", async ({ req }) => {

@@ -1,7 +1,7 @@
 import { ApiError } from "@/lib/api/errors";
 import { apiRoute, json, otherMethods } from "@/lib/api/route";
 import { describeIssues } from "@/lib/domain/wire";
-import { listOperations, listQuerySchema } from "@/lib/store/list-operations";
+import { listOperations, listQuerySchema } from "@/lib/store/queries/list-operations";
 
 export const GET = apiRoute("operations:read", async ({ req }) => {
   const params = Object.fromEntries(new URL(req.url).searchParams);

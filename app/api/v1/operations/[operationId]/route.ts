@@ -1,6 +1,6 @@
 import { ApiError } from "@/lib/api/errors";
 import { apiRoute, json, otherMethods } from "@/lib/api/route";
-import { getOperation } from "@/lib/store/get-operation";
+import { getOperation } from "@/lib/store/queries/get-operation";
 
 export const GET = apiRoute<{ operationId: string }>("operations:read", async ({ params }) => {
   const operation = await getOperation(params.operationId);

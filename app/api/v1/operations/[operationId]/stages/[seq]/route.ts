@@ -1,6 +1,6 @@
 import { ApiError } from "@/lib/api/errors";
 import { apiRoute, otherMethods } from "@/lib/api/route";
-import { getStagePayload } from "@/lib/store/get-stage";
+import { getStagePayload } from "@/lib/store/queries/get-stage";
 
 export const dynamic = "force-dynamic";
 

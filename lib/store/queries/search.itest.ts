@@ -90,7 +90,7 @@ describe("free-text search over what an operator reads", () => {
   it("searches among given operations only (the review queue's \"assigned to me\")", async () => {
     const tag = word();
     const [a, b] = [await refundOperation(tag, num()), await refundOperation(tag, num())];
-    const { listOperations, listQuerySchema } = await import("@/lib/store/list-operations");
+    const { listOperations, listQuerySchema } = await import("@/lib/store/queries/list-operations");
     const among = async (q: string, only: string[]) => (await listOperations(listQuerySchema.parse({ q }), only)).items.map((i) => i.operation_id);
     expect(new Set(await among(tag, [a, b]))).toEqual(new Set([a, b]));
     expect(await among(tag, [b])).toEqual([b]);

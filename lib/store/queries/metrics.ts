@@ -4,8 +4,8 @@ import { textProblem } from "@/lib/domain/json";
 import { computeMetrics, type Actual, type Claim, type FactCount, type Metrics, type Review } from "@/lib/domain/metrics";
 import type { Outcome } from "@/lib/domain/outcomes";
 import { normalizeInstant } from "@/lib/domain/time";
-import { reader } from "./db/db";
-import { asSql, placeholder as ph, type Sql } from "./db/sql";
+import { reader } from "../db/db";
+import { asSql, placeholder as ph, type Sql } from "../db/sql";
 
 /*
  * The paper's Metrics 1–5 read from metric_rollups (kept by writeProjection, see

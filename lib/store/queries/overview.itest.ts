@@ -19,11 +19,11 @@ beforeAll(async () => {
   reviewToken = (await principal("reviewer", ["review", "read"])).token;
 });
 
-const overview = () => import("@/lib/store/overview");
+const overview = () => import("@/lib/store/queries/overview");
 
 /** How many operations the list shows for these parameters, over every page. */
 async function countListed(params: Record<string, string>): Promise<number> {
-  const { listOperations, listQuerySchema } = await import("@/lib/store/list-operations");
+  const { listOperations, listQuerySchema } = await import("@/lib/store/queries/list-operations");
   let n = 0;
   for (let cursor: string | null | undefined; ; ) {
     const page = await listOperations(listQuerySchema.parse({ ...params, limit: "200", ...(cursor ? { cursor } : {}) }));

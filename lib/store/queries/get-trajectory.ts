@@ -1,9 +1,9 @@
 import "server-only";
 import { isPossibleOperationId } from "@/lib/domain/wire";
 import { analyzeTrajectory } from "@/lib/domain/trajectory";
-import { reader } from "./db/db";
-import { OF_OPERATIONS } from "./chain/chain";
-import { selectIn } from "./db/sql";
+import { reader } from "../db/db";
+import { OF_OPERATIONS } from "../chain/chain";
+import { selectIn } from "../db/sql";
 
 const MAX_STEPS = 1000;
 

@@ -6,11 +6,11 @@ import { textProblem } from "@/lib/domain/json";
 import { normalizeInstant } from "@/lib/domain/time";
 import { actInEffect, type StatusAct } from "@/lib/domain/status";
 import type { Review } from "@/lib/domain/metrics";
-import { OF_OPERATIONS } from "./chain/chain";
-import { reader } from "./db/db";
-import { selectIn } from "./db/sql";
+import { OF_OPERATIONS } from "../chain/chain";
+import { reader } from "../db/db";
+import { selectIn } from "../db/sql";
 import { METRIC_NAMES, METRIC_PARTS, metricWhere } from "./metric-filters";
-import { rankedPage, searchOperations, searchSnippets } from "./projection/search-index";
+import { rankedPage, searchOperations, searchSnippets } from "../projection/search-index";
 import type { SnippetLine } from "@/lib/domain/search";
 
 /** A text filter: non-empty, and text every database can compare (no NUL, no unpaired surrogate). */

@@ -1,7 +1,7 @@
 import "server-only";
 import { isPossibleOperationId } from "@/lib/domain/wire";
-import { reader } from "./db/db";
-import type { StagePayload } from "./chain/stage-records";
+import { reader } from "../db/db";
+import type { StagePayload } from "../chain/stage-records";
 
 /** One stage record's payload (the stage exactly as received) as JSON text, or null. */
 export async function getStagePayload(operationId: string, seq: number): Promise<{ stage: string; json: string } | null> {

@@ -21,7 +21,7 @@ const correct = async (id: string, who: Who, body: Record<string, unknown>) => {
 
 describe("the correction a list row's status names", () => {
   it("is the resolve in effect, or the retraction still in effect after a resolve and a reopen", async () => {
-    const { correctionActsOf } = await import("@/lib/store/list-operations");
+    const { correctionActsOf } = await import("@/lib/store/queries/list-operations");
     const at = new Date(Date.now() - 60_000).toISOString();
     const resolved = unique("op-status-resolved");
     const retracted = unique("op-status-retracted");

@@ -1,7 +1,7 @@
 import "server-only";
 import { EFFECTIVE_OUTCOMES, SILENT_FAILURE_REASONS, type EffectiveOutcome } from "@/lib/domain/outcomes";
-import { reader } from "./db/db";
-import { asSql, placeholder as ph, type Sql } from "./db/sql";
+import { reader } from "../db/db";
+import { asSql, placeholder as ph, type Sql } from "../db/sql";
 
 /*
  * The overview reads outcome_rollups and receipt_rollups (kept by writeProjection in the same

@@ -1,13 +1,13 @@
 import "server-only";
 import { METRIC_NAMES, METRIC_PARTS, type MetricListPart, type MetricName } from "@/lib/domain/metrics";
-import type { Prisma } from "./generated/sqlite/client";
+import type { Prisma } from "../generated/sqlite/client";
 
 /**
  * The operations behind each number of /metrics, as operations-list filters: `metric` names the
  * metric, `part` which of its operations (`hit`: the numerator; `miss`: the rest of n; `n`: both;
  * `unknown`: counted apart; `samples`: the part of n resting on reviewed audit samples). The
  * same sets as metricPart() in lib/domain/metrics.ts, written over operation_views' columns;
- * lib/store/metrics.itest.ts holds the list's counts against the metrics' figures.
+ * lib/store/queries/metrics.itest.ts holds the list's counts against the metrics' figures.
  */
 export { METRIC_NAMES, METRIC_PARTS };
 

@@ -60,7 +60,7 @@ describe("ordering by call time", () => {
     expect(listed.body.items.map((i: { called_at: string }) => i.called_at)).toEqual([...listed.body.items.map((i: { called_at: string }) => i.called_at)].sort());
 
     // Moving through the queue from an operation's page follows the same order.
-    const { queueNeighbours } = await import("@/lib/store/list-operations");
+    const { queueNeighbours } = await import("@/lib/store/queries/list-operations");
     expect((await queueNeighbours(op("b"))).next).toBe(op("e"));
     expect((await queueNeighbours(op("e"))).previous).toBe(op("b"));
   });

@@ -22,7 +22,7 @@ beforeAll(async () => {
   readToken = (await principal("viewer", ["read"])).token;
 });
 
-const store = () => import("@/lib/store/metrics");
+const store = () => import("@/lib/store/queries/metrics");
 
 function cli(args: string[]) {
   return spawnSync(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", ...args], {
@@ -74,7 +74,7 @@ const metricsOf = (list: Counted[]) => computeMetrics(list.map((c) => ({ facts: 
 
 /** How many operations the list shows for these parameters, over every page. */
 async function countListed(params: Record<string, string>): Promise<number> {
-  const { listOperations, listQuerySchema } = await import("@/lib/store/list-operations");
+  const { listOperations, listQuerySchema } = await import("@/lib/store/queries/list-operations");
   let n = 0;
   for (let cursor: string | null | undefined; ; ) {
     const page = await listOperations(listQuerySchema.parse({ ...params, limit: "200", ...(cursor ? { cursor } : {}) }));

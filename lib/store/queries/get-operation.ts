@@ -4,10 +4,10 @@ import { isPossibleOperationId } from "@/lib/domain/wire";
 import { comparedOf } from "@/lib/domain/operation";
 import { verdictHistory } from "@/lib/domain/verdict-history";
 import type { OperationDetail } from "@/lib/views/operation-detail";
-import { reader } from "./db/db";
-import { commentsOf } from "./review/comments";
-import { derivedState } from "./ingest/records";
-import { loadOperationRecords, stateOf } from "./chain/stage-records";
+import { reader } from "../db/db";
+import { commentsOf } from "../review/comments";
+import { derivedState } from "../ingest/records";
+import { loadOperationRecords, stateOf } from "../chain/stage-records";
 
 /** One operation with every stage record and its derived state (shared/API.md "Read"). */
 export async function getOperation(operationId: string): Promise<OperationDetail | null> {
