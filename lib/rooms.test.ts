@@ -100,6 +100,17 @@ describe("the house's rooms", () => {
     expect(circles(inStore.map(([a, b]) => [storeRoom(a), storeRoom(b)]))).toEqual([]);
   });
 
+  it("keeps the store's rooms in their order: each imports only the rooms listed before it in lib/store/README.md", () => {
+    const order = ["lib/store", "lib/store/db", "lib/store/work", "lib/store/chain", "lib/store/projection", "lib/store/settings", "lib/store/people", "lib/store/review", "lib/store/ingest", "lib/store/queries"];
+    const rooms = new Set(readdirSync(path.join(root, "lib/store")).filter((n) => n !== "generated" && statSync(path.join(root, "lib/store", n)).isDirectory()).map((n) => `lib/store/${n}`));
+    expect([...rooms].sort()).toEqual(order.slice(1).sort());
+    const rank = (r: string) => order.indexOf(r);
+    const upward = edges
+      .filter(([a, b]) => a.startsWith("lib/store/") && b.startsWith("lib/store/") && !b.startsWith("lib/store/generated/"))
+      .filter(([a, b]) => storeRoom(a) !== storeRoom(b) && storeRoom(b) !== "lib/store" && rank(storeRoom(b)) > rank(storeRoom(a)));
+    expect(upward).toEqual([]);
+  });
+
   it("keeps the domain pure: it imports no other room", () => {
     const out = edges.filter(([a, b]) => room(a) === "lib/domain" && room(b) !== "lib/domain");
     expect(out).toEqual([]);
