@@ -93,7 +93,7 @@ async function main() {
     const { registerJobHandlers } = await import("@/lib/cli/job-handlers");
     const { startJobWorker } = await import("@/lib/jobs/worker");
     await registerJobHandlers();
-    jobs = startJobWorker();
+    jobs = startJobWorker({ leaseMs: envSetting("RECONCILE_JOB_LEASE_MS") });
   }
   const server = createServer((req, res) => {
     setClientAddress(req, proxies);

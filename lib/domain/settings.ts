@@ -29,6 +29,12 @@ export const NUMERIC_SETTINGS = {
   RECONCILE_VERIFIER_TIMEOUT_MS: { default: 10_000, min: 0, minExclusive: true, unit: "milliseconds" },
   /** Verifier checks one instance runs at once. */
   RECONCILE_VERIFIER_CONCURRENCY: { default: 8, integer: true, min: 1 },
+  /**
+   * How long a claimed background job is its instance's before another may take it over (when
+   * the instance died mid-job): longer than any job takes (a verifier's deadline, a webhook
+   * attempt's 15 s), or a slow job is run twice (its result is still recorded once).
+   */
+  RECONCILE_JOB_LEASE_MS: { default: 60_000, min: 1000, unit: "milliseconds" },
   /** Webhook deliveries one instance makes at once. */
   RECONCILE_WEBHOOK_CONCURRENCY: { default: 32, integer: true, min: 1 },
   /** A factor on the webhook retry schedule (tests run it fast); 1 is the schedule of WEBHOOKS.md. */

@@ -10,7 +10,9 @@ import { startApp, type App } from "@/lib/reliability/harness";
 import { socialVerifier } from "./social-service";
 import { api, startVerifierApp, until, type VerifierApp } from "./testing/verifier-app";
 
-const ENV = { RECONCILE_VERIFIER_ALLOW_HTTP: "1", RECONCILE_VERIFIER_ALLOW_PRIVATE: "1", RECONCILE_VERIFIER_RETRY_MS: "100", RECONCILE_VERIFIER_TIMEOUT_MS: "5000", SOCIAL_READ_TOKEN: "crash-token" };
+// A lease of 6 s (above the checks' 5 s deadline) rather than the minute of production: the
+// checks the dead server held come back that much sooner.
+const ENV = { RECONCILE_VERIFIER_ALLOW_HTTP: "1", RECONCILE_VERIFIER_ALLOW_PRIVATE: "1", RECONCILE_VERIFIER_RETRY_MS: "100", RECONCILE_VERIFIER_TIMEOUT_MS: "5000", RECONCILE_JOB_LEASE_MS: "6000", SOCIAL_READ_TOKEN: "crash-token" };
 const OPS = 12;
 const CHECKS = 4;
 
@@ -59,7 +61,7 @@ it("SIGKILL with checks in flight and due: after a restart every check is record
   expect(Number(held.n)).toBeGreaterThan(0);
 
   second = await startApp(first.db.url, { env: ENV });
-  // Jobs the dead server held come back when their lease (60 s) ends.
+  // Jobs the dead server held come back when their lease (6 s here) ends.
   await until(
     "every check done",
     async () => {
