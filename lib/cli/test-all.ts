@@ -1,112 +1,124 @@
 /**
- * `npm test`: the whole suite, in order: typecheck (the app, and the client package on its own
- * settings: no Node types, so its main entry cannot use Node-only APIs), lint, the PostgreSQL schema twin check,
- * unit tests, a production build, integration tests against the real server on SQLite (and on
- * PostgreSQL when TEST_DATABASE_URL names one), the short reliability harnesses (SIGKILL, load;
- * two instances on PostgreSQL), and the Playwright e2e suite in Chromium.
- * Ends with one plain line "N passed, N failed" counting every test (and every check step).
+ * `npm test`: the whole suite. What competes for the same resource runs alone, the rest side by
+ * side on the machine's two cores:
+ *   1. typecheck (the app, and the client package on its own settings: no Node types, so its main
+ *      entry cannot use Node-only APIs), the PostgreSQL schema twin check and one production build
+ *      in one lane; lint and unit tests beside them;
+ *   2. the integration suite against the real server on SQLite, and beside it the same on
+ *      PostgreSQL when TEST_DATABASE_URL names one (then the suites whose promises span operations
+ *      again on four hash chains);
+ *   3. the short reliability harnesses (SIGKILL, load, hostile bodies; two instances on PostgreSQL),
+ *      alone, as they measure latencies;
+ *   4. the Playwright e2e suite in Chromium, alone.
+ * `npm test -- --only e2e` (or `--only unit,integration`) runs some parts (with the build they
+ * need). The summary gives each step's wall time and the ten slowest test files, and ends with
+ * one plain line "N passed, N failed" counting every test (and every check step).
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { createWriteStream, mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { leftovers, snapshot } from "../testing/leftovers";
+import { duration, playwrightReport, vitestReport, type Counts, type FileTime } from "../testing/test-report";
 
-type Step = { name: string; passed: number; failed: number; ok: boolean; failures?: string[] };
-const steps: Step[] = [];
+const PARTS = ["typecheck", "lint", "schema", "unit", "build", "integration", "integration-pg", "reliability", "reliability-pg", "e2e"] as const;
+type Part = (typeof PARTS)[number];
+const NEEDS_BUILD: Part[] = ["integration", "integration-pg", "reliability", "reliability-pg", "e2e"];
+
+type Step = { name: string; part: Part; cmd: string; args: string[]; env?: Record<string, string>; report?: (ok: boolean) => Counts };
+type Result = Counts & { name: string; ok: boolean; seconds: number };
+
+const results: Result[] = [];
 // Whatever runs in this checkout before the suite starts is not the suite's to stop.
 const runningBefore = snapshot();
+const started = Date.now();
 const bin = (name: string) => path.resolve("node_modules/.bin", name);
-mkdirSync("test-results", { recursive: true });
+mkdirSync("test-results/logs", { recursive: true });
 
-function run(name: string, cmd: string, args: string[], env: Record<string, string> = {}): boolean {
-  console.log(`\n━━ ${name} ━━`);
-  const r = spawnSync(cmd, args, { stdio: "inherit", env: { ...process.env, ...env } });
-  return r.status === 0;
-}
-
-function check(name: string, cmd: string, args: string[]) {
-  const ok = run(name, cmd, args);
-  steps.push({ name, passed: ok ? 1 : 0, failed: ok ? 0 : 1, ok });
-}
-
-function vitest(name: string, project: string, env: Record<string, string> = {}, files: string[] = []) {
-  const out = `test-results/${name.replace(/\W+/g, "-")}.json`;
-  rmSync(out, { force: true });
-  const ok = run(name, bin("vitest"), ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile=${out}`, ...files], env);
-  let passed = 0;
-  let failed = ok ? 0 : 1;
-  let failures: string[] = [];
-  if (existsSync(out)) {
-    const j = JSON.parse(readFileSync(out, "utf8"));
-    passed = j.numPassedTests;
-    failed = j.numFailedTests + (ok || j.numFailedTests ? 0 : 1);
-    failures = vitestFailures(j);
+function selectedParts(argv: string[]): Set<Part> {
+  const i = argv.indexOf("--only");
+  if (i < 0) return new Set(PARTS);
+  const asked = (argv[i + 1] ?? "").split(",").filter(Boolean);
+  const unknown = asked.filter((p) => !(PARTS as readonly string[]).includes(p));
+  if (!asked.length || unknown.length) {
+    console.error(`--only takes parts separated by commas${unknown.length ? `; not a part: ${unknown.join(", ")}` : ""}. The parts: ${PARTS.join(", ")}`);
+    process.exit(2);
   }
-  steps.push({ name, passed, failed, ok, failures });
-}
-
-type VitestJson = { testResults?: { name: string; message?: string; assertionResults?: { status: string; fullName: string; failureMessages?: string[] }[] }[] };
-
-/** "file › test: the gist of its failure", for each failed test (and each file that failed to load). */
-function vitestFailures(j: VitestJson): string[] {
-  const lines: string[] = [];
-  for (const file of j.testResults ?? []) {
-    const rel = path.relative(process.cwd(), file.name);
-    const failedTests = (file.assertionResults ?? []).filter((a) => a.status === "failed");
-    for (const a of failedTests) lines.push(`${rel} › ${a.fullName}: ${gist(a.failureMessages?.[0])}`);
-    if (!failedTests.length && file.message) lines.push(`${rel}: ${gist(file.message)}`);
-  }
-  return lines;
-}
-
-type PlaywrightSuite = { title: string; specs?: { title: string; line: number; ok: boolean; tests?: { results?: { error?: { message?: string } }[] }[] }[]; suites?: PlaywrightSuite[] };
-
-function playwrightFailures(suites: PlaywrightSuite[]): string[] {
-  const lines: string[] = [];
-  const walk = (s: PlaywrightSuite) => {
-    for (const spec of s.specs ?? []) {
-      if (spec.ok) continue;
-      const results = spec.tests?.flatMap((t) => t.results ?? []) ?? [];
-      lines.push(`${s.title}:${spec.line} › ${spec.title}: ${gist(results.at(-1)?.error?.message)}`);
-    }
-    for (const child of s.suites ?? []) walk(child);
-  };
-  for (const s of suites) walk(s);
-  return lines;
+  const parts = new Set(asked as Part[]);
+  if ([...parts].some((p) => NEEDS_BUILD.includes(p))) parts.add("build");
+  return parts;
 }
 
 /**
- * A failure's gist for the summary: its first line, then up to five more that are not stack
- * frames (a server's output after "the server exited (1):", an assertion's expected and received),
- * indented under it. A CI log's last lines are often all that is read of it.
+ * Runs one step. Alone, its output goes straight to the terminal; beside others, it is kept in
+ * test-results/logs/ and printed when the step ends (all of it when it failed, its end when not).
  */
-function gist(message: string | undefined): string {
-  const plain = (message ?? "").replace(/\u001b\[[0-9;]*m/g, "");
-  const lines = plain
-    .split("\n")
-    .map((l) => l.trim())
-    .filter((l) => l && !l.startsWith("at "));
-  return lines
-    .slice(0, 6)
-    .map((l) => l.slice(0, 240))
-    .join("\n           ");
+function run(step: Step, alone: boolean): Promise<Result> {
+  const t0 = Date.now();
+  const logFile = `test-results/logs/${step.name.replace(/\W+/g, "-").replace(/-$/, "")}.log`;
+  if (alone) console.log(`\n━━ ${step.name} ━━`);
+  return new Promise((resolve) => {
+    const child = spawn(step.cmd, step.args, { stdio: alone ? "inherit" : ["ignore", "pipe", "pipe"], env: { ...process.env, ...step.env } });
+    let output = "";
+    if (!alone) {
+      const log = createWriteStream(logFile);
+      const keep = (chunk: Buffer) => {
+        output += chunk.toString();
+        log.write(chunk);
+      };
+      child.stdout!.on("data", keep);
+      child.stderr!.on("data", keep);
+      child.on("close", () => log.end());
+    }
+    child.on("close", (code) => {
+      const ok = code === 0;
+      const seconds = (Date.now() - t0) / 1000;
+      if (!alone) {
+        const lines = output.trimEnd().split("\n");
+        const shown = ok ? lines.slice(-12) : lines;
+        console.log(`\n━━ ${step.name} (${ok ? "passed" : "FAILED"}, ${duration(seconds)}; the whole output: ${logFile}) ━━`);
+        if (ok && lines.length > shown.length) console.log(`   … ${lines.length - shown.length} lines before`);
+        if (output.trim()) console.log(shown.join("\n"));
+      }
+      const counts = step.report ? step.report(ok) : { passed: ok ? 1 : 0, failed: ok ? 0 : 1, failures: [], files: [] };
+      resolve({ ...counts, name: step.name, ok, seconds });
+    });
+  });
 }
 
-function playwright() {
-  const out = "test-results/e2e.json";
-  rmSync(out, { force: true });
-  const ok = run("e2e (Chromium)", bin("playwright"), ["test"], { PLAYWRIGHT_JSON_OUTPUT_NAME: out });
-  let passed = 0;
-  let failed = ok ? 0 : 1;
-  let failures: string[] = [];
-  if (existsSync(out)) {
-    const report = JSON.parse(readFileSync(out, "utf8"));
-    const s = report.stats;
-    passed = s.expected + s.flaky;
-    failed = s.unexpected + (ok || s.unexpected ? 0 : 1);
-    failures = playwrightFailures(report.suites ?? []);
+/** A line every minute naming what still runs, so a long quiet stretch of the log is not a hang. */
+function heartbeat(running: Set<string>): () => void {
+  const t0 = Date.now();
+  const timer = setInterval(() => {
+    if (running.size) console.log(`… ${duration((Date.now() - t0) / 1000)}: still running ${[...running].join(", ")}`);
+  }, 60_000);
+  return () => clearInterval(timer);
+}
+
+/** Lanes side by side, each lane's steps one after another. */
+async function lanes(...all: Step[][]): Promise<void> {
+  const used = all.filter((l) => l.length);
+  if (used.length <= 1) {
+    for (const s of used.flat()) results.push(await run(s, true));
+    return;
   }
-  steps.push({ name: "e2e (Chromium)", passed, failed, ok, failures });
+  const running = new Set<string>();
+  const stop = heartbeat(running);
+  await Promise.all(
+    used.map(async (lane) => {
+      for (const s of lane) {
+        running.add(s.name);
+        results.push(await run(s, false));
+        running.delete(s.name);
+      }
+    }),
+  );
+  stop();
+}
+
+function vitest(name: string, part: Part, project: string, env: Record<string, string> = {}, files: string[] = []): Step {
+  const out = `test-results/${name.replace(/\W+/g, "-")}.json`;
+  rmSync(out, { force: true });
+  return { name, part, cmd: bin("vitest"), args: ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile=${out}`, ...files], env, report: (ok) => vitestReport(out, ok, name) };
 }
 
 const FOUR_CHAIN_SUITES = [
@@ -121,35 +133,56 @@ const FOUR_CHAIN_SUITES = [
   "lib/store/ingest/speculation.itest.ts",
 ];
 
-check("typecheck", bin("tsc"), ["--noEmit"]);
-check("client package typecheck", bin("tsc"), ["-p", "lib/client/tsconfig.json", "--noEmit"]);
-check("lint", bin("eslint"), [".", "--max-warnings=0"]);
-check("schema twin", bin("tsx"), ["lib/cli/prisma-generate.ts", "--check"]);
-vitest("unit", "unit");
-const built = run("build", bin("next"), ["build"]);
-steps.push({ name: "build", passed: built ? 1 : 0, failed: built ? 0 : 1, ok: built });
-if (built) {
-  vitest("integration (SQLite)", "integration");
-  if (process.env.TEST_DATABASE_URL) {
-    vitest("integration (PostgreSQL)", "integration", { INTEGRATION_DATABASE_URL: process.env.TEST_DATABASE_URL });
-    // The suites whose promises span operations, again on a database of four hash chains, where
-    // the chains' transactions really run side by side (lib/domain/chains.ts).
-    vitest("integration on four hash chains (PostgreSQL)", "integration", { INTEGRATION_DATABASE_URL: process.env.TEST_DATABASE_URL, RECONCILE_CHAINS: "4" }, FOUR_CHAIN_SUITES);
-  } else {
-    console.log("\nTEST_DATABASE_URL is not set: the PostgreSQL integration run is left out.");
+const parts = selectedParts(process.argv.slice(2));
+const pg = process.env.TEST_DATABASE_URL;
+const want = (steps: Step[]) => steps.filter((s) => parts.has(s.part));
+
+// 1. Checks, unit tests and the build, in two lanes. The build writes next-env.d.ts and
+// .next/types, which the typecheck reads: it starts once the typecheck has ended.
+await lanes(
+  want([
+    { name: "typecheck", part: "typecheck", cmd: bin("tsc"), args: ["--noEmit"] },
+    { name: "client package typecheck", part: "typecheck", cmd: bin("tsc"), args: ["-p", "lib/client/tsconfig.json", "--noEmit"] },
+    { name: "schema twin", part: "schema", cmd: bin("tsx"), args: ["lib/cli/prisma-generate.ts", "--check"] },
+    { name: "build", part: "build", cmd: bin("next"), args: ["build"] },
+  ]),
+  want([{ name: "lint", part: "lint", cmd: bin("eslint"), args: [".", "--max-warnings=0"] }, vitest("unit", "unit", "unit")]),
+);
+const built = !parts.has("build") || results.find((r) => r.name === "build")?.ok;
+if (!built) {
+  console.log("\nThe build failed: the integration, reliability and e2e parts need it and are left out.");
+} else {
+  if (!pg && (parts.has("integration-pg") || parts.has("reliability-pg"))) console.log("\nTEST_DATABASE_URL is not set: the PostgreSQL parts are left out.");
+  // 2. The integration suite on each database, side by side: each run has its own server and database.
+  await lanes(
+    want([vitest("integration (SQLite)", "integration", "integration")]),
+    pg
+      ? want([
+          vitest("integration (PostgreSQL)", "integration-pg", "integration", { INTEGRATION_DATABASE_URL: pg }),
+          // The suites whose promises span operations, again on a database of four hash chains, where
+          // the chains' transactions really run side by side (lib/domain/chains.ts).
+          vitest("integration on four hash chains (PostgreSQL)", "integration-pg", "integration", { INTEGRATION_DATABASE_URL: pg, RECONCILE_CHAINS: "4" }, FOUR_CHAIN_SUITES),
+        ])
+      : [],
+  );
+  // 3. Short versions of the reliability harnesses (the long ones are `npm run soak:*`), alone.
+  for (const s of want([
+    vitest("reliability (SIGKILL, load, writer sweep)", "reliability", "reliability"),
+    ...(pg ? [vitest("reliability (two instances on PostgreSQL)", "reliability-pg", "reliability-pg", { RELIABILITY_DATABASE_URL: pg })] : []),
+  ]))
+    results.push(await run(s, true));
+  // 4. The browser, alone.
+  if (parts.has("e2e")) {
+    const out = "test-results/e2e.json";
+    rmSync(out, { force: true });
+    results.push(await run({ name: "e2e (Chromium)", part: "e2e", cmd: bin("playwright"), args: ["test"], env: { PLAYWRIGHT_JSON_OUTPUT_NAME: out }, report: (ok) => playwrightReport(out, ok, "e2e") }, true));
   }
-  // Short versions of the reliability harnesses (the long ones are `npm run soak:*`).
-  vitest("reliability (SIGKILL, load, writer sweep)", "reliability");
-  if (process.env.TEST_DATABASE_URL) {
-    vitest("reliability (two instances on PostgreSQL)", "reliability-pg", { RELIABILITY_DATABASE_URL: process.env.TEST_DATABASE_URL });
-  }
-  playwright();
 }
 
 // Every test stops what it starts: a process of this checkout still running now is a failure.
 {
   const left = await leftovers(runningBefore);
-  steps.push({ name: "no process left running", passed: left.length ? 0 : 1, failed: left.length ? 1 : 0, ok: !left.length, failures: left.map((p) => `pid ${p.pid}: ${p.args.slice(0, 200)}`) });
+  results.push({ name: "no process left running", ok: !left.length, seconds: 0, passed: left.length ? 0 : 1, failed: left.length ? 1 : 0, files: [], failures: left.map((p) => `pid ${p.pid}: ${p.args.slice(0, 200)}`) });
   if (left.length) console.log(`\n${left.length} process(es) the tests started are still running (now stopped):\n${left.map((p) => `  ${p.pid} ${p.args}`).join("\n")}`);
   for (const p of left) {
     try {
@@ -161,12 +194,18 @@ if (built) {
 }
 
 console.log("\n━━ summary ━━");
-for (const s of steps) {
-  console.log(`${s.ok ? "ok  " : "FAIL"} ${s.name}: ${s.passed} passed, ${s.failed} failed`);
+for (const s of results) {
+  console.log(`${s.ok ? "ok  " : "FAIL"} ${s.name}: ${s.passed} passed, ${s.failed} failed${s.seconds ? ` (${duration(s.seconds)})` : ""}`);
   // The failed tests by name, so the last lines of a CI log say what broke.
-  for (const f of s.failures ?? []) console.log(`       ✗ ${f}`);
+  for (const f of s.failures) console.log(`       ✗ ${f}`);
 }
-const passed = steps.reduce((n, s) => n + s.passed, 0);
-const failed = steps.reduce((n, s) => n + s.failed, 0);
+const slowest: FileTime[] = results.flatMap((r) => r.files).sort((a, b) => b.seconds - a.seconds).slice(0, 10);
+if (slowest.length) {
+  console.log("the ten slowest test files:");
+  for (const f of slowest) console.log(`  ${duration(f.seconds).padStart(10)}  ${f.file} (${f.step})`);
+}
+console.log(`wall time: ${duration((Date.now() - started) / 1000)}`);
+const passed = results.reduce((n, s) => n + s.passed, 0);
+const failed = results.reduce((n, s) => n + s.failed, 0);
 console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed || steps.some((s) => !s.ok) ? 1 : 0);
+process.exit(failed || results.some((s) => !s.ok) ? 1 : 0);
