@@ -4,11 +4,11 @@
  *   1. typecheck (the app, and the client package on its own settings: no Node types, so its main
  *      entry cannot use Node-only APIs), the PostgreSQL schema twin check and one production build
  *      in one lane; lint and unit tests beside them;
- *   2. the integration suite against the real server on SQLite, and beside it the same on
- *      PostgreSQL when TEST_DATABASE_URL names one (then the suites whose promises span operations
- *      again on four hash chains);
- *   3. the short reliability harnesses (SIGKILL, load, hostile bodies; two instances on PostgreSQL),
- *      alone, as they measure latencies;
+ *   2. the integration suite against the real server on SQLite, then the short reliability
+ *      harnesses that assert no latency (SIGKILL trials, backpressure, jobs across crashes); beside
+ *      them the same on PostgreSQL when TEST_DATABASE_URL names one (then the suites whose
+ *      promises span operations again on four hash chains, and two app instances on one database);
+ *   3. the harnesses that measure latency (load at 50 connections, hostile bodies), alone;
  *   4. the Playwright e2e suite in Chromium, alone.
  * `npm test -- --only e2e` (or `--only unit,integration`) runs some parts (with the build they
  * need). The summary gives each step's wall time and the ten slowest test files, and ends with
@@ -133,6 +133,9 @@ const FOUR_CHAIN_SUITES = [
   "lib/store/ingest/speculation.itest.ts",
 ];
 
+/** The reliability harnesses that measure latency: they run alone. */
+const MEASURING = ["lib/reliability/load.rtest.ts", "lib/reliability/hostile.rtest.ts"];
+
 const parts = selectedParts(process.argv.slice(2));
 const pg = process.env.TEST_DATABASE_URL;
 const want = (steps: Step[]) => steps.filter((s) => parts.has(s.part));
@@ -153,24 +156,28 @@ if (!built) {
   console.log("\nThe build failed: the integration, reliability and e2e parts need it and are left out.");
 } else {
   if (!pg && (parts.has("integration-pg") || parts.has("reliability-pg"))) console.log("\nTEST_DATABASE_URL is not set: the PostgreSQL parts are left out.");
-  // 2. The integration suite on each database, side by side: each run has its own server and database.
+  // 2. The integration suite on each database, side by side: each run has its own server and
+  // database. After each, that database's reliability harnesses that assert no latency (SIGKILL
+  // trials, backpressure, jobs across crashes; two instances on PostgreSQL): the short versions
+  // (the long ones are `npm run soak:*`).
   await lanes(
-    want([vitest("integration (SQLite)", "integration", "integration")]),
+    want([
+      vitest("integration (SQLite)", "integration", "integration"),
+      vitest("reliability (SIGKILL, backpressure, jobs)", "reliability", "reliability", {}, MEASURING.flatMap((f) => ["--exclude", f])),
+    ]),
     pg
       ? want([
           vitest("integration (PostgreSQL)", "integration-pg", "integration", { INTEGRATION_DATABASE_URL: pg }),
           // The suites whose promises span operations, again on a database of four hash chains, where
           // the chains' transactions really run side by side (lib/domain/chains.ts).
           vitest("integration on four hash chains (PostgreSQL)", "integration-pg", "integration", { INTEGRATION_DATABASE_URL: pg, RECONCILE_CHAINS: "4" }, FOUR_CHAIN_SUITES),
+          vitest("reliability (two instances on PostgreSQL)", "reliability-pg", "reliability-pg", { RELIABILITY_DATABASE_URL: pg }),
         ])
       : [],
   );
-  // 3. Short versions of the reliability harnesses (the long ones are `npm run soak:*`), alone.
-  for (const s of want([
-    vitest("reliability (SIGKILL, load, writer sweep)", "reliability", "reliability"),
-    ...(pg ? [vitest("reliability (two instances on PostgreSQL)", "reliability-pg", "reliability-pg", { RELIABILITY_DATABASE_URL: pg })] : []),
-  ]))
-    results.push(await run(s, true));
+  // 3. The harnesses that hold latencies (every endpoint at 50 connections, the writer sweep,
+  // hostile bodies with /api/health polled), alone.
+  for (const s of want([vitest("reliability (load, writer sweep, hostile bodies)", "reliability", "reliability", {}, MEASURING)])) results.push(await run(s, true));
   // 4. The browser, alone.
   if (parts.has("e2e")) {
     const out = "test-results/e2e.json";
