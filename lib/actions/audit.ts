@@ -20,9 +20,9 @@ export async function verifyChainAction(): Promise<VerifyState> {
   if (!me) redirect("/login");
   if (!can(me, "audit:export")) return { ok: false, message: "You may not verify the audit trail." };
   // One verification or export at a time per user: walking a long chain is minutes of work.
-  let release: () => void;
+  let release: () => Promise<void>;
   try {
-    release = startUserJob(me.userId, "A verification");
+    release = await startUserJob(me.userId, "A verification");
   } catch (e) {
     const known = knownError(e);
     if (known) return { ok: false, busy: true, message: `${known.message}.` };
@@ -37,6 +37,6 @@ export async function verifyChainAction(): Promise<VerifyState> {
     if (bad && !bad.ok) return { ok: false, message: `The chain links, but ${bad.problem}.` };
     return { ok: true, message: `Intact: all ${verdict.count.toLocaleString()} records link${verdict.chains ? `, in ${verdict.chains.length} chains` : `, up to seq ${verdict.lastSeq}`}; ${checkpoints.length} checkpoint${checkpoints.length === 1 ? " matches" : "s match"}.` };
   } finally {
-    release();
+    await release();
   }
 }

@@ -1,4 +1,6 @@
-import { beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, inject, it } from "vitest";
+import { startApp, type App } from "@/lib/reliability/harness";
+import { INTEGRATION_AUTH_SECRET } from "@/lib/testing/integration-setup";
 import { baseUrl, call, principal, unique } from "@/lib/testing/integration";
 import { signInHttp } from "@/lib/testing/sessions";
 
@@ -6,11 +8,13 @@ import { signInHttp } from "@/lib/testing/sessions";
  * TRUST.md "Backpressure": exports started from the UI (a session) run one at a time per user.
  * The first export below is ~7 MB and left unread, so it is still streaming (held back by the
  * connection) when the second one asks: that one is 429 `busy` with Retry-After, while another
- * user's export runs; once the first is finished, the user may export again.
+ * user's export runs; once the first is finished, the user may export again. The slot is a lease
+ * in the database: a second server on the same database refuses the user's export too.
  */
 const trajectory = unique("one-export");
 let alice: string;
 let bob: string;
+let instanceB: App;
 
 beforeAll(async () => {
   const seeder = await principal("admin", ["ingest"]);
@@ -22,9 +26,14 @@ beforeAll(async () => {
   const b = await principal("viewer", ["read"]);
   alice = (await signInHttp(a.email, "integration-password")).cookie!;
   bob = (await signInHttp(b.email, "integration-password")).cookie!;
+  // Another instance on the same database, accepting the same sessions.
+  instanceB = await startApp(inject("databaseUrl"), { env: { AUTH_SECRET: INTEGRATION_AUTH_SECRET, RECONCILE_CHECKPOINT_EVERY: "999999999,999h" } });
+});
+afterAll(async () => {
+  await instanceB?.stop();
 });
 
-const exportFor = (cookie: string) => fetch(`${baseUrl}/api/v1/audit/export?format=ndjson&trajectory_id=${trajectory}`, { headers: { cookie } });
+const exportFor = (cookie: string, base = baseUrl) => fetch(`${base}/api/v1/audit/export?format=ndjson&trajectory_id=${trajectory}`, { headers: { cookie } });
 
 it("a second export of the same user while the first streams is 429 busy; another user's is not blocked; after the first, the user exports again", async () => {
   const first = await exportFor(alice);
@@ -38,6 +47,10 @@ it("a second export of the same user while the first streams is 429 busy; anothe
   const body = (await second.json()) as { error: { code: string; message: string } };
   expect(body.error.code).toBe("busy");
   expect(body.error.message).toMatch(/An export you started is still running/);
+  // The same on another instance: the slot is the database's, not one process's.
+  const elsewhere = await exportFor(alice, instanceB.base);
+  expect(elsewhere.status, instanceB.output().slice(-2000)).toBe(429);
+  expect(((await elsewhere.json()) as { error: { code: string } }).error.code).toBe("busy");
 
   const other = await exportFor(bob);
   expect(other.status).toBe(200);

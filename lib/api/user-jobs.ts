@@ -1,37 +1,40 @@
 import "server-only";
+import { endUserJobLease, renewUserJobLease, takeUserJobLease } from "@/lib/store/people/job-leases";
 import { ApiError } from "./errors";
 
 /**
  * One heavy job (a full-chain verification or an export started from the UI) at a time per
- * user (TRUST.md "Backpressure"): a second one while the first runs is refused with 429 `busy`.
- * Held in this process's memory: with several instances, a user may run one per instance
- * (docs/DEPLOY.md); a lease row in the database would make it one in all.
+ * user (TRUST.md "Backpressure"), across every instance on the database: a second one while the
+ * first runs is refused with 429 `busy`. The slot is a lease row (lib/store/people/job-leases.ts)
+ * renewed while the job runs; if its instance dies, it runs out after LEASE_MS.
  */
-const state = globalThis as unknown as { __reconcileUserJobs?: Map<string, string> };
-const running = (state.__reconcileUserJobs ??= new Map<string, string>());
+export const LEASE_MS = 60_000;
 
 /** Takes the user's slot for `job`, or throws 429 `busy` naming what is running. Call the returned release exactly when done. */
-export function startUserJob(userId: string, job: string): () => void {
-  const current = running.get(userId);
-  if (current !== undefined) {
-    const error = new ApiError("busy", `${current} you started is still running: one verification or export at a time; try again when it has finished`, { running: current });
+export async function startUserJob(userId: string, job: string): Promise<() => Promise<void>> {
+  const taken = await takeUserJobLease(userId, job, LEASE_MS);
+  if (!taken.held) {
+    const error = new ApiError("busy", `${taken.running} you started is still running: one verification or export at a time; try again when it has finished`, { running: taken.running });
     error.retryAfter = 5;
     throw error;
   }
-  running.set(userId, job);
+  const renew = setInterval(() => void renewUserJobLease(userId, taken.holder, LEASE_MS).catch(() => {}), LEASE_MS / 3);
+  renew.unref();
   let released = false;
-  return () => {
+  return async () => {
     if (released) return;
     released = true;
-    running.delete(userId);
+    clearInterval(renew);
+    // A lease that could not be ended (the database gone meanwhile) runs out by itself.
+    await endUserJobLease(userId, taken.holder).catch(() => {});
   };
 }
 
 /** An async generator that gives the slot back when it ends, fails or is abandoned (return()). */
-export async function* releasingWhenDone<T>(source: AsyncGenerator<T>, release: () => void): AsyncGenerator<T> {
+export async function* releasingWhenDone<T>(source: AsyncGenerator<T>, release: () => Promise<void>): AsyncGenerator<T> {
   try {
     yield* source;
   } finally {
-    release();
+    await release();
   }
 }

@@ -17,12 +17,12 @@ export const GET = apiRoute("audit:export", async ({ req, principal }) => {
   }
   const q = parsed.data;
   // Exports started from the UI (a session): one at a time per user, held until the stream ends.
-  const release = principal.kind === "session" ? startUserJob(principal.userId, "An export") : () => {};
+  const release = principal.kind === "session" ? await startUserJob(principal.userId, "An export") : async () => {};
   try {
     // The export is recorded before the first byte leaves: no unrecorded export.
     await recordExport(principal.email, q, sourceAddress(req.headers));
   } catch (e) {
-    release();
+    await release();
     throw e;
   }
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
