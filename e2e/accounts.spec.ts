@@ -32,6 +32,12 @@ test("a user an admin added must choose their own password at first sign-in, and
   await signInTo(page, email, given);
   await expect(page).toHaveURL(/\/password$/);
   await expect(page.getByRole("heading", { name: "Choose your own password" })).toBeVisible();
+  // Nothing typed yet: no rule reads as met, "not your email" included (issue 39), for the eye
+  // and for a screen reader.
+  const ownRules = page.getByTestId("next-password-rules");
+  await expect(ownRules.getByText("Not your email address")).toHaveAttribute("data-met", "no");
+  await expect(ownRules.locator('li[data-met="yes"]')).toHaveCount(0);
+  await expect(ownRules).not.toContainText("Met:");
   await noSeriousA11yViolations(page);
   await shot(page, "password-required");
   // Every other page leads back here; the API refuses the session.

@@ -15,6 +15,12 @@ describe("password rules", () => {
     expect(passwordProblem("same-password-123", { current: "same-password-123" })).toBe("the new password must differ from the current one");
     expect(passwordProblem("other-password-123", { current: "same-password-123" })).toBeNull();
   });
+  it("an empty field meets no rule (the checklist must not say 'Met: not your email' before anything is typed)", () => {
+    expect(passwordRules("", { email: "a@b.test", current: "old password here" }).filter((r) => r.met)).toEqual([]);
+    expect(passwordRules("a long new passphrase", { email: "a@b.test", current: "old password here" }).every((r) => r.met)).toBe(true);
+    expect(passwordProblem("", { email: "a@b.test" })).toMatch(/at least 12 characters/);
+  });
+
   it("has an upper bound, shown only when passed", () => {
     expect(passwordRules("x".repeat(MAX_PASSWORD_LENGTH)).map((r) => r.id)).toEqual(["length"]);
     expect(passwordProblem("x".repeat(MAX_PASSWORD_LENGTH + 1))).toBe(`password must be at most ${MAX_PASSWORD_LENGTH} characters`);

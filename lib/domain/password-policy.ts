@@ -15,8 +15,10 @@ export function passwordRules(password: string, opts: { email?: string; current?
     { id: "length", text: `At least ${MIN_PASSWORD_LENGTH} characters (${chars} so far)`, met: chars >= MIN_PASSWORD_LENGTH },
   ];
   if (chars > MAX_PASSWORD_LENGTH) rules.push({ id: "max", text: `At most ${MAX_PASSWORD_LENGTH} characters`, met: false });
-  if (opts.email) rules.push({ id: "not-email", text: "Not your email address", met: password.trim().toLowerCase() !== opts.email.trim().toLowerCase() });
-  if (opts.current !== undefined) rules.push({ id: "differs", text: "Different from the current password", met: password !== opts.current || password === "" });
+  // Nothing typed meets nothing: an empty field is not "not your email" in any useful sense.
+  const typed = password !== "";
+  if (opts.email) rules.push({ id: "not-email", text: "Not your email address", met: typed && password.trim().toLowerCase() !== opts.email.trim().toLowerCase() });
+  if (opts.current !== undefined) rules.push({ id: "differs", text: "Different from the current password", met: typed && password !== opts.current });
   return rules;
 }
 
