@@ -42,3 +42,21 @@ test("the top menu folds into a Menu button on a phone, and Escape closes it", a
   await expect(nav).toBeHidden();
   await expect(menu).toHaveAttribute("aria-expanded", "false");
 });
+
+test("at 1440 px an admin's whole header (every link, the account and Sign out) is one line", async ({ browser }) => {
+  const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
+  await signIn(page, demo.admin.email, demo.admin.password);
+  await page.goto("/operations");
+  const nav = page.getByRole("navigation", { name: "Main" });
+  const links = nav.getByRole("link");
+  // The admin sees every entry (the settings ones included): the widest navigation there is.
+  await expect(links).toHaveCount(10);
+  const tops = await links.evaluateAll((els) => els.map((e) => Math.round(e.getBoundingClientRect().top)));
+  expect(new Set(tops).size, `link tops: ${tops.join(", ")}`).toBe(1);
+  const signOut = await page.getByRole("button", { name: "Sign out" }).boundingBox();
+  const first = await links.first().boundingBox();
+  expect(Math.abs(signOut!.y + signOut!.height / 2 - (first!.y + first!.height / 2))).toBeLessThan(8);
+  expect((await page.locator("header").boundingBox())!.height).toBeLessThan(70);
+  await shot(page, "header-1440");
+  await page.close();
+});

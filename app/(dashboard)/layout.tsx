@@ -14,7 +14,7 @@ export default async function DashboardLayout({ children }: { children: React.Re
         Skip to content
       </a>
       <header className="border-b border-slate-200 dark:border-slate-800">
-        <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
+        <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-5 gap-y-2 px-4 py-3">
           <Link href="/" className="font-semibold tracking-tight">
             Reconcile
           </Link>
@@ -32,8 +32,9 @@ export default async function DashboardLayout({ children }: { children: React.Re
               <NavLink href="/settings/tokens">API tokens</NavLink>
             </nav>
             <div className="flex flex-wrap items-center gap-3 text-sm">
-              <Link href="/settings/account" className="text-slate-700 underline-offset-4 hover:underline dark:text-slate-300" title="Your account: change your password">
-                {me.email} · <span className="font-medium">{me.role}</span>
+              {/* A long address is cut short on a wide screen, so the header stays one line; the title has it whole. */}
+              <Link href="/settings/account" className="min-w-0 text-slate-700 underline-offset-4 hover:underline dark:text-slate-300" title={`${me.email} (${me.role}): your account, change your password`}>
+                <span className="inline-block max-w-[11rem] truncate align-bottom">{me.email}</span> · <span className="font-medium">{me.role}</span>
               </Link>
               <form action={logoutAction}>
                 <button type="submit" className="rounded-md px-2 py-1 text-slate-700 underline-offset-4 hover:underline dark:text-slate-300">
@@ -44,7 +45,7 @@ export default async function DashboardLayout({ children }: { children: React.Re
           </CollapsibleMenu>
         </div>
       </header>
-      <main id="main" className="mx-auto max-w-6xl px-4 py-8">
+      <main id="main" className="mx-auto max-w-7xl px-4 py-8">
         <Providers>{children}</Providers>
       </main>
     </div>

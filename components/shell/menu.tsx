@@ -39,7 +39,7 @@ export function CollapsibleMenu({ children }: { children: React.ReactNode }) {
         onClick={(e) => {
           if ((e.target as HTMLElement).closest("a")) setOpen(false);
         }}
-        className={`${open ? "flex" : "hidden"} w-full flex-col gap-3 sm:flex sm:w-auto sm:flex-1 sm:flex-row sm:flex-wrap sm:items-center sm:gap-x-6 sm:gap-y-2`}
+        className={`${open ? "flex" : "hidden"} w-full flex-col gap-3 sm:flex sm:w-auto sm:flex-1 sm:flex-row sm:flex-wrap sm:items-center sm:gap-x-4 sm:gap-y-2`}
       >
         {children}
       </div>
