@@ -3,8 +3,6 @@ import { randomUUID } from "node:crypto";
 import { writeTransaction } from "../db/db";
 import { asSql, placeholder as ph, type Sql } from "../db/sql";
 
-const write = <T>(fn: (tx: Sql) => Promise<T>) => writeTransaction((tx) => fn(asSql(tx)));
-
 /**
  * One heavy job (a full-chain verification, or an export started from the UI) at a time per
  * user, across every instance on one database (TRUST.md "Backpressure"): a lease row per user.
@@ -12,7 +10,10 @@ const write = <T>(fn: (tx: Sql) => Promise<T>) => writeTransaction((tx) => fn(as
  * ending it); the holder renews it while the job runs and deletes it when the job ends.
  */
 
-/** What holds the user's lease: `held` with this lease's token, or `busy` naming the job already running. */
+/** A write transaction, as raw SQL (the statements below are the same on both databases). */
+const write = <T>(fn: (tx: Sql) => Promise<T>) => writeTransaction((tx) => fn(asSql(tx)));
+
+/** The user's lease: `held`, with this lease's token, or not, naming the job already running. */
 export type LeaseTaken = { held: true; holder: string } | { held: false; running: string };
 
 export async function takeUserJobLease(userId: string, job: string, ms: number, now = Date.now()): Promise<LeaseTaken> {
