@@ -23,7 +23,7 @@ const BY_SEQ: Record<string, string> = {
   operation_search: "created_seq",
   operation_search_text: "created_seq",
 };
-const ROLLUPS = ["metric_rollups", "outcome_rollups", "receipt_rollups"];
+const ROLLUPS = ["metric_rollups", "outcome_rollups"];
 
 type Row = Record<string, unknown>;
 

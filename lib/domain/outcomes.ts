@@ -22,16 +22,6 @@ export const REASONS = {
   verified: "canonical state matches the intended effect",
 } as const;
 
-/**
- * The paper's silent failure: the write was accepted, and the deciding canonical read found
- * the effect absent or conflicting. The list filter, the overview's rate and its rollup use this.
- */
-export const SILENT_FAILURE_REASONS: readonly string[] = [REASONS.absent, REASONS.mismatch];
-
-export function isSilentFailure(receiptStatus: string | null, reason: string): boolean {
-  return receiptStatus === "accepted" && SILENT_FAILURE_REASONS.includes(reason);
-}
-
 /** Paper Table I. */
 export const FAILURE_CATEGORIES = {
   1: "wrong tool selection",

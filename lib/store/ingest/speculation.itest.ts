@@ -128,7 +128,7 @@ describe("deciding a group before the chain lock", () => {
       const safety = setTimeout(() => void release(), 5000);
       try {
         await blocker.query("BEGIN");
-        for (const t of ["outcome_rollups", "receipt_rollups", "metric_rollups"]) await blocker.query(`SELECT 1 FROM ${t} FOR UPDATE`);
+        for (const t of ["outcome_rollups", "metric_rollups"]) await blocker.query(`SELECT 1 FROM ${t} FOR UPDATE`);
         let written: import("@/lib/domain/speculation").Written | null = null;
         let next: ReturnType<typeof speculate> | null = null;
         const firstResults = await ingestGroup(a, null, (w) => {

@@ -8,8 +8,8 @@ import { addToCounters, insertMany, insertManyIgnoringConflicts, placeholder, se
  * The paper's metrics in the projection (shared/METRICS.md, lib/domain/metrics.ts). Each
  * operation_views row carries its metric facts (actual, review, recovered, audit_sample, with
  * claimed_outcome, receipt_status and outcome already there); metric_rollups counts rows by
- * recorded day, tool, agent and those facts, kept in the transaction that writes the rows, like
- * outcome_rollups. Recovery is the one fact that depends on other operations: a failure is
+ * the day of the call (called_at: the one clock of every figure counted by day), tool, agent and
+ * those facts, kept in the transaction that writes the rows, like outcome_rollups. Recovery is the one fact that depends on other operations: a failure is
  * recovered by a *later* operation, so writing one operation can change another's row; those
  * rows are updated here and counted out and in again.
  */
@@ -19,6 +19,7 @@ export type MetricRow = {
   operation_id: string;
   created_seq: number | bigint;
   created_at: string;
+  called_at: string;
   tool: string | null;
   agent: string | null;
   trajectory_id: string | null;
@@ -34,13 +35,15 @@ export type MetricRow = {
 };
 
 const ROW_COLUMNS =
-  "operation_id, created_seq, created_at, tool, agent, trajectory_id, fingerprint, claimed_outcome, receipt_status, outcome, effective_outcome, actual, review, recovered, audit_sample";
+  "operation_id, created_seq, created_at, called_at, tool, agent, trajectory_id, fingerprint, claimed_outcome, receipt_status, outcome, effective_outcome, actual, review, recovered, audit_sample";
 
 /** The fields of a view row (viewRow() in projection.ts) that this module reads and sets. */
 export type MetricView = {
   operationId: string;
   createdSeq: number;
   createdAt: string;
+  /** When the call happened (the receipt's time, else when recorded): the day the rollups count it in. */
+  calledAt: string;
   tool: string | null;
   agent: string | null;
   trajectoryId: string | null;
@@ -60,6 +63,7 @@ const toView = (r: MetricRow): MetricView => ({
   operationId: r.operation_id,
   createdSeq: Number(r.created_seq),
   createdAt: r.created_at,
+  calledAt: r.called_at,
   tool: r.tool,
   agent: r.agent,
   trajectoryId: r.trajectory_id,
@@ -232,7 +236,7 @@ const ROLLUP_KEYS = ["day", "tool", "agent", "claim", "actual", "accepted", "ver
 
 export function rollupKey(v: MetricView): unknown[] {
   const f = factsOfView(v);
-  return [v.createdAt.slice(0, 10), v.tool ?? "", v.agent ?? "", f.claim, f.actual, f.accepted, f.verdict, f.review, f.recovered, f.sampled];
+  return [v.calledAt.slice(0, 10), v.tool ?? "", v.agent ?? "", f.claim, f.actual, f.accepted, f.verdict, f.review, f.recovered, f.sampled];
 }
 
 async function addToMetricRollups(tx: Sql, removed: MetricView[], added: MetricView[]): Promise<void> {

@@ -3,7 +3,7 @@ import type { ApprovalFact } from "@/lib/domain/approval";
 import type { CorrectionFact } from "@/lib/domain/corrections";
 import { deriveOperation, type OperationState, type StoredStage } from "@/lib/domain/operation";
 import { actualOf, reviewOf } from "@/lib/domain/metrics";
-import { isSilentFailure, type EffectiveOutcome } from "@/lib/domain/outcomes";
+import type { EffectiveOutcome } from "@/lib/domain/outcomes";
 import { lockDerived } from "../chain/chain";
 import { finishMetricRows, prepareMetricRows, type MetricRow } from "./metrics-projection";
 import { searchRows, searchRowsOf, writeSearchRows, type SearchRow } from "./search-index";
@@ -167,68 +167,49 @@ export async function writeProjection(
   return states;
 }
 
-/** What the rollups count of one operation_views row. */
+/** What outcome_rollups counts of one operation_views row. */
 type RollupFacts = {
-  createdAt: string;
+  calledAt: string;
   tool: string | null;
   effectiveOutcome: string;
   needsReview: boolean;
   overclaimed: boolean;
-  receiptAt: string | null;
-  receiptStatus: string | null;
-  reason: string;
 };
 type RollupRow = {
-  created_at: string;
+  called_at: string;
   tool: string | null;
   effective_outcome: string;
   needs_review: boolean | number;
   overclaimed: boolean | number;
-  receipt_at: string | null;
-  receipt_status: string | null;
-  reason: string;
 };
 
 const rollupFacts = (r: RollupRow): RollupFacts => ({
-  createdAt: r.created_at,
+  calledAt: r.called_at,
   tool: r.tool,
   effectiveOutcome: r.effective_outcome,
   // SQLite hands booleans back as 0/1.
   needsReview: Boolean(r.needs_review),
   overclaimed: Boolean(r.overclaimed),
-  receiptAt: r.receipt_at,
-  receiptStatus: r.receipt_status,
-  reason: r.reason,
 });
 
 /**
- * Keeps outcome_rollups and receipt_rollups in step with operation_views: the rows this write
- * replaced are counted out, the new ones counted in, netted per key, in the same transaction.
+ * Keeps outcome_rollups in step with operation_views, by the day of the call (called_at, the
+ * clock of every figure counted by day): the rows this write replaced are counted out, the new
+ * ones counted in, netted per key, in the same transaction. A receipt arriving after its intent
+ * moves the operation's call day (from when it was recorded to the receipt's time), which is
+ * one count out of the old day and one into the new.
  */
 async function updateRollups(tx: Sql, removed: RollupFacts[], added: RollupFacts[]): Promise<void> {
   const outcomes = new Map<string, unknown[]>();
-  const receipts = new Map<string, number[]>();
   const count = (f: RollupFacts, sign: 1 | -1) => {
-    const key = [f.createdAt.slice(0, 10), f.tool ?? "", f.effectiveOutcome, f.needsReview, f.overclaimed];
+    const key = [f.calledAt.slice(0, 10), f.tool ?? "", f.effectiveOutcome, f.needsReview, f.overclaimed];
     const k = JSON.stringify(key);
     const row = outcomes.get(k) ?? [...key, 0];
     (row[5] as number) += sign;
     outcomes.set(k, row);
-    if (f.receiptAt !== null) {
-      const accepted = f.receiptStatus === "accepted";
-      const silent = isSilentFailure(f.receiptStatus, f.reason);
-      const day = f.receiptAt.slice(0, 10);
-      const r = receipts.get(day) ?? [0, 0, 0];
-      r[0] += sign;
-      r[1] += accepted ? sign : 0;
-      r[2] += silent ? sign : 0;
-      receipts.set(day, r);
-    }
   };
   for (const f of removed) count(f, -1);
   for (const f of added) count(f, 1);
   const outcomeRows = [...outcomes.values()].filter((r) => r[5] !== 0);
-  const receiptRows = [...receipts].filter(([, r]) => r.some((n) => n !== 0)).map(([day, r]) => [day, ...r]);
   if (outcomeRows.length) await addToCounters(tx, "outcome_rollups", ["day", "tool", "effective_outcome", "needs_review", "overclaimed"], ["operations"], outcomeRows);
-  if (receiptRows.length) await addToCounters(tx, "receipt_rollups", ["day"], ["receipts", "accepted", "silent"], receiptRows);
 }

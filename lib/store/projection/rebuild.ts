@@ -22,7 +22,6 @@ export async function rebuildProjections(onProgress?: (done: number) => void): P
     await tx.operationEdge.deleteMany({});
     await tx.operationApproval.deleteMany({});
     await tx.outcomeRollup.deleteMany({});
-    await tx.receiptRollup.deleteMany({});
     await clearMetricProjection(asSql(tx));
     await clearSearchIndex(tx);
   });

@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { EFFECTIVE_OUTCOMES, OUTCOMES, SILENT_FAILURE_REASONS } from "@/lib/domain/outcomes";
+import { EFFECTIVE_OUTCOMES, OUTCOMES } from "@/lib/domain/outcomes";
 import { receiptStatuses } from "@/lib/domain/wire";
 import { textProblem } from "@/lib/domain/json";
 import { normalizeInstant } from "@/lib/domain/time";
@@ -42,7 +42,7 @@ export const listQuerySchema = z
     agent: text.max(200).optional(),
     failure_category: z.enum(["1", "2", "3", "4", "5"]).transform(Number).optional(),
     overclaimed: z.enum(["true", "false"]).transform((v) => v === "true").optional(),
-    /** Accepted receipts whose deciding read found the effect absent or conflicting. */
+    /** Silent failures (Metric 2's hit): accepted receipts whose effect did not hold. */
     silent_failure: z.literal("true").optional(),
     trajectory_id: text.max(200).optional(),
     needs_review: z.enum(["true", "false"]).transform((v) => v === "true").optional(),
@@ -57,7 +57,7 @@ export const listQuerySchema = z
     until: instant.optional(),
     /** The receipt's status (operations without a receipt match neither). */
     receipt_status: z.enum(receiptStatuses).optional(),
-    /** On the receipt's clock: when the receipt says the call happened (its observed_at), as the overview's silent-failure rate counts. */
+    /** When the call happened (called_at: the receipt's time, else when recorded), the clock of every figure counted by day. */
     called_since: instant.optional(),
     called_until: instant.optional(),
     limit: z.coerce.number().int("must be a whole number").min(1, "must be at least 1").default(50).transform((n) => Math.min(n, 200)),
@@ -167,20 +167,20 @@ export async function listOperations(query: ListQuery, only?: string[]): Promise
     ...(query.agent ? { agent: query.agent } : {}),
     ...(query.failure_category ? { failureCategory: query.failure_category } : {}),
     ...(query.overclaimed !== undefined ? { overclaimed: query.overclaimed } : {}),
-    ...(query.silent_failure ? { receiptStatus: "accepted", reason: { in: [...SILENT_FAILURE_REASONS] } } : {}),
     ...(query.trajectory_id ? { trajectoryId: query.trajectory_id } : {}),
-    // Under AND: silent_failure sets receiptStatus too, and both must hold; a metric's part
-    // brings its own ORs and ANDs.
-    ...(query.receipt_status || query.metric || calledAfter
+    // Under AND: a metric's part (silent_failure is Metric 2's hit) brings its own ORs and ANDs,
+    // and the receipt status must hold beside them.
+    ...(query.receipt_status || query.metric || query.silent_failure || calledAfter
       ? {
           AND: [
             ...(query.receipt_status ? [{ receiptStatus: query.receipt_status }] : []),
             ...(query.metric && query.part ? [metricWhere(query.metric, query.part)] : []),
+            ...(query.silent_failure ? [metricWhere("silent_failure_rate", "hit")] : []),
             ...(calledAfter ? [calledAfter] : []),
           ],
         }
       : {}),
-    ...(query.called_since || query.called_until ? { receiptAt: { ...(query.called_since ? { gte: query.called_since } : {}), ...(query.called_until ? { lt: query.called_until } : {}) } } : {}),
+    ...(query.called_since || query.called_until ? { calledAt: { ...(query.called_since ? { gte: query.called_since } : {}), ...(query.called_until ? { lt: query.called_until } : {}) } } : {}),
     ...(query.needs_review !== undefined ? { needsReview: query.needs_review } : {}),
     ...(query.audit_sample !== undefined ? { auditSample: query.audit_sample } : {}),
     ...(query.since || query.until ? { createdAt: { ...(query.since ? { gte: query.since } : {}), ...(query.until ? { lt: query.until } : {}) } } : {}),

@@ -32,7 +32,7 @@ function cli(args: string[]) {
 }
 
 /** Every operation of the database derived from its records, with its identity. */
-async function derivedFromRecords(): Promise<{ id: string; seq: number; createdAt: string; state: OperationState }[]> {
+async function derivedFromRecords(): Promise<{ id: string; seq: number; calledAt: string; state: OperationState }[]> {
   const { loadOperationRecords, stateOf } = await import("@/lib/store/chain/stage-records");
   const client = await db();
   const ops = await client.operation.findMany({ orderBy: { createdSeq: "asc" } });
@@ -42,13 +42,15 @@ async function derivedFromRecords(): Promise<{ id: string; seq: number; createdA
     const records = await loadOperationRecords(client, page.map((o) => o.operationId));
     for (const o of page) {
       const r = records.get(o.operationId);
-      out.push({ id: o.operationId, seq: o.createdSeq, createdAt: o.createdAt, state: stateOf(o.operationId, r) });
+      // When the call happened: the receipt's time, else when the operation was recorded.
+      const calledAt = r?.stages.find((s) => s.stage === "receipt")?.observed_at ?? o.createdAt;
+      out.push({ id: o.operationId, seq: o.createdSeq, calledAt, state: stateOf(o.operationId, r) });
     }
   }
   return out;
 }
 
-type Counted = { createdAt: string; tool: string | null; agent: string | null; id: string; facts: FactCount["facts"] };
+type Counted = { calledAt: string; tool: string | null; agent: string | null; id: string; facts: FactCount["facts"] };
 
 /** Metric facts of every operation, counted from the records alone. */
 async function countedFromRecords(): Promise<Counted[]> {
@@ -66,7 +68,7 @@ async function countedFromRecords(): Promise<Counted[]> {
   const others = all.map(cand);
   return all.map((o) => {
     const recovered = isRecovered({ ...cand(o), verdict: o.state.classification.outcome, review: metricFacts(o.state, { recovered: false, sampled: false }).review }, others);
-    return { id: o.id, createdAt: o.createdAt, tool: o.state.tool, agent: o.state.agent, facts: metricFacts(o.state, { recovered, sampled: sampled.has(o.id) }) };
+    return { id: o.id, calledAt: o.calledAt, tool: o.state.tool, agent: o.state.agent, facts: metricFacts(o.state, { recovered, sampled: sampled.has(o.id) }) };
   });
 }
 
@@ -88,7 +90,7 @@ async function expectAgrees(counted: Counted[], query: { since?: string; until?:
   const { readMetrics, metricsQuerySchema } = await store();
   const q = metricsQuerySchema.parse(query);
   const mine = counted.filter(
-    (c) => (!q.since || c.createdAt >= q.since) && (!q.until || c.createdAt < q.until) && (!q.tool || c.tool === q.tool) && (!q.agent || c.agent === q.agent),
+    (c) => (!q.since || c.calledAt >= q.since) && (!q.until || c.calledAt < q.until) && (!q.tool || c.tool === q.tool) && (!q.agent || c.agent === q.agent),
   );
   const report = await readMetrics(q);
   const label = JSON.stringify(query);
@@ -296,6 +298,14 @@ describe("the paper_metrics migration's backfill", () => {
     const sql = readFileSync(`${dir}/${folder}/migration.sql`, "utf8");
     const backfill = sql.slice(sql.indexOf('UPDATE "operation_views" SET "fingerprint"'));
     for (const statement of backfill.split(/;\s*\n/).map((s) => s.replace(/^--.*$/gm, "").trim()).filter(Boolean)) {
+      await client.$executeRawUnsafe(statement);
+    }
+    // Then, as an upgrade runs them, the later migration that re-counts the rollups by the day of
+    // the call (the backfill above counted them by the day an operation was recorded).
+    const oneClock = readdirSync(dir).find((d) => d.endsWith("_one_clock"))!;
+    const recountSql = readFileSync(`${dir}/${oneClock}/migration.sql`, "utf8");
+    const recount = recountSql.slice(recountSql.indexOf("-- Both rollups re-counted"));
+    for (const statement of recount.split(/;\s*\n/).map((s) => s.replace(/^--.*$/gm, "").trim()).filter(Boolean)) {
       await client.$executeRawUnsafe(statement);
     }
 

@@ -10,8 +10,9 @@ import { asSql, placeholder as ph, type Sql } from "../db/sql";
 /*
  * The paper's Metrics 1–5 read from metric_rollups (kept by writeProjection, see
  * metrics-projection.ts): whole UTC days from the rollup, and the part of a day a period starts
- * or ends inside from operation_views through its created_at index. Periods are on the time an
- * operation was first recorded, as the operations list's since/until.
+ * or ends inside from operation_views through its called_at index. Periods are on the time of the
+ * call (called_at: the receipt's time, else when it was recorded), the one clock of every figure
+ * counted by day (the overview's too), as the operations list's called_since/called_until.
  */
 
 const text = z
@@ -106,8 +107,8 @@ async function rows(q: Sql, query: MetricsQuery): Promise<Row[]> {
     if (query.agent) filter += ` AND agent = ${ph(params.push(query.agent))}`;
     out.push(
       ...(await q.all<Row>(
-        `SELECT substr(created_at, 1, 10) AS day, COALESCE(tool, '') AS tool, COALESCE(agent, '') AS agent, ${FACT_COLUMNS}, COUNT(*) AS operations
-           FROM operation_views WHERE created_at >= ${ph(1)} AND created_at < ${ph(2)}${filter}
+        `SELECT substr(called_at, 1, 10) AS day, COALESCE(tool, '') AS tool, COALESCE(agent, '') AS agent, ${FACT_COLUMNS}, COUNT(*) AS operations
+           FROM operation_views WHERE called_at >= ${ph(1)} AND called_at < ${ph(2)}${filter}
           GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10`,
         params,
       )),

@@ -1,13 +1,13 @@
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, inject, it } from "vitest";
 import { demoRecords } from "@/lib/domain/demo-data";
-import { REASONS } from "@/lib/domain/outcomes";
 import { call, db, ingest, principal, unique } from "@/lib/testing/integration";
 
 /**
- * The overview reads rollups that writeProjection keeps beside operation_views. Here they are
- * held against counting operation_views itself, on the suite's database (so every operation
+ * The overview reads rollups that writeProjection keeps beside operation_views, every figure by
+ * the day of the call (called_at). Here they are held against counting operation_views itself, on the suite's database (so every operation
  * any test stored counts), after ingest through the server, later stages, corrections of every
  * kind, and a rebuild.
  */
@@ -40,15 +40,13 @@ function cli(args: string[]) {
   });
 }
 
-type View = { createdAt: string; tool: string | null; effectiveOutcome: string; needsReview: boolean; overclaimed: boolean; receiptAt: string | null; receiptStatus: string | null; reason: string };
+type View = { calledAt: string; tool: string | null; effectiveOutcome: string; needsReview: boolean; overclaimed: boolean; receiptStatus: string | null; actual: string };
 
 async function views(): Promise<View[]> {
   return (await db()).operationView.findMany({
-    select: { createdAt: true, tool: true, effectiveOutcome: true, needsReview: true, overclaimed: true, receiptAt: true, receiptStatus: true, reason: true },
+    select: { calledAt: true, tool: true, effectiveOutcome: true, needsReview: true, overclaimed: true, receiptStatus: true, actual: true },
   });
 }
-
-const isSilent = (v: View) => v.receiptStatus === "accepted" && (v.reason === REASONS.absent || v.reason === REASONS.mismatch);
 
 function tally<T>(items: T[], key: (t: T) => string, add: (t: T) => number[] = () => [1]): Map<string, number[]> {
   const out = new Map<string, number[]>();
@@ -68,28 +66,54 @@ async function rollupsAndCounts() {
   const all = await views();
   const outcomeKey = (r: { day: string; tool: string; effectiveOutcome: string; needsReview: boolean; overclaimed: boolean }) =>
     JSON.stringify([r.day, r.tool, r.effectiveOutcome, r.needsReview, r.overclaimed]);
-  const expectedOutcomes = tally(all, (v) => outcomeKey({ day: v.createdAt.slice(0, 10), tool: v.tool ?? "", effectiveOutcome: v.effectiveOutcome, needsReview: v.needsReview, overclaimed: v.overclaimed }));
-  const expectedReceipts = tally(
-    all.filter((v) => v.receiptAt !== null),
-    (v) => v.receiptAt!.slice(0, 10),
-    (v) => [1, v.receiptStatus === "accepted" ? 1 : 0, isSilent(v) ? 1 : 0],
-  );
+  const expectedOutcomes = tally(all, (v) => outcomeKey({ day: v.calledAt.slice(0, 10), tool: v.tool ?? "", effectiveOutcome: v.effectiveOutcome, needsReview: v.needsReview, overclaimed: v.overclaimed }));
   const outcomes = (await client.outcomeRollup.findMany()).filter((r) => r.operations !== 0);
-  const receipts = (await client.receiptRollup.findMany()).filter((r) => r.receipts !== 0);
   return {
-    rollups: {
-      outcomes: Object.fromEntries(outcomes.map((r) => [outcomeKey(r), [r.operations]])),
-      receipts: Object.fromEntries(receipts.map((r) => [r.day, [r.receipts, r.accepted, r.silent]])),
-    },
-    counted: { outcomes: Object.fromEntries(expectedOutcomes), receipts: Object.fromEntries(expectedReceipts) },
+    rollups: { outcomes: Object.fromEntries(outcomes.map((r) => [outcomeKey(r), [r.operations]])) },
+    counted: { outcomes: Object.fromEntries(expectedOutcomes) },
     all,
   };
+}
+
+class RolledBack extends Error {}
+const sortedRows = (rows: object[]) => rows.filter((r) => (r as { operations: number }).operations !== 0).map((r) => JSON.stringify(r)).sort();
+
+/**
+ * The rollups as the migration that moved them to the call's day re-counts them in SQL (run in a
+ * transaction that is rolled back), and as writeProjection keeps them: the same rows.
+ */
+async function expectMigrationRecountAgrees() {
+  const { writeTransaction } = await import("@/lib/store/db/db");
+  const provider = inject("databaseUrl").startsWith("postgres") ? "postgresql" : "sqlite";
+  const sql = readFileSync(`prisma/migrations/${provider}/20261204112202_one_clock/migration.sql`, "utf8");
+  const statements = sql
+    .slice(sql.indexOf("-- Both rollups re-counted"))
+    .split(";")
+    .map((s) => s.replace(/^--.*$/gm, "").trim())
+    .filter(Boolean);
+  expect(statements).toHaveLength(4);
+  type Tx = Parameters<Parameters<typeof writeTransaction>[0]>[0];
+  const read = async (tx: Tx) => ({ outcomes: sortedRows(await tx.outcomeRollup.findMany()), metrics: sortedRows(await tx.metricRollup.findMany()) });
+  let kept: Awaited<ReturnType<typeof read>> | undefined;
+  let recounted: typeof kept;
+  try {
+    await writeTransaction(async (tx) => {
+      kept = await read(tx);
+      for (const s of statements) await tx.$executeRawUnsafe(s);
+      recounted = await read(tx);
+      throw new RolledBack();
+    });
+  } catch (e) {
+    if (!(e instanceof RolledBack)) throw e;
+  }
+  expect(kept?.outcomes.length).toBeGreaterThan(0);
+  expect(recounted).toEqual(kept);
 }
 
 /** What each overview read must answer, counted from operation_views. */
 async function expectOverviewAgrees(all: View[], since: string | undefined) {
   const o = await overview();
-  const recent = all.filter((v) => since === undefined || v.createdAt >= since);
+  const recent = all.filter((v) => since === undefined || v.calledAt >= since);
   const byOutcome = Object.fromEntries(["verified", "uncertain", "divergent", "rejected", "not_applied", "compensated"].map((k) => [k, recent.filter((v) => v.effectiveOutcome === k).length]));
   expect(await o.outcomeCounts(since)).toEqual({ byOutcome, needsReview: recent.filter((v) => v.needsReview).length, total: recent.length });
 
@@ -99,17 +123,25 @@ async function expectOverviewAgrees(all: View[], since: string | undefined) {
   expect(await o.topDivergentTools(since)).toEqual(ranked.slice(0, 5));
 
   if (since !== undefined) {
-    const receipts = tally(
-      all.filter((v) => v.receiptAt !== null && v.receiptAt >= since),
-      (v) => v.receiptAt!.slice(0, 10),
-      (v) => [v.receiptStatus === "accepted" ? 1 : 0, isSilent(v) ? 1 : 0],
+    // Metric 2 per day of the call: accepted, effect not held, over accepted with a known effect.
+    const days = tally(
+      recent.filter((v) => v.receiptStatus === "accepted"),
+      (v) => v.calledAt.slice(0, 10),
+      (v) => [v.actual === "not_held" ? 1 : 0, v.actual === "held" ? 1 : 0, v.actual === "unknown" ? 1 : 0],
     );
-    const series = [...receipts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, [accepted, silent]]) => ({ day, accepted, silent, rate: accepted ? silent / accepted : 0 }));
+    const series = [...days]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([day, [silent, held, unknown]]) => ({ day, accepted: silent + held, silent, unknown, rate: silent + held ? silent / (silent + held) : 0 }));
     expect(await o.silentFailureRate(since), `silentFailureRate since ${since}`).toEqual(series);
+    // One number for one thing: /metrics's Metric 2 over the same period is the same count.
+    const sum = (k: "accepted" | "silent" | "unknown") => series.reduce((a, d) => a + d[k], 0);
+    const { readMetrics } = await import("@/lib/store/queries/metrics");
+    const m2 = (await readMetrics({ since })).metrics.silent_failure_rate;
+    expect({ hit: m2.hit, n: m2.n, unknown: m2.unknown }, `Metric 2 since ${since}`).toEqual({ hit: sum("silent"), n: sum("accepted"), unknown: sum("unknown") });
     // The page links both numbers to the list on the same clock: it must list exactly them.
-    const sum = (k: "accepted" | "silent") => series.reduce((a, d) => a + d[k], 0);
     expect(await countListed({ silent_failure: "true", called_since: since }), `silent since ${since}`).toBe(sum("silent"));
-    expect(await countListed({ receipt_status: "accepted", called_since: since }), `accepted since ${since}`).toBe(sum("accepted"));
+    expect(await countListed({ metric: "silent_failure_rate", part: "hit", called_since: since }), `hit since ${since}`).toBe(sum("silent"));
+    expect(await countListed({ metric: "silent_failure_rate", part: "n", called_since: since }), `n since ${since}`).toBe(sum("accepted"));
   }
 }
 
@@ -156,6 +188,12 @@ describe("overview rollups", () => {
 
     // A later stage moves an operation between buckets: the row it replaces is counted out.
     const read = { status: "match", observed_at: new Date(Date.now() + 60_000).toISOString(), evidence: { object_id: `obj-${tag}` } };
+    // An intent recorded now whose receipt, arriving later, says the call was three days ago:
+    // its call day moves from today to then (counted out of one day, into the other).
+    const threeDaysAgo = new Date(Date.now() - 3 * 86_400_000).toISOString();
+    expect((await ingest(ingestToken, { operation_id: `late-${tag}`, tool: "x.post", intent: { effect: "post once" } })).status).toBe(201);
+    expect((await ingest(ingestToken, { operation_id: `late-${tag}`, receipt: { status: "accepted", observed_at: threeDaysAgo }, canonical_read: { status: "absent", observed_at: threeDaysAgo } })).status).toBe(200);
+    expect((await client.operationView.findUniqueOrThrow({ where: { operationId: `late-${tag}` } })).calledAt).toBe(threeDaysAgo);
     expect((await ingest(ingestToken, { operation_id: uncertain[0].operationId, canonical_read: read })).status).toBe(200);
     // Corrections of every kind move it again.
     const resolved = await correct(divergent[0].operationId, { action: "resolve", outcome: "not_applied", reason: "never happened" });
@@ -172,6 +210,7 @@ describe("overview rollups", () => {
       expect(rollups).toEqual(counted);
       for (const since of sinces) await expectOverviewAgrees(all, since);
       await expectReviewAgrees(all);
+      await expectMigrationRecountAgrees();
       return rollups;
     };
     const before = await check();

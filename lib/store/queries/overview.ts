@@ -1,14 +1,16 @@
 import "server-only";
-import { EFFECTIVE_OUTCOMES, SILENT_FAILURE_REASONS, type EffectiveOutcome } from "@/lib/domain/outcomes";
+import { EFFECTIVE_OUTCOMES, type EffectiveOutcome } from "@/lib/domain/outcomes";
 import { reader } from "../db/db";
 import { asSql, placeholder as ph, type Sql } from "../db/sql";
 
 /*
- * The overview reads outcome_rollups and receipt_rollups (kept by writeProjection in the same
+ * The overview reads outcome_rollups and metric_rollups (kept by writeProjection in the same
  * transactions as operation_views): a few rows per day instead of every operation, so the page
- * costs the same at a million operations as at a hundred. Periods start at a UTC midnight
+ * costs the same at a million operations as at a hundred. Every figure counts an operation on
+ * the day of its call (called_at: the receipt's time, else when it was recorded), the one clock
+ * of the product's figures, as /metrics and the review queue. Periods start at a UTC midnight
  * (periodStart); a start inside a day is also answered exactly, that day's part from
- * operation_views through its created_at / receipt_at index.
+ * operation_views through its called_at index.
  */
 
 const DAY_MS = 86_400_000;
@@ -45,14 +47,14 @@ async function fromDay<T>(
 
 const and = (filter: string) => (filter ? `AND ${filter}` : "");
 
-/** Operations per effective outcome, and how many need review, recorded since `since`. */
+/** Operations per effective outcome, and how many need review, called since `since`. */
 export async function outcomeCounts(since?: string): Promise<{ byOutcome: Record<EffectiveOutcome, number>; needsReview: number; total: number }> {
   const q = asSql(await reader());
   const rows = await fromDay<{ effective_outcome: string; needs_review: boolean | number; n: number | bigint }>(
     q,
     since,
     (f) => `SELECT effective_outcome, needs_review, SUM(operations) AS n FROM outcome_rollups WHERE operations <> 0 ${and(f)} GROUP BY effective_outcome, needs_review`,
-    `SELECT effective_outcome, needs_review, COUNT(*) AS n FROM operation_views WHERE created_at >= ${ph(1)} AND created_at < ${ph(2)} GROUP BY effective_outcome, needs_review`,
+    `SELECT effective_outcome, needs_review, COUNT(*) AS n FROM operation_views WHERE called_at >= ${ph(1)} AND called_at < ${ph(2)} GROUP BY effective_outcome, needs_review`,
   );
   const byOutcome = Object.fromEntries(EFFECTIVE_OUTCOMES.map((o) => [o, 0])) as Record<EffectiveOutcome, number>;
   let needsReview = 0;
@@ -100,33 +102,34 @@ export async function reviewCounts(): Promise<{ total: number; uncertain: number
 }
 
 /**
- * The paper's silent-failure rate per day (by when the receipt says the call happened):
- * accepted receipts whose deciding canonical read found the effect absent or conflicting, as a
- * share of accepted receipts.
+ * The paper's silent-failure rate (Metric 2, shared/METRICS.md) per day of the call: accepted
+ * receipts whose effect did not hold, as a share of accepted receipts whose effect is known
+ * (held or not); `unknown` counts the accepted ones not known yet (uncertain, not resolved).
+ * The same facts and the same clock as /metrics, so the two pages give one number for a period.
  */
-export async function silentFailureRate(since: string): Promise<{ day: string; accepted: number; silent: number; rate: number }[]> {
+export async function silentFailureRate(since: string): Promise<{ day: string; accepted: number; silent: number; unknown: number; rate: number }[]> {
   const q = asSql(await reader());
-  const rows = await fromDay<{ day: string; accepted: number | bigint; silent: number | bigint }>(
+  const rows = await fromDay<{ day: string; actual: string; n: number | bigint }>(
     q,
     since,
-    (f) => `SELECT day, accepted, silent FROM receipt_rollups WHERE receipts > 0 ${and(f)}`,
-    // The reasons come first in the text, so they are parameters 1…n, then since and next.
-    (from, next) => {
-      const n = SILENT_FAILURE_REASONS.length;
-      return {
-        sql: `SELECT substr(receipt_at, 1, 10) AS day,
-                     SUM(CASE WHEN receipt_status = 'accepted' THEN 1 ELSE 0 END) AS accepted,
-                     SUM(CASE WHEN receipt_status = 'accepted' AND reason IN (${SILENT_FAILURE_REASONS.map((_, i) => ph(1 + i)).join(", ")}) THEN 1 ELSE 0 END) AS silent
-                FROM operation_views WHERE receipt_at >= ${ph(n + 1)} AND receipt_at < ${ph(n + 2)} GROUP BY substr(receipt_at, 1, 10)`,
-        params: [...SILENT_FAILURE_REASONS, from, next],
-      };
-    },
+    (f) => `SELECT day, actual, SUM(operations) AS n FROM metric_rollups WHERE accepted AND operations <> 0 ${and(f)} GROUP BY day, actual`,
+    `SELECT substr(called_at, 1, 10) AS day, actual, COUNT(*) AS n FROM operation_views
+      WHERE called_at >= ${ph(1)} AND called_at < ${ph(2)} AND receipt_status = 'accepted' GROUP BY 1, 2`,
   );
-  return rows
-    .map((r) => {
-      const accepted = Number(r.accepted);
-      const silent = Number(r.silent);
-      return { day: r.day, accepted, silent, rate: accepted ? silent / accepted : 0 };
+  const days = new Map<string, { silent: number; held: number; unknown: number }>();
+  for (const r of rows) {
+    const d = days.get(r.day) ?? { silent: 0, held: 0, unknown: 0 };
+    const n = Number(r.n);
+    if (r.actual === "not_held") d.silent += n;
+    else if (r.actual === "held") d.held += n;
+    else d.unknown += n;
+    days.set(r.day, d);
+  }
+  return [...days]
+    .filter(([, d]) => d.silent + d.held + d.unknown > 0)
+    .map(([day, d]) => {
+      const accepted = d.silent + d.held;
+      return { day, accepted, silent: d.silent, unknown: d.unknown, rate: accepted ? d.silent / accepted : 0 };
     })
     .sort((a, b) => (a.day < b.day ? -1 : 1));
 }
@@ -138,7 +141,7 @@ export async function topDivergentTools(since: string | undefined, take = 5): Pr
     q,
     since,
     (f) => `SELECT tool, SUM(operations) AS n FROM outcome_rollups WHERE effective_outcome = 'divergent' AND tool <> '' ${and(f)} GROUP BY tool`,
-    `SELECT tool, COUNT(*) AS n FROM operation_views WHERE effective_outcome = 'divergent' AND tool IS NOT NULL AND created_at >= ${ph(1)} AND created_at < ${ph(2)} GROUP BY tool`,
+    `SELECT tool, COUNT(*) AS n FROM operation_views WHERE effective_outcome = 'divergent' AND tool IS NOT NULL AND called_at >= ${ph(1)} AND called_at < ${ph(2)} GROUP BY tool`,
   );
   const byTool = new Map<string, number>();
   for (const r of rows) byTool.set(r.tool, (byTool.get(r.tool) ?? 0) + Number(r.n));
