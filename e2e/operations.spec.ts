@@ -162,7 +162,7 @@ test("the overview's numbers, chart and rankings each lead to the filtered list"
   const n = Number((await divergent.textContent())!.replace(/\D/g, ""));
   expect(n).toBeGreaterThan(0);
   await divergent.click();
-  await expect(page).toHaveURL(/\/operations\?outcome=divergent&since=/);
+  await expect(page).toHaveURL(/\/operations\?outcome=divergent&called_since=/);
   await expect(page.getByLabel("Effective outcome")).toHaveValue("divergent");
   await page.goto("/?period=90d");
   await page.getByRole("link", { name: "overclaimed successes" }).click();

@@ -30,13 +30,12 @@ export default async function Overview({ searchParams }: { searchParams: Promise
   const period: Period = requested && requested in PERIODS ? (requested as Period) : "30d";
   const since = periodStart(PERIODS[period]);
   const [counts, review, silent, tools] = await Promise.all([outcomeCounts(since), reviewCounts(), silentFailureRate(since), topDivergentTools(since)]);
-  // Two clocks, each with its own list filter: the cards and the tool ranking count operations by
-  // when they were first recorded (since=), the silent-failure rate counts receipts by when the
-  // receipt says the call happened (called_since=). Each number links to exactly its operations.
-  const sinceQ = `since=${encodeURIComponent(since.slice(0, 10) + "T00:00:00Z")}`;
+  // One clock: every figure here counts an operation on the day of its call (the receipt's time,
+  // else when it was recorded), as /metrics does, and links to the list on that clock.
   const calledQ = `called_since=${encodeURIComponent(since.slice(0, 10) + "T00:00:00Z")}`;
   const accepted = silent.reduce((a, d) => a + d.accepted, 0);
   const silentTotal = silent.reduce((a, d) => a + d.silent, 0);
+  const unknown = silent.reduce((a, d) => a + d.unknown, 0);
 
   return (
     <div className="space-y-8">
@@ -46,7 +45,7 @@ export default async function Overview({ searchParams }: { searchParams: Promise
           <p className="mt-1 text-slate-700 dark:text-slate-300">
             {counts.total === 0
               ? "No operations in this period. Agents send receipts to POST /api/v1/receipts with a token that has the ingest scope (API tokens, above)."
-              : `${counts.total.toLocaleString()} operations recorded in the last ${PERIODS[period]} days. The counts by outcome and the tool ranking go by when each operation was first recorded here; the silent-failure rate goes by the day of the call.`}
+              : `${counts.total.toLocaleString()} operations called in the last ${PERIODS[period]} days. Every figure on this page, as on Metrics, counts an operation on the day of its call (the receipt's time, or when it was recorded if no receipt came), in UTC.`}
           </p>
         </div>
         <nav aria-label="Period" className="flex gap-1 text-sm">
@@ -61,7 +60,7 @@ export default async function Overview({ searchParams }: { searchParams: Promise
       <ul className="grid gap-3 sm:grid-cols-3 lg:grid-cols-6" aria-label="Operations by effective outcome">
         {EFFECTIVE_OUTCOMES.map((outcome) => (
           <li key={outcome}>
-            <Link href={`/operations?outcome=${outcome}&${sinceQ}`} className={`block rounded-lg border border-l-4 border-slate-200 bg-white p-4 hover:bg-slate-50 dark:border-slate-800 dark:bg-slate-900 dark:hover:bg-slate-800 ${STYLE[outcome]}`}>
+            <Link href={`/operations?outcome=${outcome}&${calledQ}`} className={`block rounded-lg border border-l-4 border-slate-200 bg-white p-4 hover:bg-slate-50 dark:border-slate-800 dark:bg-slate-900 dark:hover:bg-slate-800 ${STYLE[outcome]}`}>
               <span className="block text-sm text-slate-700 dark:text-slate-300">{outcome.replace("_", " ")}</span>
               <span className="block text-2xl font-semibold tabular-nums">{counts.byOutcome[outcome].toLocaleString()}</span>
             </Link>
@@ -83,16 +82,25 @@ export default async function Overview({ searchParams }: { searchParams: Promise
         <section aria-labelledby="silent" className="rounded-xl border border-slate-200 p-4 lg:col-span-2 dark:border-slate-800">
           <h2 id="silent" className="font-semibold">Silent-failure rate</h2>
           <p className="mt-1 text-sm text-slate-700 dark:text-slate-300">
-            Accepted receipts whose canonical read found the effect absent or different, counted by the day of the call (the receipt&apos;s own
-            time, not when it was recorded here):{" "}
-            <Link className={`${link} underline`} href={`/operations?silent_failure=true&${calledQ}`}>
+            Metric 2: accepted receipts whose effect did not hold, of those whose effect is known, by the day of the call:{" "}
+            <Link className={`${link} underline`} href={`/operations?metric=silent_failure_rate&part=hit&${calledQ}`}>
               {silentTotal.toLocaleString()} silent failures
             </Link>{" "}
             of{" "}
-            <Link className={`${link} underline`} href={`/operations?receipt_status=accepted&${calledQ}`}>
+            <Link className={`${link} underline`} href={`/operations?metric=silent_failure_rate&part=n&${calledQ}`}>
               {accepted.toLocaleString()} accepted receipts
             </Link>{" "}
-            ({accepted ? ((silentTotal / accepted) * 100).toFixed(1) : "0"}%) in the period.
+            ({accepted ? ((silentTotal / accepted) * 100).toFixed(1) : "0"}%) in the period
+            {unknown ? (
+              <>
+                ;{" "}
+                <Link className={`${link} underline`} href={`/operations?metric=silent_failure_rate&part=unknown&${calledQ}`}>
+                  {unknown.toLocaleString()} more
+                </Link>{" "}
+                whose effect is not known yet
+              </>
+            ) : null}
+            .
           </p>
           <div className="mt-3">
             <SilentFailureChart data={silent} />
@@ -108,7 +116,7 @@ export default async function Overview({ searchParams }: { searchParams: Promise
           <ol className="mt-2 space-y-1 text-sm">
             {tools.map((t) => (
               <li key={t.tool} className="max-w-sm">
-                <Link className={row} href={`/operations?tool=${encodeURIComponent(t.tool)}&outcome=divergent&${sinceQ}`}>
+                <Link className={row} href={`/operations?tool=${encodeURIComponent(t.tool)}&outcome=divergent&${calledQ}`}>
                   <span className={`${rowLabel} font-mono`}>{t.tool}</span>
                   <span className="tabular-nums font-semibold">{t.divergent}</span>
                 </Link>

@@ -103,7 +103,7 @@ export function OperationFilters({ values, tools }: { values: Values; tools: str
         <summary className="cursor-pointer text-sm font-medium text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">More filters</summary>
         <div className="mt-3 grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
           {select("classified_as", "Classified as", OUTCOMES.map((o) => [o, o]))}
-          {select("silent_failure", "Silent failure", [["true", "yes: accepted, effect absent or different"]])}
+          {select("silent_failure", "Silent failure", [["true", "yes: accepted, effect did not hold"]])}
           {select("overclaimed", "Claimed success, false or unconfirmed", [["true", "yes"], ["false", "no"]])}
           {select("failure_category", "Failure category", Object.entries(FAILURE_CATEGORIES).map(([k, v]) => [k, `${k} · ${v}`]))}
           {text("target", "Target")}

@@ -28,9 +28,13 @@ const MEANING: Record<MetricName, string> = {
 
 type Filters = { since?: string; until?: string; tool?: string; agent?: string };
 
+/** The list of a figure's operations: its period on the same clock (the call's time). */
 function listHref(metric: MetricName, part: string, f: Filters): string {
   const q = new URLSearchParams({ metric, part });
-  for (const k of ["since", "until", "tool", "agent"] as const) if (f[k]) q.set(k, f[k]!);
+  if (f.since) q.set("called_since", f.since);
+  if (f.until) q.set("called_until", f.until);
+  if (f.tool) q.set("tool", f.tool);
+  if (f.agent) q.set("agent", f.agent);
   return `/operations?${q}`;
 }
 
@@ -137,9 +141,9 @@ export default async function MetricsPage({ searchParams }: { searchParams: Prom
           <h1 className="text-2xl font-semibold">Metrics</h1>
           <p className="mt-1 max-w-3xl text-slate-700 dark:text-slate-300">
             The paper&apos;s Metrics 1–5 of tool grounding, from {report.operations.toLocaleString()} operations
-            {period === "all" ? " (all time)" : ` recorded in the last ${PERIODS[period as keyof typeof PERIODS]} days`}
+            {period === "all" ? " (all time)" : ` called in the last ${PERIODS[period as keyof typeof PERIODS]} days`}
             {query.tool ? `, tool ${query.tool}` : ""}
-            {query.agent ? `, agent ${query.agent}` : ""}. Reviewers&apos; resolutions are the ground truth; what nobody knows is counted apart as unknown. Every number opens its operations.
+            {query.agent ? `, agent ${query.agent}` : ""}. Periods and weeks go by the day of the call (the receipt&apos;s time, or when it was recorded if no receipt came; UTC), as on the overview. Reviewers&apos; resolutions are the ground truth; what nobody knows is counted apart as unknown. Every number opens its operations.
           </p>
           {!parsed.success ? <p role="alert" className="mt-2 text-rose-700 dark:text-rose-300">The filters were not valid and are ignored.</p> : null}
         </div>
@@ -174,7 +178,7 @@ export default async function MetricsPage({ searchParams }: { searchParams: Prom
       </section>
 
       <Table
-        caption="Per week (weeks start Monday, UTC)"
+        caption="Per week of the call (weeks start Monday, UTC)"
         first="week of"
         rows={[...report.weekly].reverse().map((w) => {
           const start = `${w.week}T00:00:00.000Z`;
