@@ -205,7 +205,9 @@ export async function linksOf(db: SqlLike, states: Map<string, OperationState>):
   const owners = await selectIn<{ operation_id: string; owner_id: string | null }>(db, "SELECT operation_id, owner_id FROM operations WHERE operation_id IN %IN%", [...waiting.keys()]);
   for (const o of owners) {
     const link = links.get(linkKey(waiting.get(o.operation_id)!, o.owner_id));
-    if (link) out.set(o.operation_id, link);
+    const state = states.get(o.operation_id)!;
+    // Only a link that changes something (a request that named its agent but no conversation mostly matches its trace's).
+    if (link && (link.conversation !== null || (link.agent !== null && link.agent !== state.agent))) out.set(o.operation_id, link);
   }
   return out;
 }
