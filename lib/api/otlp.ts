@@ -7,6 +7,8 @@ import { eachSpan, OtlpShapeError, type Span } from "@/lib/otlp/spans";
 import { cut } from "@/lib/domain/json";
 import { eachRecord, type SpanRecord } from "@/lib/otlp/tool-spans";
 import { MAX_VALUES, precheck } from "@/lib/otlp/precheck";
+import { MAX_LINKED_TRACES, TraceLinks } from "@/lib/otlp/trace-links";
+import { recordTraceLinks } from "@/lib/store/ingest/trace-links";
 import { pacer } from "@/lib/store/db/pace";
 import { MiB, readBodyBytes, tooLarge } from "./body";
 import { ApiError } from "./errors";
@@ -62,9 +64,11 @@ export async function ingestOtlp(req: Request, principal: Principal): Promise<Re
   const pace = pacer();
   const spans: Span[] = [];
   const mapped: SpanRecord[] = [];
+  const links = new TraceLinks();
   try {
     for (const span of eachSpan(decodeRequest(body, encoding))) {
       spans.push(span);
+      links.add(span);
       await pace();
     }
   } catch (e) {
@@ -78,7 +82,10 @@ export async function ingestOtlp(req: Request, principal: Principal): Promise<Re
     await pace();
   }
 
+  // What the spans say of their traces first: this request's tool spans whose ancestors were
+  // sent earlier take the conversation as they are stored, and earlier ones are linked now.
   const sender = senderOf(principal);
+  await recordTraceLinks(links.links, sender.rights.userId);
   let rejected = 0;
   const quoted: string[] = [];
   // In batches the size of the receipts endpoint's, one after another: no transaction grows
@@ -103,7 +110,12 @@ export async function ingestOtlp(req: Request, principal: Principal): Promise<Re
     rejected += overCap;
     quoted.unshift(`${overCap} tool span${overCap === 1 ? "" : "s"} past the first ${MAX_TOOL_SPANS.toLocaleString("en")} of the request: send them in another request`);
   }
-  const message = rejected ? `${rejected} tool span${rejected === 1 ? "" : "s"} not stored: ${quoted.join("; ")}${rejected > quoted.length ? "; …" : ""}` : "";
+  const notStored = rejected ? `${rejected} tool span${rejected === 1 ? "" : "s"} not stored: ${quoted.join("; ")}${rejected > quoted.length ? "; …" : ""}` : "";
+  // A warning with the spans counted as stored (OTLP allows errorMessage with rejectedSpans 0): their records were kept, not their traces' links.
+  const unlinked = links.overCap
+    ? `${links.overCap} span${links.overCap === 1 ? "" : "s"} naming the conversation or agent of a trace past the first ${MAX_LINKED_TRACES.toLocaleString("en")} of the request: not kept for their traces, send them in another request`
+    : "";
+  const message = [notStored, unlinked].filter(Boolean).join("; ");
   const answer = encodeResponse(encoding, rejected, message);
   return new Response(answer.body as BodyInit, { status: 200, headers: { "content-type": answer.contentType } });
 }

@@ -3,7 +3,8 @@ import path from "node:path";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { encodeJsonRequest } from "@/lib/otlp/decode";
-import { baseUrl, chainCount, principal } from "@/lib/testing/integration";
+import { isPossibleOperationId } from "@/lib/domain/wire";
+import { baseUrl, call, chainCount, principal } from "@/lib/testing/integration";
 
 /**
  * OTLP bodies as fuzz families (POST /api/v1/otlp/v1/traces), on SQLite and PostgreSQL like
@@ -11,7 +12,8 @@ import { baseUrl, chainCount, principal } from "@/lib/testing/integration";
  * the structure expects ids, lists and attributes, wrong ids, and huge attributes (100,000 of
  * them, nesting far past the 32-level limit, strings of megabytes). Oracle: never a 5xx; a 4xx
  * stores nothing; a 200 is an ExportTraceServiceResponse in the request's encoding; the server
- * is healthy after every case. RELIABILITY_FUZZ_RUNS (default 1,000) / 20 per family.
+ * is healthy after every case; spans of one trace in any order link its tool calls to the first
+ * conversation and agent named (trace links). RELIABILITY_FUZZ_RUNS (default 1,000) / 20 per family.
  */
 const RUNS = Math.max(5, Math.round(Number(process.env.RELIABILITY_FUZZ_RUNS || 1000) / 20));
 const opts = { numRuns: RUNS, endOnFailure: true } as const;
@@ -131,6 +133,63 @@ describe("OTLP fuzz families", () => {
         const status = await judge(body, protobuf, `${kind} ${n}${protobuf ? " (protobuf)" : ""}`);
         if (kind === "deep" && n > 32) expect(status).toBe(400);
         else expect(status).toBe(200);
+      }),
+      opts,
+    );
+  });
+
+  it("trace links: tool and invoke_agent spans of two traces, one a request, in any order, naming any conversation and agent", async () => {
+    const hex = (n: number) => Array.from(crypto.getRandomValues(new Uint8Array(n)), (b) => b.toString(16).padStart(2, "0")).join("");
+    const name = fc.oneof(fc.string({ maxLength: 300 }), fc.constantFrom("", "a b", "x/y", "a".repeat(201), "conv-ok", "é\u0000x", "a".repeat(5000)));
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant("tool" as const), trace: fc.nat(1) }),
+      fc.record({ kind: fc.constant("agent" as const), trace: fc.nat(1), conversation: fc.option(name), agent: fc.option(name) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 6 }), fc.boolean(), async (steps, protobuf) => {
+        const traces = [hex(16), hex(16)];
+        const roots = [hex(8), hex(8)];
+        // The model: per trace, the first valid conversation and the first agent name to arrive.
+        const first: { conversation: string | null; agent: string | null }[] = [{ conversation: null, agent: null }, { conversation: null, agent: null }];
+        const tools: { id: string; trace: number }[] = [];
+        for (const [i, st] of steps.entries()) {
+          const attrs: Record<string, string> = {};
+          let span: Record<string, unknown>;
+          if (st.kind === "tool") {
+            const callId = `c${i}-${hex(4)}`;
+            tools.push({ id: `otel:${traces[st.trace]}:${callId}`, trace: st.trace });
+            Object.assign(attrs, { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "t", "gen_ai.tool.call.id": callId });
+            span = { parentSpanId: roots[st.trace], spanId: hex(8) };
+          } else {
+            attrs["gen_ai.operation.name"] = "invoke_agent";
+            if (st.conversation !== null) attrs["gen_ai.conversation.id"] = st.conversation;
+            if (st.agent !== null) attrs["gen_ai.agent.name"] = st.agent;
+            span = { spanId: roots[st.trace] };
+            const text = (v: string | null) => (v ? v.replace(/\u0000/g, "\uFFFD") : null);
+            const conversation = text(st.conversation);
+            if (!first[st.trace].conversation && conversation && isPossibleOperationId(conversation)) first[st.trace].conversation = conversation;
+            if (!first[st.trace].agent && text(st.agent)) first[st.trace].agent = text(st.agent)!.slice(0, 4000);
+          }
+          const t = String(BigInt(Date.now() - 60_000) * 1_000_000n);
+          const f = {
+            resourceSpans: [
+              {
+                resource: { attributes: [{ key: "service.name", value: { stringValue: "svc" } }] },
+                scopeSpans: [{ spans: [{ traceId: traces[st.trace], name: st.kind, startTimeUnixNano: t, endTimeUnixNano: t, ...span, attributes: Object.entries(attrs).map(([key, v]) => ({ key, value: { stringValue: v } })) }] }],
+              },
+            ],
+          };
+          expect(await judge(protobuf ? encodeJsonRequest(f) : JSON.stringify(f), protobuf, `step ${i}: ${JSON.stringify(st).slice(0, 200)}`)).toBe(200);
+        }
+        for (const t of tools) {
+          const op = await call(`/api/v1/operations/${encodeURIComponent(t.id)}`, { token });
+          expect(op.status).toBe(200);
+          const want = first[t.trace];
+          expect({ trajectory: op.body.trajectory_id, agent: op.body.agent }, JSON.stringify(steps).slice(0, 500)).toEqual({
+            trajectory: want.conversation ?? traces[t.trace],
+            agent: { name: want.agent ?? "svc" },
+          });
+        }
       }),
       opts,
     );

@@ -4,6 +4,7 @@ import type { CorrectionFact } from "@/lib/domain/corrections";
 import { deriveOperation, type OperationState, type StoredStage } from "@/lib/domain/operation";
 import { actualOf, reviewOf } from "@/lib/domain/metrics";
 import type { EffectiveOutcome } from "@/lib/domain/outcomes";
+import { linkedState, waitingTrace, type TraceLink } from "@/lib/domain/trace-link";
 import { lockDerived } from "../chain/chain";
 import { finishMetricRows, prepareMetricRows, type MetricRow } from "./metrics-projection";
 import { searchRows, searchRowsOf, writeSearchRows, type SearchRow } from "./search-index";
@@ -102,14 +103,17 @@ export type ProjectionPlan = {
 
 const APPROVAL_COLUMNS = ["operation_id", "created_seq", "status", "tool", "rule", "requested_at", "expires_at", "decided_by", "decided_at", "used_at"];
 
-export function planProjection(ops: ProjectionOp[]): ProjectionPlan {
+/** `links`: by operation id, the trace links some of these operations take (linksOf), applied to their states (lib/domain/trace-link.ts). */
+export function planProjection(ops: ProjectionOp[], links?: Map<string, TraceLink>): ProjectionPlan {
   const states = new Map<string, OperationState>();
   const views: ReturnType<typeof viewRow>[] = [];
   const keys: { key: string; createdSeq: number }[] = [];
   const edges: { operationId: string; dependsOn: string }[] = [];
   const approvals: unknown[][] = [];
   for (const { identity, stages, corrections, approvals: approvalFacts } of ops) {
-    const state = deriveOperation(identity.operationId, stages, corrections, approvalFacts);
+    const derived = deriveOperation(identity.operationId, stages, corrections, approvalFacts);
+    const link = links?.get(identity.operationId);
+    const state = link && waitingTrace(derived) ? linkedState(derived, link) : derived;
     states.set(identity.operationId, state);
     const a = state.approval;
     if (a) approvals.push([identity.operationId, identity.createdSeq, a.status, state.tool, a.rule, a.requested_at, a.expires_at, a.decided_by, a.decided_at, a.used_at]);
@@ -133,12 +137,16 @@ export async function writeProjection(
   opts: { existing?: string[]; drawAudits?: boolean; before?: Map<string, EffectiveOutcome>; rates?: Map<string, number> } = {},
   plan: ProjectionPlan = planProjection(ops),
 ): Promise<Map<string, OperationState>> {
-  const { states, views, keys, edges } = plan;
-  if (!ops.length) return states;
+  if (!ops.length) return plan.states;
   const ids = ops.map((o) => o.identity.operationId);
   const tx = asSql(db);
   // Rollups and recovery span operations, so other chains' transactions write them too.
   await lockDerived(tx);
+  // OTLP operations whose request did not name their conversation take their trace's link, read
+  // under the lock that writing a link takes (../ingest/trace-links.ts), so neither misses the other.
+  const links = await linksOf(tx, plan.states);
+  if (links.size) plan = planProjection(ops, links);
+  const { states, views, keys, edges } = plan;
   const stale = opts.existing ?? ids;
   const staleIds = new Set(stale);
   await prepareMetricRows(tx, views, { draw: opts.drawAudits ?? false, now: new Date().toISOString(), fresh: ids.filter((id) => !staleIds.has(id)), rates: opts.rates });
@@ -165,6 +173,43 @@ export async function writeProjection(
   await finishMetricRows(tx, { views, states, removed: replacedRows, replacedIds: stale });
   await updateRollups(tx, replaced, views);
   return states;
+}
+
+/** otel_trace_links is keyed by trace and the sending user ("" for none). */
+export const linkKey = (traceId: string, ownerId: string | null) => `${traceId} ${ownerId ?? ""}`;
+
+/** The stored links of these traces (otel_trace_links), by linkKey. */
+export async function readTraceLinks(db: SqlLike, traceIds: string[]): Promise<Map<string, TraceLink>> {
+  const rows = await selectIn<{ trace_id: string; owner_id: string; conversation_id: string | null; agent: string | null }>(
+    db,
+    "SELECT trace_id, owner_id, conversation_id, agent FROM otel_trace_links WHERE trace_id IN %IN%",
+    traceIds,
+  );
+  return new Map(rows.map((r) => [linkKey(r.trace_id, r.owner_id), { conversation: r.conversation_id, agent: r.agent }]));
+}
+
+/**
+ * The links these operations take, by operation id: those of them waiting on a trace
+ * (waitingTrace) whose owner has a link for it. No statement unless one is waiting.
+ */
+export async function linksOf(db: SqlLike, states: Map<string, OperationState>): Promise<Map<string, TraceLink>> {
+  const out = new Map<string, TraceLink>();
+  const waiting = new Map<string, string>();
+  for (const [id, state] of states) {
+    const trace = waitingTrace(state);
+    if (trace) waiting.set(id, trace);
+  }
+  if (!waiting.size) return out;
+  const links = await readTraceLinks(db, [...new Set(waiting.values())]);
+  if (!links.size) return out;
+  const owners = await selectIn<{ operation_id: string; owner_id: string | null }>(db, "SELECT operation_id, owner_id FROM operations WHERE operation_id IN %IN%", [...waiting.keys()]);
+  for (const o of owners) {
+    const link = links.get(linkKey(waiting.get(o.operation_id)!, o.owner_id));
+    const state = states.get(o.operation_id)!;
+    // Only a link that changes something (a request that named its agent but no conversation mostly matches its trace's).
+    if (link && (link.conversation !== null || (link.agent !== null && link.agent !== state.agent))) out.set(o.operation_id, link);
+  }
+  return out;
 }
 
 /** What outcome_rollups counts of one operation_views row. */

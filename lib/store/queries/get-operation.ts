@@ -8,6 +8,8 @@ import { reader } from "../db/db";
 import { commentsOf } from "../review/comments";
 import { derivedState } from "../ingest/records";
 import { loadOperationRecords, stateOf } from "../chain/stage-records";
+import { linksOf } from "../projection/projection";
+import { linkedState } from "@/lib/domain/trace-link";
 
 /** One operation with every stage record and its derived state (shared/API.md "Read"). */
 export async function getOperation(operationId: string): Promise<OperationDetail | null> {
@@ -18,7 +20,9 @@ export async function getOperation(operationId: string): Promise<OperationDetail
   if (!identity) return null;
   const records = (await loadOperationRecords(db, [operationId])).get(operationId) ?? { stages: [], corrections: [] };
   const stages = records.stages;
-  const state = stateOf(operationId, records);
+  // Its trace's conversation and agent when its own request did not name them (lib/domain/trace-link.ts), as in the lists.
+  const unlinked = stateOf(operationId, records);
+  const state = linkedState(unlinked, (await linksOf(db, new Map([[operationId, unlinked]]))).get(operationId));
   const stale = new Set(state.classification.stale_read_seqs);
   const sampled = (await db.auditSample.count({ where: { operationId } })) > 0;
   const downstreamIds = (await db.operationEdge.findMany({ where: { dependsOn: operationId }, select: { operationId: true } })).map((e) => e.operationId);
@@ -40,7 +44,7 @@ export async function getOperation(operationId: string): Promise<OperationDetail
     ...derivedState(operationId, state),
     trajectory_id: state.trajectory_id,
     depends_on: state.depends_on,
-    agent: env.agent ?? null,
+    agent: state.agent !== unlinked.agent ? { name: state.agent } : (env.agent ?? null),
     tool: env.tool ?? null,
     claimed_outcome: state.claimed_outcome,
     idempotency: env.idempotency ?? null,
