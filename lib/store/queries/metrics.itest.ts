@@ -34,17 +34,22 @@ function cli(args: string[]) {
 /** Every operation of the database derived from its records, with its identity. */
 async function derivedFromRecords(): Promise<{ id: string; seq: number; calledAt: string; state: OperationState }[]> {
   const { loadOperationRecords, stateOf } = await import("@/lib/store/chain/stage-records");
+  const { linksOf } = await import("@/lib/store/projection/projection");
+  const { linkedState } = await import("@/lib/domain/trace-link");
   const client = await db();
   const ops = await client.operation.findMany({ orderBy: { createdSeq: "asc" } });
   const out = [];
   for (let i = 0; i < ops.length; i += 400) {
     const page = ops.slice(i, i + 400);
     const records = await loadOperationRecords(client, page.map((o) => o.operationId));
+    const states = new Map(page.map((o) => [o.operationId, stateOf(o.operationId, records.get(o.operationId))]));
+    // An OTLP operation takes its trace's conversation and agent once another span named them.
+    const links = await linksOf(client, states);
     for (const o of page) {
       const r = records.get(o.operationId);
       // When the call happened: the receipt's time, else when the operation was recorded.
       const calledAt = r?.stages.find((s) => s.stage === "receipt")?.observed_at ?? o.createdAt;
-      out.push({ id: o.operationId, seq: o.createdSeq, calledAt, state: stateOf(o.operationId, r) });
+      out.push({ id: o.operationId, seq: o.createdSeq, calledAt, state: linkedState(states.get(o.operationId)!, links.get(o.operationId)) });
     }
   }
   return out;
