@@ -96,7 +96,7 @@ export async function rotateWebhookSecretAction(_prev: FormState, form: FormData
     const hours = field(form, "overlap_hours").trim();
     const e = await rotateSecretWith(field(form, "id"), hours === "" ? {} : { overlap_hours: Number(hours) });
     revalidatePath(PAGE);
-    const old = e.previous_secret ? `The old secret still signs too until ${e.previous_secret.accepted_until}.` : "The old secret no longer signs.";
+    const old = e.previous_secret ? `The old secret still signs too until ${e.previous_secret.accepted_until.replace("T", " ").replace(/\.\d+Z$/, " UTC")}.` : "The old secret no longer signs.";
     return { ok: `New signing secret for ${e.url}. Copy it now: it is shown once. ${old}`, token: e.secret };
   });
 }

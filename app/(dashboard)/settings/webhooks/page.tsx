@@ -10,6 +10,8 @@ import type { Endpoint } from "@/lib/views/webhooks";
 
 export const metadata: Metadata = { title: "Webhooks" };
 
+const utc = (iso: string) => iso.replace("T", " ").replace(/\.\d+Z$/, " UTC");
+
 function filtersText(e: Endpoint): string {
   const f = e.filters;
   const parts = [
@@ -74,7 +76,7 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
                       <dt className="text-slate-600 dark:text-slate-400">Old secret</dt>
                       <dd>
                         <span className="font-mono">{e.previous_secret.hint}</span> still signs too, until{" "}
-                        <time dateTime={e.previous_secret.accepted_until}>{e.previous_secret.accepted_until}</time>
+                        <time dateTime={e.previous_secret.accepted_until}>{utc(e.previous_secret.accepted_until)}</time>
                       </dd>
                     </>
                   ) : null}
