@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { Webhook } from "standardwebhooks";
 import { startReceiver } from "../lib/webhooks/testing/receiver";
 import { demo, noSeriousA11yViolations, shot, signIn } from "./helpers";
 
@@ -68,6 +69,57 @@ test("an admin adds an endpoint, sees its secret once, sends a test event, reads
     await endpoint.getByRole("button", { name: `Disable ${rx.url("/e2e")}` }).click();
     await expect(endpoint.getByText("disabled", { exact: true })).toBeVisible();
     await endpoint.getByRole("button", { name: `Delete ${rx.url("/e2e")}` }).click();
+    await endpoint.getByRole("button", { name: /Delete .* and its delivery log/ }).click();
+    await expect(page.getByText("No endpoints yet.")).toBeVisible();
+  } finally {
+    await rx.close();
+  }
+});
+
+test("an admin rotates an endpoint's secret: the new one is shown once, and deliveries carry both signatures until the old one's end", async ({ page }) => {
+  const rx = await startReceiver();
+  try {
+    await signIn(page, demo.admin.email, demo.admin.password);
+    await page.goto("/settings/webhooks");
+    await page.getByLabel("URL").fill(rx.url("/rotate"));
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    const old = (await page.getByTestId("new-secret").textContent()) ?? "";
+    expect(old).toMatch(/^whsec_/);
+    const endpoint = page.getByRole("listitem").filter({ hasText: rx.url("/rotate") });
+    await expect(endpoint.getByRole("term").filter({ hasText: /^Old secret$/ })).toHaveCount(0);
+
+    // Keyboard: open the rotation, set the overlap, submit with Enter.
+    await endpoint.getByText("Rotate the signing secret").click();
+    const form = endpoint.getByRole("form", { name: `Rotate the secret of ${rx.url("/rotate")}` });
+    await expect(form.getByLabel("Old secret still signs for (hours)")).toHaveValue("24");
+    await form.getByLabel("Old secret still signs for (hours)").fill("2");
+    await form.getByLabel("Old secret still signs for (hours)").press("Enter");
+    await expect(endpoint.getByRole("status").filter({ hasText: /shown once.*still signs too until/ })).toBeVisible();
+    const fresh = (await endpoint.getByTestId("new-secret").textContent()) ?? "";
+    expect(fresh).toMatch(/^whsec_/);
+    expect(fresh).not.toBe(old);
+    // The endpoint shows the new secret's hint, and the old one's with its end (about 2 hours on).
+    await expect(endpoint.getByText(`${fresh.slice(0, 10)}…`)).toBeVisible();
+    await expect(endpoint.getByRole("term").filter({ hasText: /^Old secret$/ })).toBeVisible();
+    await expect(endpoint.getByRole("definition").filter({ hasText: `${old.slice(0, 10)}… still signs too, until` })).toBeVisible();
+    const until = await endpoint.locator("time").getAttribute("datetime");
+    expect(Math.abs(Date.parse(until!) - Date.now() - 2 * 3_600_000)).toBeLessThan(120_000);
+    await noSeriousA11yViolations(page);
+    await shot(page, "webhooks-rotated");
+
+    // A delivery now verifies with the new secret and with the old one (the standardwebhooks library).
+    rx.secrets.set("/rotate", fresh);
+    await endpoint.getByRole("button", { name: `Send a test event to ${rx.url("/rotate")}` }).click();
+    await expect.poll(() => rx.received.length, { timeout: 15_000 }).toBe(1);
+    const got = rx.received[0];
+    expect(got.verified).toBe(true);
+    expect(got.headers["webhook-signature"].split(" ")).toHaveLength(2);
+    expect(() => new Webhook(old).verify(got.raw, got.headers)).not.toThrow();
+
+    // Reloaded: the new secret is not shown again.
+    await page.reload();
+    await expect(page.getByTestId("new-secret")).toHaveCount(0);
+    await endpoint.getByRole("button", { name: `Delete ${rx.url("/rotate")}` }).click();
     await endpoint.getByRole("button", { name: /Delete .* and its delivery log/ }).click();
     await expect(page.getByText("No endpoints yet.")).toBeVisible();
   } finally {

@@ -6,6 +6,7 @@ import { EFFECTIVE_OUTCOMES } from "@/lib/domain/outcomes";
 import { WEBHOOK_EVENT_TYPES } from "@/lib/domain/webhooks/events";
 import { createWebhookAction, deleteWebhookAction, redeliverWebhookAction, setWebhookEnabledAction, testWebhookAction, updateWebhookAction } from "@/lib/actions/webhooks";
 import { Button, Field, Input, Notice } from "@/components/ui/form";
+import { NewSecret } from "./webhook-secret";
 
 const EVENT_HINTS: Record<string, string> = {
   "operation.needs_review": "an operation becomes uncertain or divergent",
@@ -95,7 +96,6 @@ export function EditWebhookForm({ id, values }: { id: string; values: Record<str
 
 export function CreateWebhookForm() {
   const [state, action, pending] = useActionState<FormState, FormData>(createWebhookAction, null);
-  const [copied, setCopied] = useState(false);
   const v = state?.error ? state.values : undefined;
   return (
     <div className="space-y-3">
@@ -106,32 +106,7 @@ export function CreateWebhookForm() {
         </Button>
       </form>
       {state?.error ? <Notice kind="error">{state.error}</Notice> : null}
-      {state?.token ? (
-        <div className="space-y-2 rounded-md border border-emerald-300 bg-emerald-50 p-3 dark:border-emerald-800 dark:bg-emerald-950">
-          <p role="status" className="text-sm">
-            {state.ok}
-          </p>
-          <div className="flex flex-wrap items-center gap-2">
-            <code data-testid="new-secret" className="break-all rounded bg-white px-2 py-1 font-mono text-sm dark:bg-slate-900">
-              {state.token}
-            </code>
-            <Button
-              type="button"
-              variant="secondary"
-              onClick={async () => {
-                await navigator.clipboard.writeText(state.token!);
-                setCopied(true);
-              }}
-            >
-              {copied ? "Copied" : "Copy"}
-            </Button>
-          </div>
-          <p className="text-xs text-slate-700 dark:text-slate-300">
-            Verify each request with a Standard Webhooks library and this secret (headers <code>webhook-id</code>, <code>webhook-timestamp</code>,{" "}
-            <code>webhook-signature</code>).
-          </p>
-        </div>
-      ) : null}
+      {state?.token ? <NewSecret message={state.ok ?? ""} secret={state.token} /> : null}
     </div>
   );
 }

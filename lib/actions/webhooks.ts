@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { authorizeAction, guardedAction, type FormState } from "@/lib/actions/guard";
-import { createEndpointWith, sendTest, updateEndpointWith } from "@/lib/api/webhooks";
+import { createEndpointWith, rotateSecretWith, sendTest, updateEndpointWith } from "@/lib/api/webhooks";
 import { wakeJobs } from "@/lib/jobs/worker";
 import { deleteEndpoint, redeliver, updateEndpoint } from "@/lib/store/settings/webhooks";
 
@@ -86,5 +86,17 @@ export async function redeliverWebhookAction(_prev: FormState, form: FormData): 
     wakeJobs();
     revalidatePath(PAGE);
     return { ok: "Redelivery queued (the same webhook-id)." };
+  });
+}
+
+/** "Rotate secret": answers the new secret, shown this once, and until when the old one still signs. */
+export async function rotateWebhookSecretAction(_prev: FormState, form: FormData): Promise<FormState> {
+  return guardedAction({}, async () => {
+    await authorizeAction("webhooks:manage");
+    const hours = field(form, "overlap_hours").trim();
+    const e = await rotateSecretWith(field(form, "id"), hours === "" ? {} : { overlap_hours: Number(hours) });
+    revalidatePath(PAGE);
+    const old = e.previous_secret ? `The old secret still signs too until ${e.previous_secret.accepted_until.replace("T", " ").replace(/\.\d+Z$/, " UTC")}.` : "The old secret no longer signs.";
+    return { ok: `New signing secret for ${e.url}. Copy it now: it is shown once. ${old}`, token: e.secret };
   });
 }

@@ -90,7 +90,7 @@ export async function readJsonBodyNode(req: IncomingMessage, maxBytes: number): 
   return { value: await parseJsonBytes(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)), bytes: size };
 }
 
-function checkContentType(header: string | null) {
+export function checkContentType(header: string | null) {
   const type = (header ?? "").split(";")[0].trim().toLowerCase();
   if (type !== "application/json") {
     throw new ApiError("unsupported_media_type", "send the body as JSON with Content-Type: application/json", { content_type: type || null });

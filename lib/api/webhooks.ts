@@ -5,11 +5,13 @@ import { describeIssues } from "@/lib/domain/wire";
 import { endpointCreateSchema, endpointUpdateSchema, type EndpointCreate, type EndpointUpdate } from "@/lib/domain/webhooks/endpoint";
 import { newSecret, sealSecret, secretHint } from "@/lib/domain/webhooks/signing";
 import { checkUrl, outboundPolicy, OutboundRefused } from "@/lib/outbound/guarded-request";
-import { createEndpoint, sendTestEvent, updateEndpoint, type Endpoint } from "@/lib/store/settings/webhooks";
+import { overlapEnd, rotateSecretSchema } from "@/lib/domain/webhooks/rotation";
+import { envSetting } from "@/lib/domain/settings";
+import { createEndpoint, rotateEndpointSecret, sendTestEvent, updateEndpoint, type Endpoint } from "@/lib/store/settings/webhooks";
 import { publicLinks } from "@/lib/store/work/webhook-outbox";
 import { testEvent } from "@/lib/domain/webhooks/events";
 import { serverSecret } from "@/lib/webhooks/deliver";
-import { readJsonBody } from "./body";
+import { checkContentType, parseJsonBytes, readBodyBytes, readJsonBody } from "./body";
 import { ApiError } from "./errors";
 
 /** Endpoint settings are small: anything bigger is not a setting. */
@@ -63,6 +65,27 @@ export async function updateEndpointWith(id: string, value: unknown): Promise<En
   const patch: EndpointUpdate = parsed(value, endpointUpdateSchema);
   if (patch.url) checkEndpointUrl(patch.url);
   return updateEndpoint(id, patch);
+}
+
+/**
+ * Rotates the endpoint's secret; the answer carries the new one, the only time it is shown. An
+ * empty body is `{}`: the overlap is then RECONCILE_WEBHOOK_SECRET_OVERLAP_HOURS (default 24).
+ */
+export async function rotateSecretFrom(req: Request, id: string): Promise<Endpoint & { secret: string }> {
+  const bytes = await readBodyBytes(req, WEBHOOK_BODY_LIMIT);
+  if (bytes.length === 0) return rotateSecretWith(id, {});
+  checkContentType(req.headers.get("content-type"));
+  return rotateSecretWith(id, await parseJsonBytes(bytes));
+}
+
+/** The same from a value already read (the settings page's button). */
+export async function rotateSecretWith(id: string, value: unknown): Promise<Endpoint & { secret: string }> {
+  const input = parsed(value, rotateSecretSchema);
+  const hours = input.overlap_hours ?? envSetting("RECONCILE_WEBHOOK_SECRET_OVERLAP_HOURS");
+  const now = new Date();
+  const secret = newSecret();
+  const endpoint = await rotateEndpointSecret(id, { sealed: sealSecret(secret, serverSecret()), hint: secretHint(secret) }, overlapEnd(now, hours), now);
+  return { ...endpoint, secret };
 }
 
 /** "Send a test event" to one endpoint. */

@@ -39,6 +39,11 @@ describe("numeric settings", () => {
     expect(() => numericSetting("PORT", "65536")).toThrow('PORT must be a whole number from 0 to 65535, not "65536"');
     expect(() => numericSetting("DATABASE_POOL_SIZE", "ten")).toThrow('DATABASE_POOL_SIZE must be a whole number ≥ 1, not "ten"');
     expect(numericSetting("KEEP_ALIVE_TIMEOUT_MS", "300000")).toBe(300_000);
+    expect(numericSetting("RECONCILE_WEBHOOK_SECRET_OVERLAP_HOURS", "0")).toBe(0);
+    expect(numericSetting("RECONCILE_WEBHOOK_SECRET_OVERLAP_HOURS", "0.5")).toBe(0.5);
+    expect(() => numericSetting("RECONCILE_WEBHOOK_SECRET_OVERLAP_HOURS", "169")).toThrow(
+      'RECONCILE_WEBHOOK_SECRET_OVERLAP_HOURS must be a number of hours from 0 to 168, not "169"',
+    );
   });
 
   it("settingProblems names every setting that means nothing, and nothing else", () => {

@@ -39,6 +39,8 @@ export const NUMERIC_SETTINGS = {
   RECONCILE_WEBHOOK_CONCURRENCY: { default: 32, integer: true, min: 1 },
   /** A factor on the webhook retry schedule (tests run it fast); 1 is the schedule of WEBHOOKS.md. */
   RECONCILE_WEBHOOK_SCHEDULE_SCALE: { default: 1, min: 0 },
+  /** How long a rotated webhook secret still signs (a second signature) when the rotation names no overlap_hours. */
+  RECONCILE_WEBHOOK_SECRET_OVERLAP_HOURS: { default: 24, min: 0, max: 168, unit: "hours" },
   /** The age past which the review queue flags an item as old. */
   RECONCILE_REVIEW_AGE_HOURS: { default: 24, min: 0, minExclusive: true, unit: "hours" },
 } satisfies Record<string, Rule>;

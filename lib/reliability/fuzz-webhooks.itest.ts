@@ -2,7 +2,7 @@
  * Fuzz family for the webhook endpoints API (/api/v1/webhooks…), as an admin: random and
  * hostile bodies (huge arrays, 100,000 keys, deep nesting, duplicate keys, wrong types), odd ids
  * and methods never get a 5xx; a refused request answers a clear 4xx and changes nothing (no
- * endpoint made, none changed).
+ * endpoint made, none changed, no secret rotated).
  */
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -46,6 +46,16 @@ const bodyArb = fc.oneof(
       { requiredKeys: [] },
     )
     .map((b) => JSON.stringify(b)),
+  // A secret rotation's body.
+  fc
+    .record(
+      {
+        overlap_hours: fc.oneof(fc.double(), fc.integer(), fc.constantFrom(0, 168, 168.0001, -0.0001, 1e308, "24", null, true, [], {})),
+        secret: fc.constantFrom("whsec_mine", ""),
+      },
+      { requiredKeys: [] },
+    )
+    .map((b) => JSON.stringify(b)),
   fc.constantFrom(
     "",
     "{",
@@ -62,7 +72,7 @@ const bodyArb = fc.oneof(
     JSON.stringify({ url: "https://hooks.invalid/a", description: "x".repeat(2_000_000) }),
   ),
 );
-const target = fc.constantFrom("list", "one", "test", "deliveries", "redeliver", "odd");
+const target = fc.constantFrom("list", "one", "test", "deliveries", "redeliver", "rotate", "odd", "oddRotate");
 const methodArb = fc.constantFrom("GET", "POST", "PATCH", "PUT", "DELETE");
 const oddId = fc.oneof(fc.string({ maxLength: 30 }).map(encodeURIComponent), fc.constantFrom("%00", "..", "x".repeat(300), "%E0%A4%A"));
 
@@ -76,7 +86,9 @@ describe("fuzz: the webhooks API", () => {
           test: `/api/v1/webhooks/${endpointId}/test`,
           deliveries: `/api/v1/webhooks/${endpointId}/deliveries?limit=${encodeURIComponent(odd)}`,
           redeliver: `/api/v1/webhooks/${endpointId}/deliveries/${odd || "x"}/redeliver`,
+          rotate: `/api/v1/webhooks/${endpointId}/rotate-secret`,
           odd: `/api/v1/webhooks/ep_${odd}`,
+          oddRotate: `/api/v1/webhooks/ep_${odd}/rotate-secret`,
         }[t];
         // DELETE of the fuzz endpoint itself would end the run's subject: not tried.
         if (t === "one" && method === "DELETE") return;
@@ -115,5 +127,23 @@ describe("fuzz: the webhooks API", () => {
     expect(tooMany.status).toBe(422);
     expect(tooMany.body.error.message).toMatch(/at most 50/);
     expect((await post('{"url":"https://hooks.invalid/a","url":"https://hooks.invalid/b"}')).status).toBe(400);
+  });
+
+  it("the hostile shapes of a secret rotation answer what they are, and rotate nothing", async () => {
+    const before = await snapshot();
+    const rotate = (raw: string, id = endpointId) => call(`/api/v1/webhooks/${id}/rotate-secret`, { method: "POST", headers, raw });
+    expect((await rotate(manyKeys(100_000))).status).toBe(413);
+    expect((await rotate(JSON.stringify({ overlap_hours: 1, pad: "x".repeat(2_000_000) }))).status).toBe(413);
+    expect((await rotate(`{"overlap_hours":${"[".repeat(5000)}${"]".repeat(5000)}}`)).status).toBe(422);
+    const many = await rotate(manyKeys(3000));
+    expect(many.status).toBe(422);
+    expect(many.text.length).toBeLessThan(4000);
+    expect((await rotate('{"overlap_hours":1,"overlap_hours":2}')).status).toBe(400);
+    expect((await rotate('{"__proto__":{"overlap_hours":1}}')).status).toBe(422);
+    expect((await rotate('{"overlap_hours":1e400}')).status).toBe(422);
+    expect((await rotate('{"overlap_hours":168.0001}')).body.error.message).toMatch(/at most 168/);
+    expect((await rotate("{}", "ep_%00")).status).toBe(404);
+    expect((await rotate("{}", "x".repeat(300))).status).toBe(404);
+    expect(await snapshot()).toBe(before);
   });
 });

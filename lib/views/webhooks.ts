@@ -10,8 +10,12 @@ export type Endpoint = {
   description: string;
   format: EndpointFormat;
   filters: EndpointFilters;
-  /** The secret's first characters: the secret itself is shown once, at creation. */
+  /** The secret's first characters: the secret itself is shown once, at creation or rotation. */
   secret_hint: string;
+  /** When the secret was last rotated (null: the endpoint's first secret). */
+  secret_rotated_at: string | null;
+  /** The secret a rotation replaced while it still signs (a second signature), and until when; null otherwise. */
+  previous_secret: { hint: string; accepted_until: string } | null;
   enabled: boolean;
   disabled_reason: string | null;
   created_by: string;

@@ -2,14 +2,15 @@ import "server-only";
 import { existsSync, readFileSync } from "node:fs";
 import { cut } from "@/lib/domain/json";
 import { afterAttempt, ATTEMPT_TIMEOUT_MS, scheduleScale } from "@/lib/domain/webhooks/schedule";
+import { stillAccepted } from "@/lib/domain/webhooks/rotation";
 import { openSecret, signedHeaders } from "@/lib/domain/webhooks/signing";
 import { slackMessage } from "@/lib/domain/webhooks/slack";
 import type { AnyEventType } from "@/lib/domain/webhooks/events";
 import { guardedRequest, outboundPolicy, OutboundRefused, type OutboundResponse } from "@/lib/outbound/guarded-request";
 import { sqlWriteTransaction, writeTransaction } from "@/lib/store/db/db";
-import type { Sql } from "@/lib/store/db/sql";
+import type { Sql, SqlLike } from "@/lib/store/db/sql";
 import { finishJob, LeaseLost, retryJob, type Job } from "@/lib/store/work/jobs";
-import { cancelDelivery, deliveryForSending, recordAttempt } from "@/lib/store/settings/webhooks";
+import { cancelDelivery, deliveryForSending, dropExpiredPreviousSecret, recordAttempt } from "@/lib/store/settings/webhooks";
 import type { DeliveryJob } from "@/lib/store/work/webhook-outbox";
 
 /**
@@ -116,8 +117,13 @@ export async function deliverWebhook(job: Job): Promise<void> {
   const n = (delivery?.attempts ?? 0) + 1;
   const body = bodyFor(endpoint.format, message);
   const at = new Date();
+  // While a rotation's overlap lasts, the replaced secret signs too (a second signature); after
+  // it, it is ignored, and cleared from the row with this attempt's record.
+  const previous = endpoint.previous;
+  const overlapping = previous !== null && stillAccepted(previous.until, at);
+  const secrets = [openSecret(endpoint.secretSealed, serverSecret()), ...(overlapping ? [openSecret(previous.sealed, serverSecret())] : [])];
   const headers = {
-    ...signedHeaders(openSecret(endpoint.secretSealed, serverSecret()), message.id, at, body),
+    ...signedHeaders(secrets, message.id, at, body),
     "content-type": "application/json",
     "user-agent": "Reconcile-Webhooks/1",
   };
@@ -139,19 +145,23 @@ export async function deliverWebhook(job: Job): Promise<void> {
   const excerpt = res ? cut(res.body.subarray(0, EXCERPT * 4).toString("utf8"), EXCERPT) : (error ?? "");
   const attempt = { n, at: at.toISOString(), statusCode: status, ms, excerpt, error };
   const now = Date.now();
+  const record = async (tx: SqlLike, next: Parameters<typeof recordAttempt>[3]) => {
+    await recordAttempt(tx, d, attempt, next);
+    if (previous && !overlapping) await dropExpiredPreviousSecret(tx, endpoint.id, at.toISOString());
+  };
   const verdict = afterAttempt(n, status, { now, retryAfter: res?.headers["retry-after"], scale: scheduleScale(process.env.RECONCILE_WEBHOOK_SCHEDULE_SCALE) });
 
   switch (verdict.kind) {
     case "delivered":
-      return endJob(job, (tx) => recordAttempt(tx, d, attempt, { status: "delivered" }), "done");
+      return endJob(job, (tx) => record(tx, { status: "delivered" }), "done");
     case "gone": {
       const reason = `disabled: the receiver answered 410 Gone at ${at.toISOString()}`;
-      return endJob(job, (tx) => recordAttempt(tx, d, attempt, { status: "failed", disableEndpoint: { id: endpoint.id, reason } }), "failed", reason);
+      return endJob(job, (tx) => record(tx, { status: "failed", disableEndpoint: { id: endpoint.id, reason } }), "failed", reason);
     }
     case "failed":
-      return endJob(job, (tx) => recordAttempt(tx, d, attempt, { status: "failed" }), "failed", `${error ?? "failed"} (after ${n} attempts)`);
+      return endJob(job, (tx) => record(tx, { status: "failed" }), "failed", `${error ?? "failed"} (after ${n} attempts)`);
     case "retry":
-      await writeTransaction((tx) => recordAttempt(tx, d, attempt, { status: "pending", nextAt: new Date(verdict.at).toISOString() }));
+      await writeTransaction((tx) => record(tx, { status: "pending", nextAt: new Date(verdict.at).toISOString() }));
       await retryJob(job, verdict.at, error ?? "not delivered");
   }
 }

@@ -62,6 +62,18 @@ describe("signing", () => {
     expect(() => new Webhook(newSecret()).verify(body, headers)).toThrow();
     expect(() => new Webhook(secret).verify(body + " ", headers)).toThrow();
   });
+  it("while a secret rotates, signs with both, space-separated: the library verifies with either, not with a third", () => {
+    const [fresh, old] = [newSecret(), newSecret()];
+    const body = JSON.stringify({ type: "webhook.test", timestamp: "t", data: {} });
+    const at = new Date();
+    const headers = signedHeaders([fresh, old], "msg_2", at, body);
+    expect(headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=* v1,[A-Za-z0-9+/]+=*$/);
+    expect(headers["webhook-signature"].split(" ")[0]).toBe(signedHeaders(fresh, "msg_2", at, body)["webhook-signature"]);
+    expect(new Webhook(fresh).verify(body, headers)).toEqual(JSON.parse(body));
+    expect(new Webhook(old).verify(body, headers)).toEqual(JSON.parse(body));
+    expect(() => new Webhook(newSecret()).verify(body, headers)).toThrow();
+    expect(() => signedHeaders([], "msg_3", at, body)).toThrow(/at least one secret/);
+  });
   it("stores secrets sealed under the server's secret, readable only with it", () => {
     const secret = newSecret();
     const sealed = sealSecret(secret, "server-secret-1");

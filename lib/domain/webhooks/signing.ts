@@ -11,9 +11,15 @@ export function newSecret(): string {
   return `whsec_${randomBytes(32).toString("base64")}`;
 }
 
-/** The headers of one attempt. `id` is the message's id, the same on every retry and redelivery. */
-export function signedHeaders(secret: string, id: string, at: Date, body: string): Record<string, string> {
-  const signature = new Webhook(secret).sign(id, at, body);
+/**
+ * The headers of one attempt. `id` is the message's id, the same on every retry and redelivery.
+ * Several secrets (while one rotates: the new one first, then the one it replaced) give several
+ * signatures, space-separated, as Standard Webhooks specifies: a receiver verifies with either.
+ */
+export function signedHeaders(secrets: string | readonly string[], id: string, at: Date, body: string): Record<string, string> {
+  const all = typeof secrets === "string" ? [secrets] : secrets;
+  if (!all.length) throw new Error("a webhook is signed with at least one secret");
+  const signature = all.map((secret) => new Webhook(secret).sign(id, at, body)).join(" ");
   return {
     "webhook-id": id,
     "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),

@@ -5,6 +5,7 @@ import type { Attempt, Delivery, Endpoint } from "@/lib/views/webhooks";
 
 export type { Attempt, Delivery, Endpoint };
 import { eventBody } from "@/lib/domain/webhooks/body";
+import { stillAccepted } from "@/lib/domain/webhooks/rotation";
 import type { WebhookEvent } from "@/lib/domain/webhooks/events";
 import { reader, writeTransaction } from "../db/db";
 import type { Tx } from "../db/database";
@@ -22,6 +23,9 @@ type EndpointRecord = {
   format: string;
   filters: string;
   secretHint: string;
+  previousSecretHint: string | null;
+  previousSecretExpiresAt: string | null;
+  secretRotatedAt: string | null;
   enabled: boolean;
   disabledReason: string | null;
   createdBy: string;
@@ -36,6 +40,12 @@ const toEndpoint = (r: EndpointRecord): Endpoint => ({
   format: r.format as EndpointFormat,
   filters: endpointFiltersSchema.parse(JSON.parse(r.filters)),
   secret_hint: r.secretHint,
+  secret_rotated_at: r.secretRotatedAt,
+  // An expired previous secret no longer signs, whether or not its row was cleared yet.
+  previous_secret:
+    r.previousSecretHint && r.previousSecretExpiresAt && stillAccepted(r.previousSecretExpiresAt, new Date())
+      ? { hint: r.previousSecretHint, accepted_until: r.previousSecretExpiresAt }
+      : null,
   enabled: r.enabled,
   disabled_reason: r.disabledReason,
   created_by: r.createdBy,
@@ -101,6 +111,42 @@ export async function updateEndpoint(id: string, patch: EndpointUpdate & { disab
     });
     return toEndpoint(updated);
   });
+}
+
+/**
+ * A new signing secret for the endpoint. The one it replaces keeps signing until `previousUntil`
+ * (null: dropped at once); a secret replaced by an earlier rotation is dropped now (only the
+ * last one replaced overlaps).
+ */
+export async function rotateEndpointSecret(id: string, secret: { sealed: string; hint: string }, previousUntil: string | null, now: Date): Promise<Endpoint> {
+  return writeTransaction(async (tx) => {
+    const row = await tx.webhookEndpoint.findUnique({ where: { id } });
+    if (!row) throw new StoreError("not_found", `no webhook endpoint with the id ${JSON.stringify(id)}`);
+    const at = now.toISOString();
+    const updated = await tx.webhookEndpoint.update({
+      where: { id },
+      data: {
+        secretSealed: secret.sealed,
+        secretHint: secret.hint,
+        previousSecretSealed: previousUntil ? row.secretSealed : null,
+        previousSecretHint: previousUntil ? row.secretHint : null,
+        previousSecretExpiresAt: previousUntil,
+        secretRotatedAt: at,
+        updatedAt: at,
+      },
+    });
+    return toEndpoint(updated);
+  });
+}
+
+/** Clears a previous secret whose overlap ended by `now` (not one a rotation since then put there), in the caller's transaction. */
+export async function dropExpiredPreviousSecret(db: SqlLike, id: string, now: string): Promise<void> {
+  const p = placeholder;
+  await asSql(db).run(
+    `UPDATE webhook_endpoints SET previous_secret_sealed = NULL, previous_secret_hint = NULL, previous_secret_expires_at = NULL
+     WHERE id = ${p(1)} AND previous_secret_expires_at IS NOT NULL AND previous_secret_expires_at <= ${p(2)}`,
+    [id, now],
+  );
 }
 
 /** Deletes the endpoint with its delivery log; its pending jobs find nothing and end. */
@@ -192,18 +238,21 @@ export async function deliveryForSending(job: DeliveryJob) {
     format: string | null;
     enabled: boolean | number | null;
     secret_sealed: string | null;
+    previous_secret_sealed: string | null;
+    previous_secret_expires_at: string | null;
     status: string | null;
     attempts: number | bigint | null;
   }>(
-    `SELECT m.id, m.type, m.body, m.link, e.url, e.format, e.enabled, e.secret_sealed, d.status, d.attempts
+    `SELECT m.id, m.type, m.body, m.link, e.url, e.format, e.enabled, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at, d.status, d.attempts
      FROM webhook_messages m LEFT JOIN webhook_endpoints e ON e.id = ${p(1)} LEFT JOIN webhook_deliveries d ON d.id = ${p(2)}
      WHERE m.id = ${p(3)}`,
     [job.endpoint_id, job.delivery_id, job.message_id],
   );
   if (!row) return null;
+  const previous = row.previous_secret_sealed && row.previous_secret_expires_at ? { sealed: row.previous_secret_sealed, until: row.previous_secret_expires_at } : null;
   return {
     message: { id: row.id, type: row.type, body: row.body, link: row.link },
-    endpoint: row.url === null ? null : { id: job.endpoint_id, url: row.url, format: row.format!, enabled: Boolean(row.enabled), secretSealed: row.secret_sealed! },
+    endpoint: row.url === null ? null : { id: job.endpoint_id, url: row.url, format: row.format!, enabled: Boolean(row.enabled), secretSealed: row.secret_sealed!, previous },
     delivery: row.status === null ? null : { status: row.status, attempts: Number(row.attempts) },
   };
 }

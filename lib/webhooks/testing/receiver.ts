@@ -16,6 +16,8 @@ export type Received = {
   /** The parsed body (the event, or Slack's {text}). */
   body: { type?: string; timestamp?: string; data?: Record<string, unknown>; text?: string };
   raw: string;
+  /** The request's headers (lower-case names), to verify again with another secret. */
+  headers: Record<string, string>;
   at: number;
 };
 
@@ -63,7 +65,7 @@ export async function startReceiver(port = 0): Promise<Receiver> {
       }
       const n = counts.get(path) ?? 0;
       counts.set(path, n + 1);
-      received.push({ path, id: headers["webhook-id"] ?? "", timestamp: headers["webhook-timestamp"] ?? "", verified, body, raw, at: Date.now() });
+      received.push({ path, id: headers["webhook-id"] ?? "", timestamp: headers["webhook-timestamp"] ?? "", verified, body, raw, headers, at: Date.now() });
       const rule = answers.get(path);
       const answer = typeof rule === "function" ? rule(n) : (rule ?? { status: 200 });
       if (answer === "hang") return;

@@ -2,11 +2,15 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { CreateWebhookForm, EditWebhookForm, EndpointActions } from "@/components/settings/webhooks";
 import { DeliveryLog } from "@/components/settings/webhook-log";
+import { RotateSecretForm } from "@/components/settings/webhook-secret";
+import { envSetting } from "@/lib/domain/settings";
 import { requirePage } from "@/lib/auth/session";
 import { listDeliveries, listEndpoints } from "@/lib/store/settings/webhooks";
 import type { Endpoint } from "@/lib/views/webhooks";
 
 export const metadata: Metadata = { title: "Webhooks" };
+
+const utc = (iso: string) => iso.replace("T", " ").replace(/\.\d+Z$/, " UTC");
 
 function filtersText(e: Endpoint): string {
   const f = e.filters;
@@ -25,6 +29,7 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
   const asked = (await searchParams).endpoint;
   const selected = endpoints.find((e) => e.id === asked) ?? endpoints[0] ?? null;
   const log = selected ? await listDeliveries(selected.id, { limit: 50 }) : [];
+  const overlapHours = envSetting("RECONCILE_WEBHOOK_SECRET_OVERLAP_HOURS");
   return (
     <div className="space-y-8">
       <div>
@@ -66,6 +71,15 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
                   <dd>{e.format === "slack" ? "Slack text" : "Standard Webhooks JSON"}</dd>
                   <dt className="text-slate-600 dark:text-slate-400">Secret</dt>
                   <dd className="font-mono">{e.secret_hint}</dd>
+                  {e.previous_secret ? (
+                    <>
+                      <dt className="text-slate-600 dark:text-slate-400">Old secret</dt>
+                      <dd>
+                        <span className="font-mono">{e.previous_secret.hint}</span> still signs too, until{" "}
+                        <time dateTime={e.previous_secret.accepted_until}>{utc(e.previous_secret.accepted_until)}</time>
+                      </dd>
+                    </>
+                  ) : null}
                   {e.disabled_reason ? (
                     <>
                       <dt className="text-slate-600 dark:text-slate-400">Why disabled</dt>
@@ -82,6 +96,7 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
                       Delivery log
                     </Link>
                   )}
+                  <RotateSecretForm id={e.id} url={e.url} defaultOverlapHours={overlapHours} />
                   <EditWebhookForm
                     id={e.id}
                     values={{
