@@ -32,7 +32,7 @@ export function isPossibleOperationId(id: string): boolean {
  * visits and copies every key (half a second for 100,000 keys here), and JSON keys are strings.
  */
 const jsonObject = z.custom<Record<string, unknown>>((v) => v !== null && typeof v === "object" && !Array.isArray(v), {
-  error: (issue) => `Invalid input: expected record, received ${issue.input === null ? "null" : Array.isArray(issue.input) ? "array" : typeof issue.input}`,
+  error: "must be a JSON object",
 });
 
 const named = z.union([shortText, z.looseObject({ name: shortText.optional(), version: shortText.optional() })]);
