@@ -41,7 +41,7 @@ export function describeRefusal(error: z.ZodError, opts: RefusalOptions = {}): {
   const sentences = error.issues.map((i) => sentenceFor(i, i.path, opts));
   const shown = sentences.slice(0, max);
   if (sentences.length > max) shown.push(`and ${count(sentences.length - max)} more problem${sentences.length - max === 1 ? "" : "s"}`);
-  return { message: shown.join("; "), details: error.issues.slice(0, MAX_DETAILS).map(detailOf) };
+  return { message: shown.join("; "), details: error.issues.slice(0, MAX_DETAILS).map((i) => detailOf(i, opts.root ?? "(record)")) };
 }
 
 /** A field's path as the API writes it: `filters.tools[2]`; the root's name for the whole value. */
@@ -54,9 +54,9 @@ export function pathName(path: Path, root = "request"): string {
     .slice(0, 200);
 }
 
-function detailOf(i: z.core.$ZodIssue): IssueDetail {
+function detailOf(i: z.core.$ZodIssue, root: string): IssueDetail {
   const { path, code, message, ...rest } = i as z.core.$ZodIssue & Record<string, unknown>;
-  const detail: IssueDetail = { path: pathName(path), code, message: clip(message) };
+  const detail: IssueDetail = { path: pathName(path, root), code, message: clip(message) };
   for (const k of ["expected", "values", "minimum", "maximum", "origin", "keys", "format"]) {
     const v = rest[k];
     if (v === undefined) continue;
@@ -86,6 +86,8 @@ function sentenceFor(issue: z.core.$ZodIssue, path: Path, opts: RefusalOptions):
       return `${field} must be ${accepts ?? oneOf(issue.values)}`;
     case "too_big":
     case "too_small":
+      // A schema's own predicate ("needs at least one rule") says more than a count; anything else, the count.
+      if (path.length && !isDefaultMessage(issue.message) && PREDICATE.test(issue.message)) return customSentence(field, issue.message, path);
       return sizeSentence(issue, field, value, schema);
     case "unrecognized_keys": {
       const names = issue.keys.slice(0, 5).map((k) => JSON.stringify(clip(k, 60)));
@@ -115,11 +117,13 @@ const isDefaultMessage = (m: string) => SCHEMA_JARGON.some((re) => re.test(m));
 
 const FORMATS: Record<string, string> = { email: "an email address", url: "a URL", datetime: "an ISO 8601 date-time", date: "a date (YYYY-MM-DD)", uuid: "a UUID" };
 
+const PREDICATE = /^(must|is|are|has|have|needs?|may|cannot|can't|should|does|names?|takes)\b/;
+
 /** A schema's own words, after the field they are about (a refusal at the root is a sentence already). */
 function customSentence(field: string, message: string, path: Path): string {
   const m = clip(message);
   if (!path.length) return m;
-  if (/^(must|is|are|has|have|needs?|may|cannot|can't|should|does|names?|takes)\b/.test(m)) return `${field} ${m}`;
+  if (PREDICATE.test(m)) return `${field} ${m}`;
   if (/^(a|an|one of|at most|at least)\b/.test(m)) return `${field} must be ${m}`;
   return `${field}: ${m}`;
 }
