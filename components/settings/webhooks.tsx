@@ -5,7 +5,7 @@ import type { FormState } from "@/lib/actions/guard";
 import { EFFECTIVE_OUTCOMES } from "@/lib/domain/outcomes";
 import { WEBHOOK_EVENT_TYPES } from "@/lib/domain/webhooks/events";
 import { createWebhookAction, deleteWebhookAction, redeliverWebhookAction, setWebhookEnabledAction, testWebhookAction, updateWebhookAction } from "@/lib/actions/webhooks";
-import { Button, Field, Input, Notice } from "@/components/ui/form";
+import { Button, Field, Input, Notice, Warnings } from "@/components/ui/form";
 
 const EVENT_HINTS: Record<string, string> = {
   "operation.needs_review": "an operation becomes uncertain or divergent",
@@ -88,6 +88,7 @@ export function EditWebhookForm({ id, values }: { id: string; values: Record<str
         </Button>
         {state?.error ? <Notice kind="error">{state.error}</Notice> : null}
         {state?.ok ? <Notice kind="ok">{state.ok}</Notice> : null}
+        <Warnings warnings={state?.warnings} />
       </form>
     </details>
   );
@@ -106,6 +107,7 @@ export function CreateWebhookForm() {
         </Button>
       </form>
       {state?.error ? <Notice kind="error">{state.error}</Notice> : null}
+      <Warnings warnings={state?.warnings} />
       {state?.token ? (
         <div className="space-y-2 rounded-md border border-emerald-300 bg-emerald-50 p-3 dark:border-emerald-800 dark:bg-emerald-950">
           <p role="status" className="text-sm">

@@ -13,7 +13,8 @@ import { recordSecurityEvent } from "@/lib/store/chain/security-events";
  * recorded as a security event) unless it has the permission; and known errors turned into the
  * form's message. Not a "use server" module: nothing here can be called from a browser.
  */
-export type FormState = { error?: string; ok?: string; token?: string; values?: Record<string, string> } | null;
+/** `warnings`: the action succeeded, and these are worth a look (a filter naming a tool no operation has used). */
+export type FormState = { error?: string; ok?: string; warnings?: string[]; token?: string; values?: Record<string, string> } | null;
 
 export async function authorizeAction(permission: Permission) {
   const principal = await currentPrincipal();

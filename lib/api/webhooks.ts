@@ -10,6 +10,7 @@ import { testEvent } from "@/lib/domain/webhooks/events";
 import { serverSecret } from "@/lib/webhooks/deliver";
 import { readJsonBody } from "./body";
 import { ApiError, validated } from "./errors";
+import { toolWarnings } from "./warnings";
 
 /** Endpoint settings are small: anything bigger is not a setting. */
 export const WEBHOOK_BODY_LIMIT = 64 * 1024;
@@ -31,28 +32,32 @@ function checkEndpointUrl(url: string): void {
   }
 }
 
+/** What a save answers besides the endpoint: tools in its filters that no operation has used yet (toolWarnings). */
+type Warned = { warnings: string[] };
+
 /** Creates an endpoint; the answer carries its secret, the only time it is shown. */
-export async function createEndpointFrom(req: Request, by: string): Promise<Endpoint & { secret: string }> {
+export async function createEndpointFrom(req: Request, by: string): Promise<Endpoint & { secret: string } & Warned> {
   return createEndpointWith(await readJsonBody(req, WEBHOOK_BODY_LIMIT), by);
 }
 
 /** The same from a value already read (the settings page's form). */
-export async function createEndpointWith(value: unknown, by: string): Promise<Endpoint & { secret: string }> {
+export async function createEndpointWith(value: unknown, by: string): Promise<Endpoint & { secret: string } & Warned> {
   const input: EndpointCreate = parsed(value, endpointCreateSchema);
   checkEndpointUrl(input.url);
   const secret = newSecret();
   const endpoint = await createEndpoint(input, { sealed: sealSecret(secret, serverSecret()), hint: secretHint(secret) }, by);
-  return { ...endpoint, secret };
+  return { ...endpoint, secret, warnings: await toolWarnings(endpoint.filters.tools) };
 }
 
-export async function updateEndpointFrom(req: Request, id: string): Promise<Endpoint> {
+export async function updateEndpointFrom(req: Request, id: string): Promise<Endpoint & Warned> {
   return updateEndpointWith(id, await readJsonBody(req, WEBHOOK_BODY_LIMIT));
 }
 
-export async function updateEndpointWith(id: string, value: unknown): Promise<Endpoint> {
+export async function updateEndpointWith(id: string, value: unknown): Promise<Endpoint & Warned> {
   const patch: EndpointUpdate = parsed(value, endpointUpdateSchema);
   if (patch.url) checkEndpointUrl(patch.url);
-  return updateEndpoint(id, patch);
+  const endpoint = await updateEndpoint(id, patch);
+  return { ...endpoint, warnings: patch.filters ? await toolWarnings(endpoint.filters.tools) : [] };
 }
 
 /** "Send a test event" to one endpoint. */
