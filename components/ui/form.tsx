@@ -61,7 +61,7 @@ export function Warnings({ warnings }: { warnings?: string[] }) {
     <Notice kind="warning">
       {warnings.map((w, i) => (
         <span key={i} className="block">
-          Note: {w}.
+          {`Note: ${w}.`}
         </span>
       ))}
     </Notice>

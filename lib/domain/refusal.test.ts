@@ -86,6 +86,10 @@ describe("describeRefusal: a sentence naming the field and what is accepted", ()
     );
     expect(said(operationRecordSchema, { operation_id: "a" })).toBe("a record must carry at least one stage: intent, receipt, canonical_read or side_effects");
     expect(said(operationRecordSchema, { operation_id: "a", intent: { params: [] } })).toBe("intent.params must be a JSON object");
+    const digest = z.object({ p: z.object({ params_digest: z.string().regex(/^sha256:/, 'params_digest is "sha256:" and 64 hex digits') }) });
+    expect(said(digest, { p: { params_digest: "x" } })).toBe('p.params_digest is "sha256:" and 64 hex digits');
+    const refined = z.object({ until: z.string().refine(() => false, "since must not be after until") });
+    expect(said(refined, { until: "x" })).toBe("until: since must not be after until");
   });
 
   it("several problems are joined, the first five in the message and all of them (up to 20) in details", () => {

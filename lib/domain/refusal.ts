@@ -123,6 +123,8 @@ const PREDICATE = /^(must|is|are|has|have|needs?|may|cannot|can't|should|does|na
 function customSentence(field: string, message: string, path: Path): string {
   const m = clip(message);
   if (!path.length) return m;
+  const own = String(path[path.length - 1]);
+  if (m.startsWith(`${own} `)) return `${field}${m.slice(own.length)}`; // "params_digest is …" names its field already
   if (PREDICATE.test(m)) return `${field} ${m}`;
   if (/^(a|an|one of|at most|at least)\b/.test(m)) return `${field} must be ${m}`;
   return `${field}: ${m}`;
