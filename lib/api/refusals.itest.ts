@@ -105,6 +105,17 @@ describe("a setting naming a tool no operation has used", () => {
     expect(known.body.warnings).toEqual([]);
   });
 
+  it("the store's check: many names at once (past one statement's 200), each once, in the order given", async () => {
+    const { unusedTools } = await import("@/lib/store/queries/tools");
+    const used = [unique("tool-a"), unique("tool-b")];
+    for (const tool of used) expect((await ingest(agent, { operation_id: unique("op"), tool, intent: { effect: "x" } })).status).toBe(201);
+    const never = Array.from({ length: 450 }, (_, i) => `never-${i}-${unique("t")}`);
+    const asked = [never[0], used[0], ...never.slice(1, 300), used[1], never[0], ...never.slice(300)];
+    expect(await unusedTools(asked)).toEqual(never);
+    expect(await unusedTools([])).toEqual([]);
+    expect(await unusedTools(used)).toEqual([]);
+  });
+
   it("audit sampling: the rate is set, and the page is told which tool no operation has used", async () => {
     const who = await principal("admin", ["read"]);
     const { cookie } = await signInHttp(who.email, "integration-password");
