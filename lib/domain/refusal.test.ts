@@ -77,6 +77,10 @@ describe("describeRefusal: a sentence naming the field and what is accepted", ()
 
   it("a union says each shape it accepts", () => {
     expect(said(operationRecordSchema, { operation_id: "a", intent: {}, tool: 5 })).toBe("tool must be text or a JSON object");
+    // The shape it came closest to: every problem within it.
+    expect(said(operationRecordSchema, { operation_id: "a", canonical_read: { status: "x", observed_at: 5 } })).toBe(
+      "canonical_read.status must be one of match, absent, mismatch, unavailable; canonical_read.observed_at must be text",
+    );
   });
 
   it("a schema's own words are kept, after the field", () => {

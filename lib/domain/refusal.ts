@@ -183,7 +183,7 @@ function unionSentence(issue: z.core.$ZodIssueInvalidUnion, path: Path, field: s
   if (shapes.length && shapes.every((s) => s !== null)) return `${field} must be ${[...new Set(shapes)].join(" or ")}`;
   const closest = issue.errors.find((option, i) => shapes[i] === null && option.length) ?? issue.errors.find((o) => o.length);
   if (!closest) return `${field} is not in an accepted form`;
-  return sentenceFor(closest[0], [...path, ...closest[0].path], { ...opts, schema: undefined });
+  return closest.map((i) => sentenceFor(i, [...path, ...i.path], { ...opts, schema: undefined })).join("; ");
 }
 
 type Found = { found: true; value: unknown } | { found: false };
