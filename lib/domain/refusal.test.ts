@@ -113,6 +113,14 @@ describe("describeRefusal: a sentence naming the field and what is accepted", ()
     expect(details).toEqual([{ path: "outcome", code: "invalid_value", message: expect.stringMatching(/^Invalid option/), values: [...EFFECTIVE_OUTCOMES] }]);
   });
 
+  it("a refusal stays short however long the keys sent", () => {
+    const input = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`${i}`.padEnd(5000, "k"), i]));
+    const r = endpointCreateSchema.safeParse(input);
+    if (r.success) throw new Error("accepted");
+    const refusal = describeRefusal(r.error, { input, schema: endpointCreateSchema });
+    expect(JSON.stringify(refusal).length).toBeLessThan(6000);
+  });
+
   it("no sentence carries the schema's jargon", () => {
     const bad = [
       [query, { outcome: 1, limit: "NaN", wait: "-1", share: "x", needs_review: null, other: 1 }],

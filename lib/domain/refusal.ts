@@ -65,7 +65,8 @@ function detailOf(i: z.core.$ZodIssue, root: string): IssueDetail {
   return detail;
 }
 
-const jsonSafe = (v: unknown) => (typeof v === "bigint" ? v.toString() : v);
+/** Bounded: a refused body's own keys and values are echoed at most 200 characters each. */
+const jsonSafe = (v: unknown) => (typeof v === "bigint" ? v.toString() : typeof v === "string" ? clip(v, 200) : v);
 const clip = (s: string, n = 300) => (s.length > n ? `${s.slice(0, n)}…` : s);
 const count = (n: number | bigint) => n.toLocaleString("en");
 
