@@ -24,7 +24,7 @@ test("an admin creates a verifier, sees each refusal, dry-runs it against an ope
   const problems = page.getByRole("alert").filter({ hasText: "The definition was not saved" });
   await expect(problems).toBeVisible();
   await expect(problems).toContainText("request.url: its host elsewhere.example is not in allow_hosts (api.example.com)");
-  await expect(problems).toContainText("request.headers.Authorization: Authorization carries a credential");
+  await expect(problems).toContainText("request.headers.Authorization carries a credential");
   await shot(page, "verifiers-refused-desktop");
 
   // The template as it is: saved as version 1, disabled (an example must not start reading).

@@ -127,6 +127,28 @@ test("an admin rotates an endpoint's secret: the new one is shown once, and deli
   }
 });
 
+test("the form refuses in a sentence naming the field, and saves a tool no operation has used with a warning", async ({ page }) => {
+  await signIn(page, demo.admin.email, demo.admin.password);
+  await page.goto("/settings/webhooks");
+  const form = page.getByRole("form", { name: "Add an endpoint" });
+  await form.getByLabel("URL").fill("https://hooks.invalid/refusals");
+  await form.getByLabel("Only these tools").fill(Array.from({ length: 51 }, (_, i) => `tool${i}`).join(", "));
+  await form.getByRole("button", { name: "Add endpoint" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "filters.tools" })).toHaveText("filters.tools has 51 items; at most 50 are accepted.");
+  await expect(page.getByText("No endpoints yet.")).toBeVisible();
+
+  // Fewer tools, one of them a typo: saved, and the page says which tool nothing has used.
+  await form.getByLabel("Only these tools").fill("email.send, emial.send");
+  await form.getByRole("button", { name: "Add endpoint" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "shown once" })).toBeVisible();
+  await expect(page.getByRole("status").filter({ hasText: "Note:" })).toHaveText("Note: no operation has used the tool emial.send yet.");
+  await noSeriousA11yViolations(page);
+  const endpoint = page.getByRole("listitem").filter({ hasText: "https://hooks.invalid/refusals" });
+  await endpoint.getByRole("button", { name: "Delete https://hooks.invalid/refusals" }).click();
+  await endpoint.getByRole("button", { name: /Delete .* and its delivery log/ }).click();
+  await expect(page.getByText("No endpoints yet.")).toBeVisible();
+});
+
 test("a reviewer sees no Webhooks link and is refused the page", async ({ page }) => {
   await signIn(page, demo.reviewer.email, demo.reviewer.password);
   await expect(page.getByRole("link", { name: "Webhooks" })).toHaveCount(0);

@@ -58,10 +58,9 @@ function Problems({ error }: { error: ApiError }) {
         <>
           <p className="font-medium">The definition was not saved:</p>
           <ul className="mt-1 list-disc space-y-0.5 pl-5">
-            {error.details.map((d, i) => (
-              <li key={i}>
-                <code className="font-mono">{d.path}</code>: {d.message}
-              </li>
+            {/* The message's sentences, one a problem (details keep the schema's own wording, for programs). */}
+            {error.message.split("; ").map((sentence, i) => (
+              <li key={i}>{sentence}</li>
             ))}
           </ul>
         </>

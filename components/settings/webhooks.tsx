@@ -5,7 +5,7 @@ import type { FormState } from "@/lib/actions/guard";
 import { EFFECTIVE_OUTCOMES } from "@/lib/domain/outcomes";
 import { WEBHOOK_EVENT_TYPES } from "@/lib/domain/webhooks/events";
 import { createWebhookAction, deleteWebhookAction, redeliverWebhookAction, setWebhookEnabledAction, testWebhookAction, updateWebhookAction } from "@/lib/actions/webhooks";
-import { Button, Field, Input, Notice } from "@/components/ui/form";
+import { Button, Field, Input, Notice, Warnings } from "@/components/ui/form";
 import { NewSecret } from "./webhook-secret";
 
 const EVENT_HINTS: Record<string, string> = {
@@ -89,6 +89,7 @@ export function EditWebhookForm({ id, values }: { id: string; values: Record<str
         </Button>
         {state?.error ? <Notice kind="error">{state.error}</Notice> : null}
         {state?.ok ? <Notice kind="ok">{state.ok}</Notice> : null}
+        <Warnings warnings={state?.warnings} />
       </form>
     </details>
   );
@@ -106,6 +107,7 @@ export function CreateWebhookForm() {
         </Button>
       </form>
       {state?.error ? <Notice kind="error">{state.error}</Notice> : null}
+      <Warnings warnings={state?.warnings} />
       {state?.token ? <NewSecret message={state.ok ?? ""} secret={state.token} /> : null}
     </div>
   );

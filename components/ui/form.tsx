@@ -41,14 +41,29 @@ export function Button({ variant = "primary", ...props }: ComponentProps<"button
   return <button {...props} className={`inline-flex items-center justify-center rounded-md px-3 py-2 text-sm font-medium disabled:cursor-not-allowed ${styles} ${props.className ?? ""}`} />;
 }
 
-export function Notice({ kind, children }: { kind: "error" | "ok"; children: ReactNode }) {
-  const cls =
-    kind === "error"
-      ? "border-rose-300 bg-rose-50 text-rose-900 dark:border-rose-800 dark:bg-rose-950 dark:text-rose-200"
-      : "border-emerald-300 bg-emerald-50 text-emerald-900 dark:border-emerald-800 dark:bg-emerald-950 dark:text-emerald-200";
+export function Notice({ kind, children }: { kind: "error" | "ok" | "warning"; children: ReactNode }) {
+  const cls = {
+    error: "border-rose-300 bg-rose-50 text-rose-900 dark:border-rose-800 dark:bg-rose-950 dark:text-rose-200",
+    ok: "border-emerald-300 bg-emerald-50 text-emerald-900 dark:border-emerald-800 dark:bg-emerald-950 dark:text-emerald-200",
+    warning: "border-amber-300 bg-amber-50 text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200",
+  }[kind];
   return (
     <p role={kind === "error" ? "alert" : "status"} className={`rounded-md border px-3 py-2 text-sm ${cls}`}>
       {children}
     </p>
+  );
+}
+
+/** A save's warnings (it succeeded; these are worth a look), each a sentence. */
+export function Warnings({ warnings }: { warnings?: string[] }) {
+  if (!warnings?.length) return null;
+  return (
+    <Notice kind="warning">
+      {warnings.map((w, i) => (
+        <span key={i} className="block">
+          {`Note: ${w}.`}
+        </span>
+      ))}
+    </Notice>
   );
 }

@@ -13,7 +13,8 @@ import { recordSecurityEvent } from "@/lib/store/chain/security-events";
  * recorded as a security event) unless it has the permission; and known errors turned into the
  * form's message. Not a "use server" module: nothing here can be called from a browser.
  */
-export type FormState = { error?: string; ok?: string; token?: string; values?: Record<string, string> } | null;
+/** `warnings`: the action succeeded, and these are worth a look (a filter naming a tool no operation has used). */
+export type FormState = { error?: string; ok?: string; warnings?: string[]; token?: string; values?: Record<string, string> } | null;
 
 export async function authorizeAction(permission: Permission) {
   const principal = await currentPrincipal();
@@ -28,8 +29,13 @@ export async function authorizeAction(permission: Permission) {
   return { principal, source: sourceAddress(await headers()) };
 }
 
-export function sentence(message: string): string {
-  return message.charAt(0).toUpperCase() + message.slice(1) + (/[.!?]$/.test(message) ? "" : ".");
+/**
+ * A refusal as a sentence: capitalised and closed, except that one opening with the name of a
+ * field it refuses (`url is required`) keeps the field's name as the API writes it.
+ */
+export function sentence(message: string, details?: unknown): string {
+  const fieldLed = Array.isArray(details) && details.some((d) => typeof d?.path === "string" && d.path && message.startsWith(`${d.path} `));
+  return (fieldLed ? message : message.charAt(0).toUpperCase() + message.slice(1)) + (/[.!?]$/.test(message) ? "" : ".");
 }
 
 export async function guardedAction(values: Record<string, string>, fn: () => Promise<FormState>): Promise<FormState> {
@@ -37,7 +43,7 @@ export async function guardedAction(values: Record<string, string>, fn: () => Pr
     return await fn();
   } catch (e) {
     const known = knownError(e);
-    if (known) return { error: sentence(known.message), values };
+    if (known) return { error: sentence(known.message, known.details), values };
     throw e;
   }
 }

@@ -101,7 +101,7 @@ describe("bulk triage", () => {
     const before = await chainCount();
     const many = Array.from({ length: 101 }, () => id);
     expect((await bulk(alice, { action: "retract", reason: "x", id: many, follows: many.map(() => "") })).text).toContain("At most 100 operations at a time");
-    expect((await bulk(alice, { action: "retract", reason: "   ", id, follows: "" })).text).toContain("Reason:");
+    expect((await bulk(alice, { action: "retract", reason: "   ", id, follows: "" })).text).toContain("The reason must not be empty.");
     expect((await bulk(alice, { action: "reopen", reason: "x", id, follows: "" })).text).toContain("Choose what to do");
     expect((await bulk(alice, { action: "retract", reason: "x", id, follows: [] })).text).toContain("must name the correction it follows");
     expect(await chainCount()).toBe(before);

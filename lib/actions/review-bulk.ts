@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { knownError } from "@/lib/api/errors";
 import { correctionRequestSchema } from "@/lib/domain/corrections";
-import { describeIssues } from "@/lib/domain/wire";
+import { describeRefusal } from "@/lib/domain/refusal";
 import { correctOperation } from "@/lib/store/review/correct-operation";
 import { requireReviewer } from "./reviewer";
 import { BULK_LIMIT, type BulkResult, type BulkState } from "./review-bulk-types";
@@ -31,12 +31,13 @@ export async function bulkCorrectAction(_prev: BulkState, form: FormData): Promi
   if (!ids.length) return { error: "Select at least one operation." };
   if (ids.length > BULK_LIMIT) return { error: `At most ${BULK_LIMIT} operations at a time: select fewer.` };
   if (follows.length !== ids.length) return { error: "Each selected operation must name the correction it follows: reload the page and try again." };
-  const base = correctionRequestSchema.safeParse({
+  const request = {
     action: action === "retract" ? "retract" : "resolve",
     ...(action === "resolve_not_applied" ? { outcome: "not_applied" } : {}),
     reason: String(form.get("reason") ?? ""),
-  });
-  if (!base.success) return { error: `Reason: ${describeIssues(base.error, { root: "request" }).map((i) => i.message).join("; ")}.` };
+  };
+  const base = correctionRequestSchema.safeParse(request);
+  if (!base.success) return { error: `The ${describeRefusal(base.error, { input: request, schema: correctionRequestSchema }).message}.` };
 
   const results: BulkResult[] = [];
   for (const [i, id] of ids.entries()) {

@@ -37,7 +37,7 @@ export async function createWebhookAction(_prev: FormState, form: FormData): Pro
     const { principal } = await authorizeAction("webhooks:manage");
     const made = await createEndpointWith(settings(form), principal.email);
     revalidatePath(PAGE);
-    return { ok: `Added ${made.url}. Copy its signing secret now: it is shown once.`, token: made.secret, values: { id: made.id } };
+    return { ok: `Added ${made.url}. Copy its signing secret now: it is shown once.`, warnings: made.warnings, token: made.secret, values: { id: made.id } };
   });
 }
 
@@ -46,7 +46,7 @@ export async function updateWebhookAction(_prev: FormState, form: FormData): Pro
     await authorizeAction("webhooks:manage");
     const e = await updateEndpointWith(field(form, "id"), settings(form));
     revalidatePath(PAGE);
-    return { ok: `Saved ${e.url}.` };
+    return { ok: `Saved ${e.url}.`, warnings: e.warnings };
   });
 }
 

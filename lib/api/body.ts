@@ -1,10 +1,9 @@
 import type { IncomingMessage } from "node:http";
 import type { ZodType } from "zod";
 import { checkJsonShape, scanDuplicateKey } from "@/lib/domain/json";
-import { describeIssues } from "@/lib/domain/wire";
 import { parseRecordsInPieces } from "@/lib/domain/json-split";
 import { pacer } from "@/lib/store/db/pace";
-import { ApiError } from "./errors";
+import { ApiError, validated } from "./errors";
 
 export const MiB = 1024 * 1024;
 
@@ -200,10 +199,5 @@ export async function readValidBody<T>(req: Request, schema: ZodType<T>, opts: {
     const shape = checkJsonShape(body, opts.depth);
     if (shape) throw new ApiError("invalid_request", `${shape.path}: ${shape.message}`, [shape]);
   }
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) {
-    const issues = describeIssues(parsed.error, { root: "request" });
-    throw new ApiError("invalid_request", issues.map((i) => `${i.path}: ${i.message}`).join("; "), issues);
-  }
-  return parsed.data;
+  return validated(schema, body);
 }

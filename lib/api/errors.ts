@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import { describeRefusal, type RefusalOptions } from "@/lib/domain/refusal";
 import { StoreError, type StoreErrorKind } from "@/lib/store/errors";
 
 /** One error class, one code → status table, one JSON shape (shared/API.md "Errors"). */
@@ -49,6 +51,23 @@ export class ApiError extends Error {
 
 export function errorBody(code: ErrorCode, message: string, details?: unknown) {
   return new ApiError(code, message, details).toJSON();
+}
+
+/**
+ * A value a schema refused, as the API answers it: `message` in sentences naming each field and
+ * what it accepts (lib/domain/refusal.ts), `details` the schema's own issues.
+ */
+export function invalid(code: "invalid_request" | "invalid_query" | "invalid_record", error: z.ZodError, opts: RefusalOptions): ApiError {
+  const { message, details } = describeRefusal(error, opts);
+  return new ApiError(code, message, details);
+}
+
+/** The value as the schema reads it, or the refusal `invalid` answers (a query: 400 `invalid_query`, naming parameters). */
+export function validated<T>(schema: z.ZodType<T>, input: unknown, as: "request" | "query" | "record" = "request"): T {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const code = as === "query" ? "invalid_query" : as === "record" ? "invalid_record" : "invalid_request";
+  throw invalid(code, parsed.error, { input, schema, root: as, key: as === "query" ? "parameter" : "field" });
 }
 
 /** A refusal of the domain's trust rules (lib/domain/trust.ts) as the API answers it. */

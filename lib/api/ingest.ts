@@ -2,13 +2,13 @@ import "server-only";
 import { can, type Principal } from "@/lib/domain/permissions";
 import { checkJsonShape, isPlainObject } from "@/lib/domain/json";
 import { clockSkewSeconds, futureRefusal, scopeRefusal, type Sender } from "@/lib/domain/trust";
-import { describeIssues, operationRecordSchema } from "@/lib/domain/wire";
+import { operationRecordSchema } from "@/lib/domain/wire";
 import type { IngestResult, ValidRecord } from "@/lib/store/ingest/records";
 import { prepareRecord } from "@/lib/domain/stages";
 import { submitIngest } from "@/lib/store/ingest/queue";
 import { pacer } from "@/lib/store/db/pace";
 import { MiB } from "./body";
-import { ApiError, refusalError, storeErrorAnswer } from "./errors";
+import { ApiError, invalid, refusalError, storeErrorAnswer } from "./errors";
 
 export const MAX_REQUEST_BYTES = 4 * MiB;
 export const MAX_RECORD_BYTES = 1 * MiB;
@@ -43,10 +43,7 @@ export function validate(raw: unknown, mayBeLarge: boolean, sender: Sender): Api
     return new ApiError("too_large", "a record may be at most 1 MiB", { max_bytes: MAX_RECORD_BYTES });
   }
   const parsed = operationRecordSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issues = describeIssues(parsed.error);
-    return new ApiError("invalid_record", issues.map((i) => `${i.path}: ${i.message}`).join("; "), issues);
-  }
+  if (!parsed.success) return invalid("invalid_record", parsed.error, { input: raw, schema: operationRecordSchema });
   // Who may decide: refused before anything is queued (ownership needs the database: ingestRecords).
   const refused = scopeRefusal(raw, sender.rights) ?? futureRefusal(raw, Date.now(), maxClockSkew());
   return refused ? refusalError(refused) : null;

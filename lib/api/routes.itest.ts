@@ -74,7 +74,7 @@ describe("what a refusal names", () => {
       const r = await send("GET", path);
       expect(r.status).toBe(400);
       expect(r.body.error.code).toBe("invalid_query");
-      expect(r.body.error.message).toMatch(/^query: unknown parameters? "colour"/);
+      expect(r.body.error.message).toMatch(/^the query has (an )?unknown parameters? "colour"/);
       expect(r.body.error.details[0].path).toBe("query");
     }
   });
@@ -91,7 +91,7 @@ describe("what a refusal names", () => {
   it("an unknown field of a correction is named as one", async () => {
     const r = await send("POST", "/api/v1/operations/op-1/corrections", { body: JSON.stringify({ action: "reopen", reason: "x", colour: "red" }) });
     expect(r.status).toBe(422);
-    expect(r.body.error.message).toContain('request: unknown field "colour"');
+    expect(r.body.error.message).toContain('the request has an unknown field "colour"');
   });
 });
 

@@ -1,9 +1,8 @@
 import "server-only";
 import { checkJsonShape, isPlainObject } from "@/lib/domain/json";
 import { verifierDefinitionSchema, verifierNameSchema, type VerifierDefinition, type VerifierVersion } from "@/lib/domain/verifier";
-import { describeIssues } from "@/lib/domain/wire";
 import { readJsonBody } from "./body";
-import { ApiError } from "./errors";
+import { ApiError, invalid } from "./errors";
 
 /** A verifier definition is small: 256 KiB is generous, and bounds every hostile shape. */
 export const MAX_VERIFIER_BYTES = 256 * 1024;
@@ -18,10 +17,7 @@ export function parseDefinition(raw: unknown, path = "definition"): VerifierDefi
   if (shape) throw new ApiError("invalid_request", `${path}: ${shape.path}: ${shape.message}`, [shape]);
   if (!isPlainObject(raw)) throw new ApiError("invalid_request", `${path} must be a JSON object`);
   const parsed = verifierDefinitionSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issues = describeIssues(parsed.error, { root: path });
-    throw new ApiError("invalid_request", issues.map((i) => `${i.path}: ${i.message}`).join("; "), issues);
-  }
+  if (!parsed.success) throw invalid("invalid_request", parsed.error, { input: raw, schema: verifierDefinitionSchema, root: path });
   return parsed.data;
 }
 

@@ -1,7 +1,6 @@
 import "server-only";
 import type { z } from "zod";
 import { checkJsonShape } from "@/lib/domain/json";
-import { describeIssues } from "@/lib/domain/wire";
 import { endpointCreateSchema, endpointUpdateSchema, type EndpointCreate, type EndpointUpdate } from "@/lib/domain/webhooks/endpoint";
 import { newSecret, sealSecret, secretHint } from "@/lib/domain/webhooks/signing";
 import { checkUrl, outboundPolicy, OutboundRefused } from "@/lib/outbound/guarded-request";
@@ -12,25 +11,17 @@ import { publicLinks } from "@/lib/store/work/webhook-outbox";
 import { testEvent } from "@/lib/domain/webhooks/events";
 import { serverSecret } from "@/lib/webhooks/deliver";
 import { checkContentType, parseJsonBytes, readBodyBytes, readJsonBody } from "./body";
-import { ApiError } from "./errors";
+import { ApiError, validated } from "./errors";
+import { toolWarnings } from "./warnings";
 
 /** Endpoint settings are small: anything bigger is not a setting. */
 export const WEBHOOK_BODY_LIMIT = 64 * 1024;
 
-/** The issues of a refused body, at most five and each message bounded (a body of 5,000 unknown keys is one short answer). */
-function refusal(error: z.ZodError): ApiError {
-  const issues = describeIssues(error, { root: "request" })
-    .slice(0, 5)
-    .map((i) => ({ path: i.path.slice(0, 200), message: i.message.length > 300 ? `${i.message.slice(0, 300)}…` : i.message }));
-  return new ApiError("invalid_request", issues.map((i) => `${i.path}: ${i.message}`).join("; "), issues);
-}
-
 function parsed<T>(value: unknown, schema: z.ZodType<T>): T {
   const shape = checkJsonShape(value, 6, 1000);
   if (shape) throw new ApiError("invalid_request", `${shape.path}: ${shape.message}`, [shape]);
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw refusal(parsed.error);
-  return parsed.data;
+  // Each message and the details are bounded (lib/domain/refusal.ts): 5,000 unknown keys are one short answer.
+  return validated(schema, value);
 }
 
 /** The URL must be one the sender may call (https unless RECONCILE_WEBHOOK_ALLOW_HTTP=1). */
@@ -43,28 +34,32 @@ function checkEndpointUrl(url: string): void {
   }
 }
 
+/** What a save answers besides the endpoint: tools in its filters that no operation has used yet (toolWarnings). */
+type Warned = { warnings: string[] };
+
 /** Creates an endpoint; the answer carries its secret, the only time it is shown. */
-export async function createEndpointFrom(req: Request, by: string): Promise<Endpoint & { secret: string }> {
+export async function createEndpointFrom(req: Request, by: string): Promise<Endpoint & { secret: string } & Warned> {
   return createEndpointWith(await readJsonBody(req, WEBHOOK_BODY_LIMIT), by);
 }
 
 /** The same from a value already read (the settings page's form). */
-export async function createEndpointWith(value: unknown, by: string): Promise<Endpoint & { secret: string }> {
+export async function createEndpointWith(value: unknown, by: string): Promise<Endpoint & { secret: string } & Warned> {
   const input: EndpointCreate = parsed(value, endpointCreateSchema);
   checkEndpointUrl(input.url);
   const secret = newSecret();
   const endpoint = await createEndpoint(input, { sealed: sealSecret(secret, serverSecret()), hint: secretHint(secret) }, by);
-  return { ...endpoint, secret };
+  return { ...endpoint, secret, warnings: await toolWarnings(endpoint.filters.tools) };
 }
 
-export async function updateEndpointFrom(req: Request, id: string): Promise<Endpoint> {
+export async function updateEndpointFrom(req: Request, id: string): Promise<Endpoint & Warned> {
   return updateEndpointWith(id, await readJsonBody(req, WEBHOOK_BODY_LIMIT));
 }
 
-export async function updateEndpointWith(id: string, value: unknown): Promise<Endpoint> {
+export async function updateEndpointWith(id: string, value: unknown): Promise<Endpoint & Warned> {
   const patch: EndpointUpdate = parsed(value, endpointUpdateSchema);
   if (patch.url) checkEndpointUrl(patch.url);
-  return updateEndpoint(id, patch);
+  const endpoint = await updateEndpoint(id, patch);
+  return { ...endpoint, warnings: patch.filters ? await toolWarnings(endpoint.filters.tools) : [] };
 }
 
 /**

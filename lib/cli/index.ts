@@ -11,7 +11,7 @@ import { checkAgainstCheckpoints } from "@/lib/domain/audit-verify";
 import { checkpointSeqs, formatCheckpoint, keyFingerprint, parseCheckpoint, publicKeyFromText, type Checkpoint } from "@/lib/domain/checkpoint";
 import { MAX_CHAINS, MultiChainVerifier, type ChainHead } from "@/lib/domain/chains";
 import type { ChainRecord } from "@/lib/domain/hash";
-import { describeIssues } from "@/lib/domain/wire";
+import { describeRefusal } from "@/lib/domain/refusal";
 import { exportQuerySchema, recordExport } from "@/lib/store/chain/audit-export";
 import { allCheckpoints, latestCheckpoint, writeCheckpoint } from "@/lib/store/chain/checkpoints";
 import { createApiToken } from "@/lib/store/people/api-tokens";
@@ -113,14 +113,13 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
       options: { format: { type: "string" }, out: { type: "string" }, since: { type: "string" }, until: { type: "string" }, "operation-id": { type: "string" }, "trajectory-id": { type: "string" } },
     });
     const out = need(values, "out");
-    const parsed = exportQuerySchema.safeParse({
-      format: values.format ?? "ndjson",
-      since: values.since,
-      until: values.until,
-      operation_id: values["operation-id"],
-      trajectory_id: values["trajectory-id"],
-    });
-    if (!parsed.success) throw new UsageError(describeIssues(parsed.error).map((i) => `--${i.path.replace("_", "-")}: ${i.message}`).join("; "));
+    const input = { format: values.format ?? "ndjson", since: values.since, until: values.until, operation_id: values["operation-id"], trajectory_id: values["trajectory-id"] };
+    const parsed = exportQuerySchema.safeParse(input);
+    if (!parsed.success) {
+      // The options by their command-line names: "--operation-id must not be empty".
+      const { message } = describeRefusal(parsed.error, { input, schema: exportQuerySchema, root: "export" });
+      throw new UsageError(message.replace(/(^|; )([a-z_]+)(?= )/g, (_, sep: string, name: string) => `${sep}--${name.replace("_", "-")}`));
+    }
     await recordExport(CLI_ACTOR, parsed.data, null);
     const file = createWriteStream(out);
     let bytes = 0;

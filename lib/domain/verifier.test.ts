@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { describeIssues } from "./wire";
+import { describeRefusal } from "./refusal";
 import { EXAMPLE } from "./fixtures/verifier-example";
 import { checkSchedule, durationMs, isVerifierSender, verifierDefinitionSchema, verifierSender, type VerifierDefinition } from "./verifier";
 
 const problems = (d: unknown) => {
   const r = verifierDefinitionSchema.safeParse(d);
-  return r.success ? [] : describeIssues(r.error).map((i) => `${i.path}: ${i.message}`);
+  return r.success ? [] : describeRefusal(r.error, { input: d, schema: verifierDefinitionSchema, max: 100 }).message.split("; ");
 };
 const change = (patch: (d: VerifierDefinition) => void): VerifierDefinition => {
   const d = structuredClone(EXAMPLE);
@@ -19,10 +19,10 @@ describe("a verifier's definition", () => {
   });
 
   it("names each problem with its path", () => {
-    expect(problems({ ...EXAMPLE, name: "Has Spaces" })[0]).toMatch(/^name: must be 1–63 characters/);
+    expect(problems({ ...EXAMPLE, name: "Has Spaces" })[0]).toMatch(/^name must be 1–63 characters/);
     expect(problems({ ...EXAMPLE, colour: "red" })[0]).toMatch(/colour/);
-    expect(problems(change((d) => (d.expect = []))).join()).toMatch(/expect: needs at least one rule/);
-    expect(problems(change((d) => (d.window.checks_at = ["5 seconds"]))).join()).toMatch(/window\.checks_at\[0\]: must be a duration/);
+    expect(problems(change((d) => (d.expect = []))).join()).toMatch(/expect needs at least one rule/);
+    expect(problems(change((d) => (d.window.checks_at = ["5 seconds"]))).join()).toMatch(/window\.checks_at\[0\] must be a duration/);
     expect(problems(change((d) => (d.window.pending_until = "25h"))).join()).toMatch(/at most 24h/);
     expect(problems(change((d) => (d.expect[0].read = "maybe" as never))).join()).toMatch(/expect\[0\]\.read/);
   });
@@ -38,7 +38,7 @@ describe("a verifier's definition", () => {
     expect(problems(change((d) => (d.request.url = "https://evil.example/x"))).join()).toMatch(/host evil\.example is not in allow_hosts \(api\.example\.com\)/);
     expect(problems(change((d) => (d.request.url = "ftp://api.example.com/x"))).join()).toMatch(/must start with https:\/\//);
     expect(problems(change((d) => (d.request.url = "https://user:pw@api.example.com/x"))).join()).toMatch(/credentials/);
-    expect(problems(change((d) => (d.allow_hosts = ["https://api.example.com"]))).join()).toMatch(/allow_hosts\[0\]: must be a lowercase host name/);
+    expect(problems(change((d) => (d.allow_hosts = ["https://api.example.com"]))).join()).toMatch(/allow_hosts\[0\] must be a lowercase host name/);
     expect(problems(change((d) => (d.request.url = "http://api.example.com:8080/{operation_id}?q={intent.params.text}")))).toEqual([]);
   });
 

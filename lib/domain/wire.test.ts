@@ -3,7 +3,8 @@ import essay from "./fixtures/essay-x-post.json";
 import { checkJsonShape } from "./json";
 import { HeldStages, reconcileRecord, splitRecord } from "./stages";
 import { compareInstants, normalizeInstant, toInstant } from "./time";
-import { describeIssues, operationRecordSchema } from "./wire";
+import { describeRefusal } from "./refusal";
+import { operationRecordSchema } from "./wire";
 
 const essayAsPrinted = {
   operation_id: "op-2026-08-29-001",
@@ -43,7 +44,7 @@ describe("wire schema", () => {
   ])("rejects %s with a path", (_name, record, path) => {
     const r = operationRecordSchema.safeParse(record);
     expect(r.success).toBe(false);
-    if (!r.success) expect(describeIssues(r.error).map((i) => i.path).join(" ")).toContain(path);
+    if (!r.success) expect(describeRefusal(r.error).details.map((i) => i.path).join(" ")).toContain(path);
   });
 });
 

@@ -32,7 +32,7 @@ export function isPossibleOperationId(id: string): boolean {
  * visits and copies every key (half a second for 100,000 keys here), and JSON keys are strings.
  */
 const jsonObject = z.custom<Record<string, unknown>>((v) => v !== null && typeof v === "object" && !Array.isArray(v), {
-  error: (issue) => `Invalid input: expected record, received ${issue.input === null ? "null" : Array.isArray(issue.input) ? "array" : typeof issue.input}`,
+  error: "must be a JSON object",
 });
 
 const named = z.union([shortText, z.looseObject({ name: shortText.optional(), version: shortText.optional() })]);
@@ -117,15 +117,3 @@ export type ReadStatus = (typeof readStatuses)[number];
 
 export const STAGE_KEYS = ["intent", "receipt", "canonical_read", "side_effects"] as const;
 export type Stage = (typeof STAGE_KEYS)[number];
-
-/** A zod error as the `details` of a 422: one entry per problem, with a JSON path. */
-export function describeIssues(error: z.ZodError, names: { root?: string; key?: string } = {}): { path: string; message: string }[] {
-  const { root = "(record)", key = "field" } = names;
-  return error.issues.map((i) => ({
-    path: i.path.length ? i.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("").replace(/^\./, "") : root,
-    message:
-      i.code === "unrecognized_keys"
-        ? `unknown ${key}${i.keys.length === 1 ? "" : "s"} ${i.keys.map((k) => JSON.stringify(k)).join(", ")}`
-        : i.message,
-  }));
-}

@@ -57,11 +57,20 @@ export async function signOutHttp(cookie: string, base = baseUrl): Promise<numbe
  * `base` is another server than the suite's shared one (one a test started itself).
  */
 export async function callAction(name: string, fields: Record<string, string | string[]>, cookie?: string | null, path = "/settings/tokens", base = baseUrl) {
+  return sendAction(name, fields, true, cookie, path, base);
+}
+
+/** The same for an action of the form alone, `(formData)` (a plain `<form action>`, no useActionState). */
+export async function callFormAction(name: string, fields: Record<string, string | string[]>, cookie?: string | null, path = "/", base = baseUrl) {
+  return sendAction(name, fields, false, cookie, path, base);
+}
+
+async function sendAction(name: string, fields: Record<string, string | string[]>, withState: boolean, cookie: string | null | undefined, path: string, base: string) {
   // @ts-expect-error: React's reply encoder ships with Next.js without type declarations.
   const { encodeReply } = (await import("next/dist/compiled/react-server-dom-turbopack/client.node")) as { encodeReply: Reply };
   const form = new FormData();
   for (const [k, v] of Object.entries(fields)) for (const item of [v].flat()) form.append(k, item);
-  const body = await encodeReply([null, form]);
+  const body = await encodeReply(withState ? [null, form] : [form]);
   const res = await fetch(`${base}${path}`, {
     method: "POST",
     redirect: "manual",

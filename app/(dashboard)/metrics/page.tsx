@@ -7,6 +7,8 @@ import { setSamplingAction } from "@/lib/actions/metrics";
 import { metricsQuerySchema, readMetrics } from "@/lib/store/queries/metrics";
 import { periodStart } from "@/lib/store/queries/overview";
 import { TableScroll } from "@/components/ui/table-scroll";
+import { Warnings } from "@/components/ui/form";
+import { describeRefusal } from "@/lib/domain/refusal";
 
 export const metadata: Metadata = { title: "Metrics" };
 
@@ -121,7 +123,8 @@ export default async function MetricsPage({ searchParams }: { searchParams: Prom
   const asked = pick("period");
   const period: Period = asked === "all" || (asked !== undefined && asked in PERIODS) ? (asked as Period) : "90d";
   const since = period === "all" ? undefined : periodStart(PERIODS[period as keyof typeof PERIODS]);
-  const parsed = metricsQuerySchema.safeParse({ since, tool: pick("tool"), agent: pick("agent") });
+  const asQuery = { since, tool: pick("tool"), agent: pick("agent") };
+  const parsed = metricsQuerySchema.safeParse(asQuery);
   const query = parsed.success ? parsed.data : { since };
   const report = await readMetrics(query);
   const f: Filters = { since: query.since, tool: query.tool, agent: query.agent };
@@ -133,6 +136,7 @@ export default async function MetricsPage({ searchParams }: { searchParams: Prom
     return `/metrics?${q}`;
   };
   const samplingMessage = pick("sampling");
+  const samplingWarnings = [sp.sampling_warning ?? []].flat().filter((w): w is string => typeof w === "string" && w !== "").slice(0, 5);
 
   return (
     <div className="space-y-8">
@@ -145,7 +149,7 @@ export default async function MetricsPage({ searchParams }: { searchParams: Prom
             {query.tool ? `, tool ${query.tool}` : ""}
             {query.agent ? `, agent ${query.agent}` : ""}. Periods and weeks go by the day of the call (the receipt&apos;s time, or when it was recorded if no receipt came; UTC), as on the overview. Reviewers&apos; resolutions are the ground truth; what nobody knows is counted apart as unknown. Every number opens its operations.
           </p>
-          {!parsed.success ? <p role="alert" className="mt-2 text-rose-700 dark:text-rose-300">The filters were not valid and are ignored.</p> : null}
+          {!parsed.success ? <p role="alert" className="mt-2 text-rose-700 dark:text-rose-300">The filters were not valid and are ignored: {describeRefusal(parsed.error, { input: asQuery, schema: metricsQuerySchema, root: "filters", key: "filter" }).message}.</p> : null}
         </div>
         <nav aria-label="Period" className="flex flex-wrap gap-1 text-sm">
           {([...Object.keys(PERIODS), "all"] as Period[]).map((p) => (
@@ -208,6 +212,7 @@ export default async function MetricsPage({ searchParams }: { searchParams: Prom
           <p className="mt-3 text-sm">No tool is sampled.</p>
         )}
         {samplingMessage ? <p role="status" className="mt-3 text-sm font-medium">{samplingMessage}</p> : null}
+        {samplingWarnings.length ? <div className="mt-2"><Warnings warnings={samplingWarnings} /></div> : null}
         {can(me, "metrics:sampling") ? (
           <form action={setSamplingAction} className="mt-4 flex flex-wrap items-end gap-3 text-sm" aria-label="Set a sampling rate">
             <label className="flex flex-col gap-1">

@@ -6,7 +6,7 @@ import { ActiveFilterChips, OperationFilters } from "@/components/operations/fil
 import { NewOperationsNotice } from "@/components/operations/new-notice";
 import { renderedAt, When } from "@/components/ui/when";
 import { requirePage } from "@/lib/auth/session";
-import { describeIssues } from "@/lib/domain/wire";
+import { describeRefusal } from "@/lib/domain/refusal";
 import { correctionActsOf, listOperations, listQuerySchema } from "@/lib/store/queries/list-operations";
 import { StatusText } from "@/components/operations/status";
 import { Highlighted, MatchLines } from "@/components/operations/highlight";
@@ -50,7 +50,7 @@ export default async function OperationsPage({ searchParams }: { searchParams: P
       <ActiveFilterChips values={raw} />
       {!parsed.success ? (
         <p role="alert" className="rounded-md border border-rose-300 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-800 dark:bg-rose-950 dark:text-rose-200">
-          These filters are not valid: {describeIssues(parsed.error, { root: "filters", key: "filter" }).map((i) => `${i.path} ${i.message}`).join("; ")}.
+          These filters are not valid: {describeRefusal(parsed.error, { input: raw, schema: listQuerySchema, root: "filters", key: "filter" }).message}.
         </p>
       ) : (
         <Results query={parsed.data} filters={filters.toString()} filtered={filtered} firstPage={!raw.cursor} />

@@ -60,7 +60,8 @@ export const listQuerySchema = z
     /** When the call happened (called_at: the receipt's time, else when recorded), the clock of every figure counted by day. */
     called_since: instant.optional(),
     called_until: instant.optional(),
-    limit: z.coerce.number().int("must be a whole number").min(1, "must be at least 1").default(50).transform((n) => Math.min(n, 200)),
+    /** More than 200 is answered with 200 (not refused): the refusal's words say what to send. */
+    limit: z.coerce.number().int().min(1).default(50).transform((n) => Math.min(n, 200)).meta({ accepts: "a whole number from 1 to 200" }),
     cursor: cursorSchema.optional(),
     /** The operations behind one number of /metrics: a metric, and which part of it (metric-filters.ts). */
     metric: z.enum(METRIC_NAMES).optional(),

@@ -1,17 +1,11 @@
-import { ApiError } from "@/lib/api/errors";
+import { validated } from "@/lib/api/errors";
 import { apiRoute, json, otherMethods } from "@/lib/api/route";
-import { describeIssues } from "@/lib/domain/wire";
 import { metricsQuerySchema, readMetrics } from "@/lib/store/queries/metrics";
 
 /** The paper's Metrics 1–5 (shared/METRICS.md), overall, per tool, per agent and per week. */
 export const GET = apiRoute("operations:read", async ({ req }) => {
   const params = Object.fromEntries(new URL(req.url).searchParams);
-  const parsed = metricsQuerySchema.safeParse(params);
-  if (!parsed.success) {
-    const issues = describeIssues(parsed.error, { root: "query", key: "parameter" });
-    throw new ApiError("invalid_query", issues.map((i) => `${i.path}: ${i.message}`).join("; "), issues);
-  }
-  return json(await readMetrics(parsed.data));
+  return json(await readMetrics(validated(metricsQuerySchema, params, "query")));
 });
 
 export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");

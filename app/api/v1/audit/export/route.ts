@@ -1,21 +1,15 @@
 import { exportText, toReadableStream } from "@/lib/api/audit-stream";
-import { ApiError } from "@/lib/api/errors";
+import { validated } from "@/lib/api/errors";
 import { apiRoute, otherMethods } from "@/lib/api/route";
 import { sourceAddress } from "@/lib/auth/request";
 import { CONTENT_TYPES } from "@/lib/domain/audit-format";
-import { describeIssues } from "@/lib/domain/wire";
 import { exportQuerySchema, recordExport } from "@/lib/store/chain/audit-export";
 import { releasingWhenDone, startUserJob } from "@/lib/api/user-jobs";
 
 export const dynamic = "force-dynamic";
 
 export const GET = apiRoute("audit:export", async ({ req, principal }) => {
-  const parsed = exportQuerySchema.safeParse(Object.fromEntries(new URL(req.url).searchParams));
-  if (!parsed.success) {
-    const issues = describeIssues(parsed.error, { root: "query", key: "parameter" });
-    throw new ApiError("invalid_query", issues.map((i) => `${i.path}: ${i.message}`).join("; "), issues);
-  }
-  const q = parsed.data;
+  const q = validated(exportQuerySchema, Object.fromEntries(new URL(req.url).searchParams), "query");
   // Exports started from the UI (a session): one at a time per user, held until the stream ends.
   const release = principal.kind === "session" ? await startUserJob(principal.userId, "An export") : async () => {};
   try {

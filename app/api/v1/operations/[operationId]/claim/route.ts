@@ -1,9 +1,8 @@
 import { z } from "zod";
 import { readJsonBody } from "@/lib/api/body";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError, validated } from "@/lib/api/errors";
 import { apiRoute, json, otherMethods } from "@/lib/api/route";
 import { roleAtLeast } from "@/lib/domain/permissions";
-import { describeIssues } from "@/lib/domain/wire";
 import { claimHolder, claimOperation, releaseOperation } from "@/lib/store/review/assignments";
 
 type Params = { operationId: string };
@@ -18,12 +17,8 @@ export const GET = apiRoute<Params>("operations:read", async ({ params }) => {
 
 /** Claim it; `{"take_over": true}` takes over someone else's claim (recorded, naming them). */
 export const POST = apiRoute<Params>("operations:correct", async ({ req, principal, params }) => {
-  const parsed = claimSchema.safeParse(await readJsonBody(req, 1024));
-  if (!parsed.success) {
-    const issues = describeIssues(parsed.error, { root: "request" });
-    throw new ApiError("invalid_request", issues.map((i) => `${i.path}: ${i.message}`).join("; "), issues);
-  }
-  const r = await claimOperation(params.operationId, principal.email, { takeOver: parsed.data.take_over });
+  const body = validated(claimSchema, await readJsonBody(req, 1024));
+  const r = await claimOperation(params.operationId, principal.email, { takeOver: body.take_over });
   return json({ operation_id: params.operationId, ...r });
 });
 

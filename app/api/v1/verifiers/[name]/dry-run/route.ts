@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError, validated } from "@/lib/api/errors";
 import { apiRoute, json, otherMethods } from "@/lib/api/route";
 import { checkName, parseDefinition, readVerifierBody } from "@/lib/api/verifiers";
 import { isPlainObject } from "@/lib/domain/json";
-import { describeIssues, operationIdSchema } from "@/lib/domain/wire";
+import { operationIdSchema } from "@/lib/domain/wire";
 import { latestVerifier } from "@/lib/store/settings/verifiers";
 import { dryRun } from "@/lib/verifiers/dry-run";
 
@@ -19,11 +19,7 @@ export const POST = apiRoute<Params>("verifiers:manage", async ({ req, params })
   const name = checkName(params.name);
   const raw = await readVerifierBody(req);
   if (!isPlainObject(raw)) throw new ApiError("invalid_request", 'send {"operation_id": "…"} (and optionally a draft "definition")');
-  const parsed = bodySchema.safeParse(raw);
-  if (!parsed.success) {
-    const issues = describeIssues(parsed.error, { root: "request" });
-    throw new ApiError("invalid_request", issues.map((i) => `${i.path}: ${i.message}`).join("; "), issues);
-  }
+  const parsed = { data: validated(bodySchema, raw) };
   let definition;
   let version: number | null = null;
   if (parsed.data.definition !== undefined) {

@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { ApiError } from "@/lib/api/errors";
+import { validated } from "@/lib/api/errors";
 import { apiRoute, json, otherMethods } from "@/lib/api/route";
-import { describeIssues } from "@/lib/domain/wire";
 import { getEndpoint, listDeliveries } from "@/lib/store/settings/webhooks";
 
 const query = z
@@ -13,11 +12,7 @@ const query = z
 
 /** The endpoint's delivery log, newest first: each delivery with every attempt (status, latency, excerpt). */
 export const GET = apiRoute<{ endpointId: string }>("webhooks:manage", async ({ req, params }) => {
-  const parsed = query.safeParse(Object.fromEntries(new URL(req.url).searchParams));
-  if (!parsed.success) {
-    const issues = describeIssues(parsed.error, { root: "query", key: "parameter" });
-    throw new ApiError("invalid_query", issues.map((i) => `${i.path}: ${i.message}`).join("; "), issues);
-  }
+  const parsed = { data: validated(query, Object.fromEntries(new URL(req.url).searchParams), "query") };
   await getEndpoint(params.endpointId);
   const items = await listDeliveries(params.endpointId, parsed.data);
   const limit = parsed.data.limit ?? 50;
