@@ -2,8 +2,9 @@
  * `npm run bench:verifiers`: verifiers against a local service, on the real production server
  * (a fresh embedded SQLite database, or --database-url / BENCH_DATABASE_URL), in two modes in one
  * run, one server each on the same database, one after the other (alternating with --rounds):
- * "one" commits each check's result in its own transaction (RECONCILE_VERIFIER_GROUP=1, as
- * before groups), "grouped" with the server's default groups (lib/verifiers/commit.ts). Each mode:
+ * "one" commits each check's result in its own transaction (RECONCILE_VERIFIER_GROUP=1) with 8
+ * checks at once, the settings before groups; "grouped" runs the server's defaults (groups,
+ * lib/verifiers/commit.ts, and 32 at once). --concurrency N runs both at N. Each mode:
  *   1. ingest throughput of receipts whose tool has no verifier, then of receipts whose tool has
  *      one (one check each, scheduled in the ingest transaction and run meanwhile by the
  *      server's job worker): the ratio is the added ingest cost;
@@ -24,7 +25,7 @@ const { values } = parseArgs({
   options: {
     batches: { type: "string", default: "30" },
     rounds: { type: "string", default: "1" },
-    /** RECONCILE_VERIFIER_CONCURRENCY for both modes (unset: the server's default). */
+    /** RECONCILE_VERIFIER_CONCURRENCY for both modes (unset: 8 for "one", as before groups; the server's default for "grouped"). */
     concurrency: { type: "string" },
     "database-url": { type: "string" },
   },
@@ -119,10 +120,10 @@ async function main() {
   Object.assign(process.env, { RECONCILE_VERIFIER_ALLOW_HTTP: "1", RECONCILE_VERIFIER_ALLOW_PRIVATE: "1", SOCIAL_READ_TOKEN: "bench-read-token" });
   const receipts = BATCHES * PER_BATCH;
   console.log(`Reconcile verifier benchmark · ${os.cpus().length} cores · ${url.startsWith("file:") ? "SQLite (embedded)" : "PostgreSQL"} · node ${process.version}`);
-  console.log(`${receipts.toLocaleString()} receipts a tool, batches of ${PER_BATCH}, 4 clients · verifier concurrency ${values.concurrency ?? "default"} · ${ROUNDS} round(s) of: one transaction a check, then grouped\n`);
+  console.log(`${receipts.toLocaleString()} receipts a tool, batches of ${PER_BATCH}, 4 clients · verifier concurrency ${values.concurrency ?? "8 (one), the default (grouped)"} · ${ROUNDS} round(s) of: one transaction a check, then grouped (alternating)\n`);
 
   const modes: Mode[] = [
-    { name: "one", env: { RECONCILE_VERIFIER_GROUP: "1" } },
+    { name: "one", env: { RECONCILE_VERIFIER_GROUP: "1", RECONCILE_VERIFIER_CONCURRENCY: "8" } },
     { name: "grouped", env: {} },
   ];
   const results: Result[] = [];
@@ -130,7 +131,7 @@ async function main() {
     for (const mode of round % 2 ? modes : [...modes].reverse()) {
       const r = await runMode(url, social, mode, round);
       results.push(r);
-      console.log(`round ${round}, ${mode.name === "one" ? "one transaction a check (RECONCILE_VERIFIER_GROUP=1)" : "grouped (default)"}:`);
+      console.log(`round ${round}, ${mode.name === "one" ? `one transaction a check (RECONCILE_VERIFIER_GROUP=1, concurrency ${values.concurrency ?? 8})` : `grouped (defaults${values.concurrency ? `, concurrency ${values.concurrency}` : ""})`}:`);
       console.log(`  ingest: without a verifier ${r.plain.toFixed(0)} receipts/s · with one (checks run meanwhile) ${r.verified.toFixed(0)} receipts/s · with ÷ without ${((r.verified / r.plain) * 100).toFixed(0)} %`);
       console.log(`  checks: ${r.done.toLocaleString()} done, ${r.failed} failed of ${receipts.toLocaleString()} (${r.reads.toLocaleString()} reads recorded) · sustained ${r.checksPerS.toFixed(0)} checks/s (${(r.span / 1000).toFixed(1)} s from the first check's end to the last)`);
     }
