@@ -4,15 +4,20 @@ import { serverArgs } from "../cli/start";
 
 const tsx = [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts"];
 
+let started = 0;
+
 /**
  * The production server on a database made for a benchmark: migrated, one admin with a token of
- * these scopes, listening on 127.0.0.1 and healthy when this returns.
+ * these scopes, listening on 127.0.0.1 and healthy when this returns. `extraEnv`: settings for
+ * this server only; a benchmark may start servers one after another on one database (each with
+ * its own admin), stopping the last first (stopBenchServer).
  */
-export async function startBenchServer(url: string, scopes: string): Promise<{ base: string; token: string; server: ChildProcess; env: NodeJS.ProcessEnv }> {
-  const env = { ...process.env, DATABASE_URL: url, AUTH_SECRET: "bench-secret-0123456789abcdef0123456789" };
+export async function startBenchServer(url: string, scopes: string, extraEnv: Record<string, string> = {}): Promise<{ base: string; token: string; server: ChildProcess; env: NodeJS.ProcessEnv }> {
+  const env = { ...process.env, DATABASE_URL: url, AUTH_SECRET: "bench-secret-0123456789abcdef0123456789", ...extraEnv };
+  const email = ++started === 1 ? "bench@bench.test" : `bench-${started}@bench.test`;
   execFileSync(process.execPath, [...tsx, "db:deploy"], { env, stdio: "pipe" });
-  execFileSync(process.execPath, [...tsx, "users:add", "--email", "bench@bench.test", "--password", "bench-password-123", "--role", "admin"], { env, stdio: "pipe" });
-  const token = execFileSync(process.execPath, [...tsx, "tokens:add", "--email", "bench@bench.test", "--scopes", scopes, "--name", "bench"], { env, encoding: "utf8" }).trim().split("\n").pop()!;
+  execFileSync(process.execPath, [...tsx, "users:add", "--email", email, "--password", "bench-password-123", "--role", "admin"], { env, stdio: "pipe" });
+  const token = execFileSync(process.execPath, [...tsx, "tokens:add", "--email", email, "--scopes", scopes, "--name", "bench"], { env, encoding: "utf8" }).trim().split("\n").pop()!;
   const port = 3400 + (process.pid % 500);
   // BENCH_CPU_PROF=1: the server writes a CPU profile to /tmp/prof when it stops (docs/BENCHMARKS.md).
   const server = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir=/tmp/prof"] : []), ...serverArgs()], { env: { ...env, PORT: String(port), HOSTNAME: "127.0.0.1", NODE_ENV: "production" }, stdio: "ignore" });
@@ -31,4 +36,12 @@ export async function startBenchServer(url: string, scopes: string): Promise<{ b
     await new Promise((r) => setTimeout(r, 200));
   }
   return { base, token, server, env };
+}
+
+/** Stops a server startBenchServer started and waits until it has exited (its port is free again). */
+export async function stopBenchServer(server: ChildProcess): Promise<void> {
+  if (server.exitCode !== null || server.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => server.once("exit", () => resolve()));
+  server.kill("SIGTERM");
+  await exited;
 }

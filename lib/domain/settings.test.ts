@@ -63,7 +63,7 @@ describe("numeric settings", () => {
       process.env.RECONCILE_VERIFIER_CONCURRENCY = "three";
       expect(() => envSetting("RECONCILE_VERIFIER_CONCURRENCY")).toThrow(/RECONCILE_VERIFIER_CONCURRENCY/);
       delete process.env.RECONCILE_VERIFIER_CONCURRENCY;
-      expect(envSetting("RECONCILE_VERIFIER_CONCURRENCY")).toBe(8);
+      expect(envSetting("RECONCILE_VERIFIER_CONCURRENCY")).toBe(32);
     } finally {
       if (before === undefined) delete process.env.RECONCILE_VERIFIER_CONCURRENCY;
       else process.env.RECONCILE_VERIFIER_CONCURRENCY = before;

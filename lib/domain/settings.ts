@@ -28,7 +28,9 @@ export const NUMERIC_SETTINGS = {
   /** A verifier's whole exchange's deadline (VERIFIERS.md). */
   RECONCILE_VERIFIER_TIMEOUT_MS: { default: 10_000, min: 0, minExclusive: true, unit: "milliseconds" },
   /** Verifier checks one instance runs at once. */
-  RECONCILE_VERIFIER_CONCURRENCY: { default: 8, integer: true, min: 1 },
+  RECONCILE_VERIFIER_CONCURRENCY: { default: 32, integer: true, min: 1 },
+  /** Verifier check results committed in one transaction at most (1: each its own, at once; lib/verifiers/commit.ts). */
+  RECONCILE_VERIFIER_GROUP: { default: 200, integer: true, min: 1 },
   /**
    * How long a claimed background job is its instance's before another may take it over (when
    * the instance died mid-job): longer than any job takes (a verifier's deadline, a webhook

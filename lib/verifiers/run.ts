@@ -6,20 +6,21 @@ import { verifierReadPayload, type VerifierReadInfo } from "@/lib/domain/verifie
 import { operationContext } from "@/lib/domain/verifier-template";
 import type { ReadStatus } from "@/lib/domain/wire";
 import { registerJobHandler } from "@/lib/jobs/worker";
-import { reader, sqlWriteTransaction, writeTransaction } from "@/lib/store/db/db";
-import { ingestRecords } from "@/lib/store/ingest/records";
-import { finishJob, retryJob, type Job } from "@/lib/store/work/jobs";
+import { reader } from "@/lib/store/db/db";
+import type { Job } from "@/lib/store/work/jobs";
 import { loadOperationRecords } from "@/lib/store/chain/stage-records";
 import { VERIFIER_CHECK_JOB, type VerifierCheckPayload } from "@/lib/store/ingest/verifier-schedule";
 import { verifierVersion } from "@/lib/store/settings/verifiers";
 import { performCheck, type Performed } from "./perform";
+import { commitCheckResult } from "./commit";
 import { envSetting } from "@/lib/domain/settings";
 
 /**
  * A verifier's scheduled check (VERIFIERS.md "Running them"): the job scheduled with the receipt
  * (lib/store/ingest/verifier-schedule.ts) performs the read and records it as an ordinary canonical-read
  * stage record sent by `verifier:<name>@<version>`, in the same transaction as finishJob, so a
- * check taken over after a crash is never recorded twice. A failure (5xx, timeout, network, a
+ * check taken over after a crash is never recorded twice; results are committed in groups
+ * (commit.ts). A failure (5xx, timeout, network, a
  * refusal of the guarded client) is tried again later with backoff; after the last attempt the
  * check records `unavailable`, with the error.
  */
@@ -62,7 +63,7 @@ export async function runVerifierCheck(job: Job): Promise<void> {
   const p = job.payload as VerifierCheckPayload;
   const v = await verifierVersion(p.name, p.version);
   if (!v) {
-    await writeTransaction((tx) => finishJob(tx, job, { status: "failed", error: `verifier ${verifierSender(p.name, p.version)} does not exist` }));
+    await commitCheckResult({ job, end: { status: "failed", error: `verifier ${verifierSender(p.name, p.version)} does not exist` } });
     return;
   }
   const records = await loadOperationRecords(await reader(), [p.operation_id]);
@@ -70,21 +71,21 @@ export async function runVerifierCheck(job: Job): Promise<void> {
   // A match ends the window early: this verifier's later checks read nothing more.
   const matched = stages.some((s) => s.stage === "canonical_read" && s.sent_by.via === "system" && s.sent_by.name?.startsWith(`verifier:${v.name}@`) && isPlainObject(s.data) && s.data.status === "match");
   if (matched) {
-    await writeTransaction((tx) => finishJob(tx, job, { status: "done", error: "not needed: the window already ended with a match" }));
+    await commitCheckResult({ job, end: { status: "done", error: "not needed: the window already ended with a match" } });
     return;
   }
   const ctx = operationContext(p.operation_id, stages);
   const performed = await performCheck(v.definition, ctx);
   if (performed.retryable && job.attempts < VERIFIER_ATTEMPTS) {
     const why = performed.kind === "failed" ? `${performed.code}: ${performed.error}` : `HTTP ${performed.http_status}: ${performed.judgement.error}`;
-    await retryJob(job, Date.now() + verifierRetryDelayMs(job.attempts), why);
+    await commitCheckResult({ job, end: { retryAt: Date.now() + verifierRetryDelayMs(job.attempts), error: why } });
     return;
   }
   const read = readFromCheck(v, p, performed, { attempts: job.attempts });
-  const sender = systemSender(verifierSender(v.name, v.version));
-  await sqlWriteTransaction(async (tx) => {
-    const [result] = await ingestRecords([{ index: 0, operationId: p.operation_id, raw: { operation_id: p.operation_id, canonical_read: read }, sender }], { tx });
-    if ("error" in result) await finishJob(tx, job, { status: "failed", error: `the read could not be recorded: ${result.error.message}` });
-    else await finishJob(tx, job, { status: "done", ...(read.verifier && (read.verifier as VerifierReadInfo).error ? { error: (read.verifier as VerifierReadInfo).error } : {}) });
+  const error = (read.verifier as VerifierReadInfo | undefined)?.error;
+  await commitCheckResult({
+    job,
+    end: { status: "done", ...(error ? { error } : {}) },
+    read: { operationId: p.operation_id, raw: { operation_id: p.operation_id, canonical_read: read }, sender: systemSender(verifierSender(v.name, v.version)) },
   });
 }

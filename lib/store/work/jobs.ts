@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { provider } from "../db/database";
 import { reader, writeTransaction } from "../db/db";
-import { asSql, inList, insertManyIgnoringConflicts, placeholder, type SqlLike } from "../db/sql";
+import { asSql, inList, insertManyIgnoringConflicts, placeholder, selectIn, type SqlLike } from "../db/sql";
 
 /**
  * Durable background work (table `job`): a verifier's scheduled check, a webhook's delivery.
@@ -117,15 +117,37 @@ export async function finishJob(db: SqlLike, job: Job, result: { status: "done" 
 
 /** Gives the job back to run again at `dueAt`, recording why. Returns false (and changes nothing) when this claim no longer holds it. */
 export async function retryJob(job: Job, dueAt: number, error: string): Promise<boolean> {
+  return writeTransaction((tx) => giveBackJob(tx, job, dueAt, error));
+}
+
+/** retryJob inside the caller's write transaction (a group of results: lib/store/ingest/verifier-results.ts). */
+export async function giveBackJob(db: SqlLike, job: Job, dueAt: number, error: string): Promise<boolean> {
   const p = placeholder;
-  const rows = await writeTransaction((tx) =>
-    asSql(tx).all<{ id: string }>(
-      `UPDATE job SET due_at = ${p(1)}, last_error = ${p(2)}, lease_owner = NULL, lease_until = NULL
-       WHERE id = ${p(3)} AND lease_owner = ${p(4)} AND status = 'pending' RETURNING id`,
-      [Math.round(dueAt), error.slice(0, 2000), job.id, job.owner],
-    ),
+  const rows = await asSql(db).all<{ id: string }>(
+    `UPDATE job SET due_at = ${p(1)}, last_error = ${p(2)}, lease_owner = NULL, lease_until = NULL
+     WHERE id = ${p(3)} AND lease_owner = ${p(4)} AND status = 'pending' RETURNING id`,
+    [Math.round(dueAt), error.slice(0, 2000), job.id, job.owner],
   );
   return rows.length > 0;
+}
+
+/**
+ * Of these claimed jobs, the ones their claim still holds (pending, under the same lease token),
+ * their rows locked until the caller's write transaction ends: FOR UPDATE on PostgreSQL, where
+ * another instance's claim skips locked rows (SQLite has one writer at a time). finishJob and
+ * giveBackJob then succeed for exactly these in that transaction, so a group of results can be
+ * recorded for the jobs still held and left out for the ones taken over.
+ */
+export async function heldJobs(db: SqlLike, jobs: Job[]): Promise<Job[]> {
+  if (!jobs.length) return [];
+  const lock = provider() === "postgresql" ? " FOR UPDATE" : "";
+  const rows = await selectIn<{ id: string; lease_owner: string | null }>(
+    db,
+    `SELECT id, lease_owner FROM job WHERE id IN %IN% AND status = 'pending' ORDER BY id${lock}`,
+    jobs.map((j) => j.id),
+  );
+  const owners = new Map(rows.map((r) => [r.id, r.lease_owner]));
+  return jobs.filter((j) => owners.get(j.id) === j.owner);
 }
 
 export type JobCounts = { kind: string; status: JobStatus; count: number }[];
