@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { computeMetrics, isRecovered, METRIC_NAMES, metricFacts, type FactCount, type RecoveryCandidate } from "@/lib/domain/metrics";
 import type { OperationState } from "@/lib/domain/operation";
 import { call, db, ingest, principal, unique } from "@/lib/testing/integration";
+import { oneClockRecount } from "@/lib/testing/migrations";
 
 /**
  * /metrics reads metric_rollups and the metric columns writeProjection keeps. Here every figure
@@ -307,12 +308,7 @@ describe("the paper_metrics migration's backfill", () => {
     }
     // Then, as an upgrade runs them, the later migration that re-counts the rollups by the day of
     // the call (the backfill above counted them by the day an operation was recorded).
-    const oneClock = readdirSync(dir).find((d) => d.endsWith("_one_clock"))!;
-    const recountSql = readFileSync(`${dir}/${oneClock}/migration.sql`, "utf8");
-    const recount = recountSql.slice(recountSql.indexOf("-- Both rollups re-counted"));
-    for (const statement of recount.split(/;\s*\n/).map((s) => s.replace(/^--.*$/gm, "").trim()).filter(Boolean)) {
-      await client.$executeRawUnsafe(statement);
-    }
+    for (const statement of oneClockRecount(provider())) await client.$executeRawUnsafe(statement);
 
     const after = await client.operationView.findMany({ select: cols, orderBy: { operationId: "asc" } });
     const strip = (v: (typeof before)[number]) => ({ ...v, recovered: undefined });

@@ -1,9 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { demoRecords } from "@/lib/domain/demo-data";
 import { call, db, ingest, principal, unique } from "@/lib/testing/integration";
+import { oneClockRecount } from "@/lib/testing/migrations";
 
 /**
  * The overview reads rollups that writeProjection keeps beside operation_views, every figure by
@@ -84,13 +84,7 @@ const sortedRows = (rows: object[]) => rows.filter((r) => (r as { operations: nu
  */
 async function expectMigrationRecountAgrees() {
   const { writeTransaction } = await import("@/lib/store/db/db");
-  const provider = inject("databaseUrl").startsWith("postgres") ? "postgresql" : "sqlite";
-  const sql = readFileSync(`prisma/migrations/${provider}/20261204112202_one_clock/migration.sql`, "utf8");
-  const statements = sql
-    .slice(sql.indexOf("-- Both rollups re-counted"))
-    .split(";")
-    .map((s) => s.replace(/^--.*$/gm, "").trim())
-    .filter(Boolean);
+  const statements = oneClockRecount(inject("databaseUrl").startsWith("postgres") ? "postgresql" : "sqlite");
   expect(statements).toHaveLength(4);
   type Tx = Parameters<Parameters<typeof writeTransaction>[0]>[0];
   const read = async (tx: Tx) => ({ outcomes: sortedRows(await tx.outcomeRollup.findMany()), metrics: sortedRows(await tx.metricRollup.findMany()) });
