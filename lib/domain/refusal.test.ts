@@ -83,6 +83,17 @@ describe("describeRefusal: a sentence naming the field and what is accepted", ()
     );
   });
 
+  it("a union whose closest shape holds a problem for every element of a huge array still says a few, in bounded text", () => {
+    const union = z.object({ reads: z.union([z.array(z.object({ status: z.enum(["match", "absent"]) })), z.object({ status: z.enum(["match", "absent"]) })]) });
+    const input = { reads: Array.from({ length: 200_000 }, () => ({})) };
+    const r = union.safeParse(input);
+    expect(r.success).toBe(false);
+    const { message } = describeRefusal(r.error!, { input });
+    expect(message.length).toBeLessThan(2_000);
+    expect(message).toMatch(/^reads\[0\]\.status /);
+    expect(message).toMatch(/more problems/);
+  });
+
   it("a schema's own words are kept, after the field", () => {
     expect(said(operationRecordSchema, { operation_id: "a b", intent: {} })).toBe("operation_id must be printable, without spaces or / ? # % \\");
     expect(said(operationRecordSchema, { operation_id: "a", receipt: { status: "accepted", observed_at: "yesterday" } })).toBe(

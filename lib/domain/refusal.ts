@@ -38,9 +38,10 @@ type Path = readonly PropertyKey[];
 /** The message (sentences joined by "; ") and the details (the schema's issues, at most 20). */
 export function describeRefusal(error: z.ZodError, opts: RefusalOptions = {}): { message: string; details: IssueDetail[] } {
   const max = opts.max ?? 5;
-  const sentences = error.issues.map((i) => sentenceFor(i, i.path, opts));
-  const shown = sentences.slice(0, max);
-  if (sentences.length > max) shown.push(`and ${count(sentences.length - max)} more problem${sentences.length - max === 1 ? "" : "s"}`);
+  // Sentences only for the issues shown: a refused array of 100,000 elements has as many issues.
+  const shown = error.issues.slice(0, max).map((i) => sentenceFor(i, i.path, opts));
+  const rest = error.issues.length - shown.length;
+  if (rest > 0) shown.push(moreProblems(rest));
   return { message: shown.join("; "), details: error.issues.slice(0, MAX_DETAILS).map((i) => detailOf(i, opts.root ?? "(record)")) };
 }
 
@@ -184,8 +185,15 @@ function unionSentence(issue: z.core.$ZodIssueInvalidUnion, path: Path, field: s
   if (shapes.length && shapes.every((s) => s !== null)) return `${field} must be ${[...new Set(shapes)].join(" or ")}`;
   const closest = issue.errors.find((option, i) => shapes[i] === null && option.length) ?? issue.errors.find((o) => o.length);
   if (!closest) return `${field} is not in an accepted form`;
-  return closest.map((i) => sentenceFor(i, [...path, ...i.path], { ...opts, schema: undefined })).join("; ");
+  // Bounded like the message itself: the closest shape may hold an issue for every element of a huge array.
+  const within = closest.slice(0, UNION_SENTENCES).map((i) => sentenceFor(i, [...path, ...i.path], { ...opts, schema: undefined }));
+  if (closest.length > UNION_SENTENCES) within.push(moreProblems(closest.length - UNION_SENTENCES));
+  return clip(within.join("; "), MAX_UNION_CHARS);
 }
+
+const UNION_SENTENCES = 5;
+const MAX_UNION_CHARS = 1000;
+const moreProblems = (n: number) => `and ${count(n)} more problem${n === 1 ? "" : "s"}`;
 
 type Found = { found: true; value: unknown } | { found: false };
 
