@@ -85,7 +85,9 @@ export async function ingestOtlp(req: Request, principal: Principal): Promise<Re
   // What the spans say of their traces first: this request's tool spans whose ancestors were
   // sent earlier take the conversation as they are stored, and earlier ones are linked now.
   const sender = senderOf(principal);
-  await recordTraceLinks(links.links, sender.rights.userId);
+  // A link sets operations' trajectory and agent, envelope fields: only a sender that may ingest
+  // (TRUST.md; a verify-only token may send canonical reads, which name neither).
+  if (sender.rights.mayIngest) await recordTraceLinks(links.links, sender.rights.userId);
   let rejected = 0;
   const quoted: string[] = [];
   // In batches the size of the receipts endpoint's, one after another: no transaction grows

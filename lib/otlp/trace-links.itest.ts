@@ -141,6 +141,36 @@ describe("trace links: hostile shapes", () => {
     expect((await operation(`otel:${traceId}:${tag}-a`)).trajectory_id).toBe(`conv-${tag}`);
   });
 
+  it("a conversation named first and the agent later: the agent reaches the operations already linked to the conversation", async () => {
+    const traceId = hex(16);
+    const root = hex(8);
+    const tag = unique("late-agent");
+    expect(await post([tool(traceId, `${tag}-a`, root)])).toEqual({});
+    const onlyConversation = { ...agent(traceId, hex(8), "x", `conv-${tag}`), attributes: attrs({ "gen_ai.operation.name": "invoke_agent", "gen_ai.conversation.id": `conv-${tag}` }) };
+    expect(await post([onlyConversation])).toEqual({});
+    let op = await operation(`otel:${traceId}:${tag}-a`);
+    expect([op.trajectory_id, op.agent]).toEqual([`conv-${tag}`, { name: "svc" }]);
+    expect(await post([agent(traceId, root, `support-${tag}`, `conv-${tag}`)])).toEqual({});
+    op = await operation(`otel:${traceId}:${tag}-a`);
+    expect([op.trajectory_id, op.agent]).toEqual([`conv-${tag}`, { name: `support-${tag}` }]);
+    // The views say so too (lists and filters), as a rebuild would.
+    expect(await listed(`agent=support-${tag}`)).toEqual([`otel:${traceId}:${tag}-a`]);
+  });
+
+  it("a token that may only verify sets no link: trajectory and agent are envelope fields, which need the ingest scope", async () => {
+    const owner = await principal("reviewer", ["ingest", "read"]);
+    const { createApiToken } = await import("@/lib/store/people/api-tokens");
+    const verifyOnly = (await createApiToken({ email: owner.email, name: "verify only", scopes: ["verify"], actor: "itest" })).token;
+    const traceId = hex(16);
+    const root = hex(8);
+    const tag = unique("verify-only");
+    expect(await post([tool(traceId, `${tag}-a`, root)], owner.token)).toEqual({});
+    expect(await post([agent(traceId, root, "mallory", `conv-${tag}`)], verifyOnly)).toEqual({});
+    const op = (await call(`/api/v1/operations/${encodeURIComponent(`otel:${traceId}:${tag}-a`)}`, { token: owner.token })).body;
+    expect([op.trajectory_id, op.agent]).toEqual([traceId, { name: "svc" }]);
+    expect(await (await db()).otelTraceLink.count({ where: { traceId } })).toBe(0);
+  });
+
   it("many traces: 300 tool spans in 300 traces, then their 300 ancestors in one request, all linked", async () => {
     const tag = unique("many");
     const traces = Array.from({ length: 300 }, () => ({ traceId: hex(16), root: hex(8) }));

@@ -138,11 +138,17 @@ export async function addToCounters(db: SqlLike, table: string, keys: string[], 
 }
 
 /** SELECT … WHERE column IN (ids), chunked; `sql` holds one `%IN%` marker. */
-export async function selectIn<T>(db: SqlLike, sql: string, ids: (string | number)[]): Promise<T[]> {
+/**
+ * `sql` with `%IN%` replaced by the ids' list, a statement per chunk. `after`: further
+ * parameters, written `%P1%`, `%P2%`… in the text, which must come after `%IN%` in it (SQLite
+ * binds `?` in the order they appear).
+ */
+export async function selectIn<T>(db: SqlLike, sql: string, ids: (string | number)[], after: unknown[] = []): Promise<T[]> {
   const out: T[] = [];
   const q = asSql(db);
-  for (const chunk of statementChunks(ids, 1)) {
-    out.push(...(await q.all<T>(sql.replace("%IN%", inList(chunk.length)), chunk)));
+  for (const chunk of statementChunks(ids, 1 + after.length)) {
+    const text = sql.replace("%IN%", inList(chunk.length)).replace(/%P(\d+)%/g, (_, k: string) => placeholder(chunk.length + Number(k)));
+    out.push(...(await q.all<T>(text, [...chunk, ...after])));
   }
   return out;
 }
