@@ -96,6 +96,9 @@ export async function updateEndpoint(id: string, patch: EndpointUpdate & { disab
     const row = await tx.webhookEndpoint.findUnique({ where: { id } });
     if (!row) throw new StoreError("not_found", `no webhook endpoint with the id ${JSON.stringify(id)}`);
     const enabled = patch.enabled ?? row.enabled;
+    const now = new Date().toISOString();
+    // An old secret whose overlap ended goes with any edit, as with the next delivery.
+    await dropExpiredPreviousSecret(tx, id, now);
     const updated = await tx.webhookEndpoint.update({
       where: { id },
       data: {
@@ -106,7 +109,7 @@ export async function updateEndpoint(id: string, patch: EndpointUpdate & { disab
         enabled,
         // Enabling again clears why it was disabled.
         disabledReason: enabled ? null : (patch.disabledReason ?? row.disabledReason ?? "disabled by an admin"),
-        updatedAt: new Date().toISOString(),
+        updatedAt: now,
       },
     });
     return toEndpoint(updated);
