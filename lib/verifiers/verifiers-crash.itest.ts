@@ -48,10 +48,13 @@ it("SIGKILL with checks in flight and due: after a restart every check is record
     const r = await call(first.app.base, "/api/v1/receipts", { operation_id: id, tool: { name: "social.crash" }, intent: { params: { text: "x" } }, receipt: { status: "accepted", receipt_id: id, observed_at: new Date().toISOString() } });
     expect(r.status).toBe(201);
   }
-  // Some reads recorded, some in flight, the rest still due.
-  await until("the first reads", async () => {
+  // Some reads recorded, some in flight (held: the target answers after 300 ms), the rest still
+  // due. Checks that end together commit in one group, so between groups none may be in flight:
+  // wait for a moment when some are.
+  await until("the first reads, and checks in flight", async () => {
     const [r] = await first.db.query<{ n: number | string }>("SELECT COUNT(*) AS n FROM chain_records WHERE kind = 'stage' AND stage = 'canonical_read'");
-    return Number(r.n) >= 3 ? r : undefined;
+    const [inFlight] = await first.db.query<{ n: number | string }>("SELECT COUNT(*) AS n FROM job WHERE kind = 'verifier.check' AND status = 'pending' AND lease_owner IS NOT NULL");
+    return Number(r.n) >= 3 && Number(inFlight.n) > 0 ? r : undefined;
   });
   await first.app.kill();
   const [before] = await first.db.query<{ n: number | string }>("SELECT COUNT(*) AS n FROM job WHERE kind = 'verifier.check' AND status = 'pending'");
