@@ -39,3 +39,10 @@ export async function dropTestDatabase(adminUrl: string, name: string): Promise<
     }
   }
 }
+
+/** An empty `public` schema in the PostgreSQL database `url` names (a harness's clean start). */
+export async function resetPublicSchema(url: string): Promise<void> {
+  if (!url?.startsWith("postgres")) throw new Error("RELIABILITY_DATABASE_URL must name a PostgreSQL database for this test");
+  await adminQuery(url, "DROP SCHEMA IF EXISTS public CASCADE");
+  await adminQuery(url, "CREATE SCHEMA public");
+}

@@ -12,6 +12,7 @@ import { prepareDatabase, startApp, type App, type Tokens } from "@/lib/reliabil
 import { disconnect } from "@/lib/store/db/db";
 import { socialVerifier } from "./social-service";
 import { until } from "./testing/verifier-app";
+import { resetPublicSchema } from "@/lib/testing/drop-database";
 
 const url = process.env.RELIABILITY_DATABASE_URL!;
 const ENV = { RECONCILE_VERIFIER_ALLOW_HTTP: "1", RECONCILE_VERIFIER_ALLOW_PRIVATE: "1", RECONCILE_VERIFIER_RETRY_MS: "100", RECONCILE_VERIFIER_TIMEOUT_MS: "5000", SOCIAL_READ_TOKEN: "instances-token" };
@@ -25,12 +26,7 @@ let service: http.Server;
 let requests = 0;
 
 beforeAll(async () => {
-  if (!url?.startsWith("postgres")) throw new Error("RELIABILITY_DATABASE_URL must name a PostgreSQL database for this test");
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await client.query("DROP SCHEMA IF EXISTS public CASCADE");
-  await client.query("CREATE SCHEMA public");
-  await client.end();
+  await resetPublicSchema(url);
   tokens = (await prepareDatabase(url, "verifier-instances")).tokens;
   // Never there, after 5–40 ms: every check records an absent read, and checks end at different times.
   service = http.createServer((_req, res) => {

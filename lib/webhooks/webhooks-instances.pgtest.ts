@@ -11,6 +11,7 @@ import { AUTH_SECRET, divergentRecord, prepareDatabase, startApp, type App, type
 import { disconnect } from "@/lib/store/db/db";
 import { startReceiver, type Receiver } from "./testing/receiver";
 import { until, WEBHOOK_TEST_ENV } from "./testing/app";
+import { resetPublicSchema } from "@/lib/testing/drop-database";
 
 const url = process.env.RELIABILITY_DATABASE_URL!;
 let apps: App[] = [];
@@ -18,12 +19,7 @@ let tokens: Tokens;
 let rx: Receiver;
 
 beforeAll(async () => {
-  if (!url?.startsWith("postgres")) throw new Error("RELIABILITY_DATABASE_URL must name a PostgreSQL database for this test");
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await client.query("DROP SCHEMA IF EXISTS public CASCADE");
-  await client.query("CREATE SCHEMA public");
-  await client.end();
+  await resetPublicSchema(url);
   tokens = (await prepareDatabase(url, "webhook-instances")).tokens;
   rx = await startReceiver();
   rx.answers.set("/both", (n) => (n % 3 === 2 ? { status: 500 } : { status: 200 }));
