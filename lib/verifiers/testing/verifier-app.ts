@@ -57,3 +57,18 @@ export async function until<T>(what: string, pick: () => Promise<T | undefined>,
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/**
+ * The checks each operation is owed, from its verifier.check jobs' payloads (rows of
+ * `SELECT payload FROM job WHERE kind = 'verifier.check'`), each list sorted. A receipt ingested
+ * after some of its checks' times (a loaded machine) folds the past ones into one
+ * (checkSchedule), so a test reads what was scheduled rather than assuming every check.
+ */
+export function owedChecks(rows: { payload: string }[]): Map<string, number[]> {
+  const owed = new Map<string, number[]>();
+  for (const { payload } of rows) {
+    const p = JSON.parse(payload) as { operation_id: string; check: number };
+    owed.set(p.operation_id, [...(owed.get(p.operation_id) ?? []), p.check].sort((a, b) => a - b));
+  }
+  return owed;
+}
