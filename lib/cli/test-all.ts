@@ -17,6 +17,7 @@
 import { spawn } from "node:child_process";
 import { createWriteStream, mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
+import { adminQuery, dropTestDatabase } from "../testing/drop-database";
 import { leftovers, snapshot } from "../testing/leftovers";
 import { duration, playwrightReport, vitestReport, type Counts, type FileTime } from "../testing/test-report";
 
@@ -133,6 +134,16 @@ const FOUR_CHAIN_SUITES = [
   "lib/store/ingest/speculation.itest.ts",
 ];
 
+/** A new empty database beside the one `url` names, on the same server (its name + `_suffix`). */
+async function siblingDatabase(url: string, suffix: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const target = new URL(url);
+  const name = `${target.pathname.slice(1)}_${suffix}`.replace(/\W/g, "_").toLowerCase();
+  await dropTestDatabase(url, name);
+  await adminQuery(url, `CREATE DATABASE ${name}`);
+  target.pathname = `/${name}`;
+  return { url: target.toString(), drop: () => dropTestDatabase(url, name) };
+}
+
 /** The reliability harnesses that measure latency: they run alone. */
 const MEASURING = ["lib/reliability/load.rtest.ts", "lib/reliability/hostile.rtest.ts"];
 
@@ -160,21 +171,25 @@ if (!built) {
   // database. After each, that database's reliability harnesses that assert no latency (SIGKILL
   // trials, backpressure, jobs across crashes; two instances on PostgreSQL): the short versions
   // (the long ones are `npm run soak:*`).
+  // The suites whose promises span operations run again on a database of four hash chains, where
+  // the chains' transactions really run side by side (lib/domain/chains.ts): in the SQLite lane
+  // (the shorter one), on a database of their own beside TEST_DATABASE_URL's (a suite resets the
+  // database it is given).
+  const chains = pg && parts.has("integration-pg") ? await siblingDatabase(pg, "chains") : null;
   await lanes(
     want([
       vitest("integration (SQLite)", "integration", "integration"),
+      ...(chains ? [vitest("integration on four hash chains (PostgreSQL)", "integration-pg", "integration", { INTEGRATION_DATABASE_URL: chains.url, RECONCILE_CHAINS: "4" }, FOUR_CHAIN_SUITES)] : []),
       vitest("reliability (SIGKILL, backpressure, jobs)", "reliability", "reliability", {}, MEASURING.flatMap((f) => ["--exclude", f])),
     ]),
     pg
       ? want([
           vitest("integration (PostgreSQL)", "integration-pg", "integration", { INTEGRATION_DATABASE_URL: pg }),
-          // The suites whose promises span operations, again on a database of four hash chains, where
-          // the chains' transactions really run side by side (lib/domain/chains.ts).
-          vitest("integration on four hash chains (PostgreSQL)", "integration-pg", "integration", { INTEGRATION_DATABASE_URL: pg, RECONCILE_CHAINS: "4" }, FOUR_CHAIN_SUITES),
           vitest("reliability (two instances on PostgreSQL)", "reliability-pg", "reliability-pg", { RELIABILITY_DATABASE_URL: pg }),
         ])
       : [],
   );
+  await chains?.drop();
   // 3. The harnesses that hold latencies (every endpoint at 50 connections, the writer sweep,
   // hostile bodies with /api/health polled), alone.
   for (const s of want([vitest("reliability (load, writer sweep, hostile bodies)", "reliability", "reliability", {}, MEASURING)])) results.push(await run(s, true));
