@@ -9,4 +9,5 @@ export async function registerJobHandlers(): Promise<void> {
   (await import("@/lib/verifiers/run")).registerVerifierJobs();
   (await import("@/lib/webhooks/register")).registerWebhookJobs();
   (await import("@/lib/approvals/jobs")).registerApprovalJobs();
+  (await import("@/lib/verdicts/register")).registerVerdictJobs();
 }

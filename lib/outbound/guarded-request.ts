@@ -19,7 +19,7 @@ import { hostAllowed, privateAddressReason } from "./address-policy";
  * Every refusal is an OutboundRefused with a code and a sentence a user can act on.
  */
 
-export type OutboundKind = "verifier" | "webhook";
+export type OutboundKind = "verifier" | "webhook" | "verdict";
 
 export type OutboundPolicy = {
   allowHosts: string[];
@@ -74,7 +74,7 @@ export const DEFAULT_MAX_REDIRECTS = 3;
 
 /** The policy for `kind` from the environment: RECONCILE_{VERIFIER,WEBHOOK}_ALLOW_{HTTP,PRIVATE}=1. */
 export function outboundPolicy(kind: OutboundKind, allowHosts: string[], overrides: Partial<OutboundPolicy> = {}): OutboundPolicy {
-  const prefix = kind === "verifier" ? "RECONCILE_VERIFIER" : "RECONCILE_WEBHOOK";
+  const prefix = settingPrefix(kind);
   return {
     allowHosts,
     allowHttp: process.env[`${prefix}_ALLOW_HTTP`] === "1",
@@ -84,8 +84,11 @@ export function outboundPolicy(kind: OutboundKind, allowHosts: string[], overrid
   };
 }
 
+/** Whose settings allow http and private addresses: RECONCILE_VERIFIER_…, RECONCILE_WEBHOOK_…, RECONCILE_VERDICT_…. */
+const settingPrefix = (kind: OutboundKind | undefined) => (kind === "webhook" ? "RECONCILE_WEBHOOK" : kind === "verdict" ? "RECONCILE_VERDICT" : "RECONCILE_VERIFIER");
+
 function setting(policy: OutboundPolicy, what: "HTTP" | "PRIVATE"): string {
-  return `RECONCILE_${policy.kind === "webhook" ? "WEBHOOK" : "VERIFIER"}_ALLOW_${what}=1`;
+  return `${settingPrefix(policy.kind)}_ALLOW_${what}=1`;
 }
 
 /** Checks a URL against the scheme and host rules; returns it parsed. */
@@ -127,8 +130,12 @@ class PrivateAddress extends Error {
   }
 }
 
-/** dns.lookup that refuses (every answer is checked) hosts resolving to non-public addresses. */
-function checkedLookup(allowPrivate: boolean) {
+/**
+ * dns.lookup that refuses (every answer is checked) hosts resolving to non-public addresses.
+ * Exported for a client that brings its own HTTP transport (the OpenTelemetry exporter of
+ * lib/verdicts/): its agent connects only where this lookup lets it.
+ */
+export function checkedLookup(allowPrivate: boolean) {
   return (hostname: string, options: dns.LookupOptions, callback: LookupCallback) => {
     dns.lookup(hostname, options, (err, address, family) => {
       if (err) return callback(err, address, family);

@@ -12,7 +12,8 @@
  * (`ai.toolCall` spans). `simple-*`: the SDK's SimpleSpanProcessor, which exports each span as it
  * ends (each its own request, awaited before the next span ends): tool spans before their
  * `invoke_agent` ancestor, the ancestor first, or two ancestors naming different conversations
- * (lib/otlp/trace-links.itest.ts). Prints `{"traces": [...], "exports": [...]}`: the trace ids it exported and each export's result.
+ * (lib/otlp/trace-links.itest.ts). Prints `{"traces": [...], "exports": [...], "toolSpans": {…}}`: the trace ids it exported,
+ * each export's result, and each tool call's span id by its call id.
  */
 import { context, trace, SpanStatusCode } from "@opentelemetry/api";
 import { OTLPTraceExporter as ProtoExporter } from "@opentelemetry/exporter-trace-otlp-proto";
@@ -30,9 +31,15 @@ const simple = mode.startsWith("simple-");
 
 /** Notes the trace ids that were exported (so the test knows which operations to look for). */
 const traces = new Set<string>();
+/** Each tool call's span id, by its gen_ai.tool.call.id (what a verdict event is parented to). */
+const toolSpans: Record<string, string> = {};
 const traceIds: SpanProcessor = {
   onStart: () => {},
-  onEnd: (span: ReadableSpan) => void traces.add(span.spanContext().traceId),
+  onEnd: (span: ReadableSpan) => {
+    traces.add(span.spanContext().traceId);
+    const callId = span.attributes["gen_ai.tool.call.id"];
+    if (typeof callId === "string") toolSpans[callId] = span.spanContext().spanId;
+  },
   forceFlush: async () => {},
   shutdown: async () => {},
 };
@@ -166,4 +173,4 @@ else if (mode === "ai-sdk" || mode === "ai-sdk-legacy") await aiSdkAgent(mode ==
 else throw new Error(`unknown mode ${mode}`);
 await provider.forceFlush();
 await provider.shutdown();
-console.log(JSON.stringify({ traces: [...traces], exports, exported }));
+console.log(JSON.stringify({ traces: [...traces], exports, exported, toolSpans }));

@@ -14,6 +14,7 @@ import { holdForApproval } from "../review/approvals";
 import { scheduleVerifierChecks } from "./verifier-schedule";
 import type { VerifierVersion } from "@/lib/domain/verifier";
 import { announceStages } from "../work/webhook-outbox";
+import { exportStageVerdicts } from "../work/verdict-outbox";
 import { correctionFacts, loadOperationRecords, type OperationRecords, type StagePayload } from "../chain/stage-records";
 
 /**
@@ -283,6 +284,8 @@ export async function writeDecided(tx: Sql, decided: Decided, appended: ChainRec
   await scheduleVerifierChecks(tx, appended, states, undefined, plan.settings?.verifiers);
   // Webhooks: the outbox rows commit with these records or not at all.
   await announceStages(tx, appended, states, before);
+  // Verdicts out (RECONCILE_VERDICT_OTLP_ENDPOINT): the same, as OpenTelemetry events.
+  await exportStageVerdicts(tx, appended, states, before);
   // Calls held for approval: their expiry job and approval.requested, in this transaction too.
   await holdForApproval(tx, appended, states);
   return plan.results;

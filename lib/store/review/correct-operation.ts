@@ -13,6 +13,7 @@ import { StoreError } from "../errors";
 import { writeProjection } from "../projection/projection";
 import { correctionFacts, loadOperationRecords, type CorrectionPayload } from "../chain/stage-records";
 import { announceCorrection } from "../work/webhook-outbox";
+import { exportCorrectionVerdict } from "../work/verdict-outbox";
 
 /**
  * A reviewer's correction: a new immutable record in the chain, never an edit. Taken under
@@ -70,6 +71,7 @@ export async function correctOperation(input: { operationId: string; request: Co
     const after = states.get(operationId)!;
     const correction = { ...payload, reviewer, seq: record.seq, recorded_at: record.recorded_at };
     await announceCorrection(tx, operationId, state.effective_outcome, after, correction);
+    await exportCorrectionVerdict(tx, operationId, state.effective_outcome, after, correction);
     return {
       correction: { ...correction, hash: record.hash },
       effective_outcome: after.effective_outcome,

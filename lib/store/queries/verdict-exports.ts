@@ -1,0 +1,56 @@
+import "server-only";
+import type { VerdictEvent } from "@/lib/domain/verdicts/event";
+import { reader } from "../db/db";
+
+/** The verdict export's delivery log (docs/API.md "Verdicts out"), newest first. */
+
+export const VERDICT_EXPORT_STATUSES = ["pending", "delivered", "failed"] as const;
+export type VerdictExportStatus = (typeof VERDICT_EXPORT_STATUSES)[number];
+
+export type VerdictExportRow = {
+  id: string;
+  operation_id: string;
+  outcome: string;
+  status: VerdictExportStatus;
+  attempts: number;
+  last_error: string | null;
+  created_at: string;
+  delivered_at: string | null;
+  trace_id: string;
+  span_id: string;
+  /** Under the agent's own span (false: a trace of the operation's own). */
+  parented: boolean;
+};
+
+export async function listVerdictExports(opts: { status?: VerdictExportStatus; limit?: number; before?: string } = {}): Promise<VerdictExportRow[]> {
+  const db = await reader();
+  const limit = Math.min(Math.max(opts.limit ?? 50, 1), 200);
+  const rows = await db.verdictExport.findMany({
+    where: { ...(opts.status ? { status: opts.status } : {}), ...(opts.before ? { createdAt: { lt: opts.before } } : {}) },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: limit,
+  });
+  return rows.map((r) => {
+    const e = JSON.parse(r.event) as VerdictEvent;
+    return {
+      id: r.id,
+      operation_id: r.operationId,
+      outcome: r.outcome,
+      status: r.status as VerdictExportStatus,
+      attempts: r.attempts,
+      last_error: r.lastError,
+      created_at: r.createdAt,
+      delivered_at: r.deliveredAt,
+      trace_id: e.trace_id,
+      span_id: e.span_id,
+      parented: e.parented,
+    };
+  });
+}
+
+/** How many events are in each state (the status index answers each count). */
+export async function verdictExportCounts(): Promise<Record<VerdictExportStatus, number>> {
+  const db = await reader();
+  const counts = await Promise.all(VERDICT_EXPORT_STATUSES.map((status) => db.verdictExport.count({ where: { status } })));
+  return Object.fromEntries(VERDICT_EXPORT_STATUSES.map((s, i) => [s, counts[i]])) as Record<VerdictExportStatus, number>;
+}

@@ -1,0 +1,33 @@
+import "server-only";
+import { parseOtlpHeaders, verdictLogsUrl } from "@/lib/domain/verdicts/event";
+import { outboundPolicy, type OutboundPolicy } from "@/lib/outbound/guarded-request";
+
+/**
+ * Where verdict events go (docs/API.md "Verdicts out"): RECONCILE_VERDICT_OTLP_ENDPOINT (a base URL
+ * under which /v1/logs is used, or the full logs URL), RECONCILE_VERDICT_OTLP_HEADERS (as
+ * OTEL_EXPORTER_OTLP_HEADERS: `key=value,…`, values percent-encoded), RECONCILE_VERDICT_OTLP_TIMEOUT_MS
+ * (10 s), and the outbound allowances RECONCILE_VERDICT_ALLOW_HTTP / _ALLOW_PRIVATE.
+ */
+export type VerdictTarget = { url: string; headers: Record<string, string>; timeoutMs: number; policy: OutboundPolicy };
+
+/** The target the environment names, or null when verdicts are not exported. */
+export function verdictTarget(env: NodeJS.ProcessEnv = process.env): VerdictTarget | null {
+  const endpoint = env.RECONCILE_VERDICT_OTLP_ENDPOINT?.trim();
+  if (!endpoint) return null;
+  const url = verdictLogsUrl(endpoint);
+  let host = "";
+  try {
+    host = new URL(url).hostname.replace(/^\[|\]$/g, "");
+  } catch {
+    // checkUrl says why
+  }
+  const timeoutMs = Math.max(100, Number(env.RECONCILE_VERDICT_OTLP_TIMEOUT_MS) || 10_000);
+  return { url, headers: parseOtlpHeaders(env.RECONCILE_VERDICT_OTLP_HEADERS), timeoutMs, policy: outboundPolicy("verdict", host ? [host] : [], { timeoutMs }) };
+}
+
+/** What the delivery log shows of the target: never a header's value (they hold credentials). */
+export function describeVerdictTarget(env: NodeJS.ProcessEnv = process.env) {
+  const t = verdictTarget(env);
+  if (!t) return { enabled: false as const, url: null, header_names: [] as string[], allow_http: false, allow_private: false };
+  return { enabled: true as const, url: t.url, header_names: Object.keys(t.headers), allow_http: t.policy.allowHttp, allow_private: t.policy.allowPrivate };
+}
