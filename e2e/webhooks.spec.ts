@@ -155,3 +155,28 @@ test("a reviewer sees no Webhooks link and is refused the page", async ({ page }
   await page.goto("/settings/webhooks");
   await expect(page).toHaveURL(/\/forbidden/);
 });
+
+test("an admin sees the verdicts sent to OpenTelemetry: where to, how many, the latest with their operation", async ({ page }) => {
+  await signIn(page, demo.admin.email, demo.admin.password);
+  await page.goto("/settings/webhooks#verdicts");
+  const panel = page.locator("#verdicts");
+  await expect(panel.getByRole("heading", { name: "Verdicts to OpenTelemetry" })).toBeVisible();
+  await expect(panel.getByRole("definition").filter({ hasText: /^http:\/\/127\.0\.0\.1:\d+\/v1\/logs$/ })).toBeVisible();
+  await expect(panel.getByText("x-e2e (values are not shown)")).toBeVisible();
+  // The demo's verdicts were written with the demo data; the server sends them to the receiver of lib/testing/e2e-server.ts.
+  await expect(async () => {
+    await page.reload();
+    await expect(panel.getByText(/^0 pending · [1-9]\d* delivered · 0 failed$/)).toBeVisible({ timeout: 1000 });
+  }).toPass({ timeout: 30_000 });
+  const rows = panel.getByRole("table", { name: "The latest verdict events, newest first" }).getByRole("row");
+  await expect(rows).toHaveCount(21);
+  await expect(rows.nth(1).getByText("delivered", { exact: true })).toBeVisible();
+  await noSeriousA11yViolations(page);
+  await shot(page, "webhooks-verdicts-desktop");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shot(page, "webhooks-verdicts-phone");
+  const link = rows.nth(1).getByRole("link");
+  const id = (await link.textContent()) ?? "";
+  await link.click();
+  await expect(page).toHaveURL(new RegExp(`/operations/${encodeURIComponent(id).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`));
+});

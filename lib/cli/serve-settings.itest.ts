@@ -57,3 +57,12 @@ it("a RECONCILE_CHECKPOINT_EVERY that means nothing stops the server from starti
   await prepareDatabase(url, "bad");
   await expect(servers.start(url, { RECONCILE_CHECKPOINT_EVERY: "15 minutes" })).rejects.toThrow(/RECONCILE_CHECKPOINT_EVERY: "15 minutes" is neither/);
 });
+
+it("a RECONCILE_VERDICT_OTLP_ENDPOINT the export could never use stops the start, naming it and what would allow it", async () => {
+  const url = servers.url("bad-verdict-endpoint");
+  await prepareDatabase(url, "bad");
+  const start = servers.start(url, { RECONCILE_VERDICT_OTLP_ENDPOINT: "http://collector.internal:4318", RECONCILE_VERDICT_OTLP_TIMEOUT_MS: "soon" });
+  await expect(start).rejects.toThrow(/2 settings mean nothing/);
+  await expect(start).rejects.toThrow(/RECONCILE_VERDICT_OTLP_ENDPOINT: plain http to collector.internal:4318 is not allowed: only https \(RECONCILE_VERDICT_ALLOW_HTTP=1 allows http/);
+  await expect(start).rejects.toThrow(/RECONCILE_VERDICT_OTLP_TIMEOUT_MS must be a number of milliseconds > 0, not "soon"/);
+});

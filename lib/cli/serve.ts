@@ -71,6 +71,8 @@ async function main() {
   };
   checked(() => parseCheckpointEvery(process.env.RECONCILE_CHECKPOINT_EVERY));
   const proxies = checked(() => parseTrustedProxies(process.env.RECONCILE_TRUSTED_PROXIES));
+  const verdictTarget = (await import("@/lib/verdicts/target")).verdictTargetProblem(process.env);
+  if (verdictTarget) problems.push(verdictTarget);
   if (problems.length || !proxies) throw new SettingsRefused(`${problems.length === 1 ? "a setting means" : `${problems.length} settings mean`} nothing:\n  ${problems.join("\n  ")}`);
   const wantedChains = envSetting("RECONCILE_CHAINS");
   const port = envSetting("PORT");

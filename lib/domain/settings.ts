@@ -43,6 +43,10 @@ export const NUMERIC_SETTINGS = {
   RECONCILE_WEBHOOK_SCHEDULE_SCALE: { default: 1, min: 0 },
   /** How long a rotated webhook secret still signs (a second signature) when the rotation names no overlap_hours. */
   RECONCILE_WEBHOOK_SECRET_OVERLAP_HOURS: { default: 24, min: 0, max: 168, unit: "hours" },
+  /** The deadline of one verdict export request, the OpenTelemetry exporter's own retries within it (lib/verdicts/). */
+  RECONCILE_VERDICT_OTLP_TIMEOUT_MS: { default: 10_000, min: 0, minExclusive: true, unit: "milliseconds" },
+  /** Verdict export requests one instance makes at once (each carries up to 500 events). */
+  RECONCILE_VERDICT_CONCURRENCY: { default: 4, integer: true, min: 1 },
   /** The age past which the review queue flags an item as old. */
   RECONCILE_REVIEW_AGE_HOURS: { default: 24, min: 0, minExclusive: true, unit: "hours" },
 } satisfies Record<string, Rule>;

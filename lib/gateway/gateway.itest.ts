@@ -7,6 +7,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { baseUrl, call, ingest, principal, unique } from "@/lib/testing/integration";
+import { verdictTraceContext } from "@/lib/domain/verdicts/event";
 import { parseConfig } from "./src/config";
 import { startGateway, type RunningGateway } from "./src/server";
 import { startHttpUpstream } from "./examples/tools-server";
@@ -111,6 +112,8 @@ describe("the MCP gateway over Streamable HTTP, upstream over stdio", () => {
     expect(intent.envelope.mcp).toMatchObject({ "mcp.session.id": expect.any(String), "jsonrpc.request.id": expect.anything(), upstream: "tools", tool: "social.publish" });
     expect(op.otel).toMatchObject({ traceparent, trace_id: "4bf92f3577b34da6a3ce929d0e0e4736", parent_span_id: "00f067aa0ba902b7" });
     expect(op.effective_outcome).toBe("uncertain");
+    // Its verdict, exported as an OpenTelemetry event (lib/verdicts/), belongs under the caller's span.
+    expect(verdictTraceContext(op.operation_id, intent.envelope)).toEqual({ trace_id: "4bf92f3577b34da6a3ce929d0e0e4736", span_id: "00f067aa0ba902b7", parented: true });
   });
 
   it("answers only its own host names: a page cannot reach it through a name it controls (DNS rebinding)", async () => {

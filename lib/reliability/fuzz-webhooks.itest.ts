@@ -73,7 +73,7 @@ const bodyArb = fc.oneof(
     JSON.stringify({ url: "https://hooks.invalid/a", description: "x".repeat(2_000_000) }),
   ),
 );
-const target = fc.constantFrom("list", "one", "test", "deliveries", "redeliver", "rotate", "odd", "oddRotate");
+const target = fc.constantFrom("list", "one", "test", "deliveries", "redeliver", "rotate", "odd", "oddRotate", "verdicts", "verdictsPage");
 const methodArb = fc.constantFrom("GET", "POST", "PATCH", "PUT", "DELETE");
 const oddId = fc.oneof(fc.string({ maxLength: 30 }).map(encodeURIComponent), fc.constantFrom("%00", "..", "x".repeat(300), "%E0%A4%A"));
 
@@ -90,6 +90,9 @@ describe("fuzz: the webhooks API", () => {
           rotate: `/api/v1/webhooks/${endpointId}/rotate-secret`,
           odd: `/api/v1/webhooks/ep_${odd}`,
           oddRotate: `/api/v1/webhooks/ep_${odd}/rotate-secret`,
+          // The verdict export's delivery log (issue 41): odd statuses, limits and cursors, repeated keys.
+          verdicts: `/api/v1/verdict-exports?status=${encodeURIComponent(odd)}&limit=${encodeURIComponent(odd)}`,
+          verdictsPage: `/api/v1/verdict-exports?before=${encodeURIComponent(odd)}&status=pending&status=failed&${encodeURIComponent(odd)}=1`,
         }[t];
         // DELETE of the fuzz endpoint itself would end the run's subject: not tried.
         if (t === "one" && method === "DELETE") return;

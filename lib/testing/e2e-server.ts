@@ -3,7 +3,8 @@
  * developer's data), migrated, then the production server (lib/cli/serve.ts). Mode `demo`
  * loads the demo data and demo users; mode `empty` leaves the database without users (the
  * first-run path). The server's environment is this process's (a spec may start one with
- * AUTH_OIDC_* set, for instance).
+ * AUTH_OIDC_* set, for instance). The demo server exports its verdicts (lib/verdicts/) to an
+ * OTLP logs receiver this process runs, so the webhooks page shows the export at work.
  */
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
@@ -14,6 +15,7 @@ import { loadDemoData } from "@/lib/store/ingest/demo";
 import { createUser } from "@/lib/store/people/users";
 import { deployMigrations } from "../cli/schema-engine";
 import { startServer } from "../cli/start";
+import { startLogsReceiver } from "../verdicts/testing/otlp-logs-receiver";
 
 async function main() {
   const [port = "3210", mode = "demo"] = process.argv.slice(2);
@@ -23,6 +25,8 @@ async function main() {
   process.env.DATABASE_URL = url;
   await deployMigrations(url);
   if (mode === "demo") {
+    const rx = await startLogsReceiver();
+    Object.assign(process.env, { RECONCILE_VERDICT_OTLP_ENDPOINT: rx.url, RECONCILE_VERDICT_OTLP_HEADERS: "x-e2e=verdicts", RECONCILE_VERDICT_ALLOW_HTTP: "1", RECONCILE_VERDICT_ALLOW_PRIVATE: "1" });
     await loadDemoData();
     for (const u of DEMO_USERS) await createUser({ ...u, actor: "e2e", via: "demo" });
   }

@@ -1,6 +1,7 @@
 import "server-only";
 import { parseOtlpHeaders, verdictLogsUrl } from "@/lib/domain/verdicts/event";
-import { outboundPolicy, type OutboundPolicy } from "@/lib/outbound/guarded-request";
+import { envSetting } from "@/lib/domain/settings";
+import { checkUrl, outboundPolicy, type OutboundPolicy } from "@/lib/outbound/guarded-request";
 
 /**
  * Where verdict events go (docs/API.md "Verdicts out"): RECONCILE_VERDICT_OTLP_ENDPOINT (a base URL
@@ -15,14 +16,34 @@ export function verdictTarget(env: NodeJS.ProcessEnv = process.env): VerdictTarg
   const endpoint = env.RECONCILE_VERDICT_OTLP_ENDPOINT?.trim();
   if (!endpoint) return null;
   const url = verdictLogsUrl(endpoint);
-  let host = "";
-  try {
-    host = new URL(url).hostname.replace(/^\[|\]$/g, "");
-  } catch {
-    // checkUrl says why
-  }
-  const timeoutMs = Math.max(100, Number(env.RECONCILE_VERDICT_OTLP_TIMEOUT_MS) || 10_000);
+  const host = hostOf(url);
+  const timeoutMs = envSetting("RECONCILE_VERDICT_OTLP_TIMEOUT_MS");
   return { url, headers: parseOtlpHeaders(env.RECONCILE_VERDICT_OTLP_HEADERS), timeoutMs, policy: outboundPolicy("verdict", host ? [host] : [], { timeoutMs }) };
+}
+
+/** The URL's host, the one the export may reach ("" for text that is no URL: checkUrl says why). */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname.replace(/^\[|\]$/g, "");
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Why the configured endpoint cannot be used (checked when the server starts, so a typo stops
+ * the start instead of failing every export), or null.
+ */
+export function verdictTargetProblem(env: NodeJS.ProcessEnv = process.env): string | null {
+  const endpoint = env.RECONCILE_VERDICT_OTLP_ENDPOINT?.trim();
+  if (!endpoint) return null;
+  const url = verdictLogsUrl(endpoint);
+  try {
+    checkUrl(url, outboundPolicy("verdict", [hostOf(url)]));
+    return null;
+  } catch (e) {
+    return `RECONCILE_VERDICT_OTLP_ENDPOINT: ${e instanceof Error ? e.message : String(e)}`;
+  }
 }
 
 /** What the delivery log shows of the target: never a header's value (they hold credentials). */

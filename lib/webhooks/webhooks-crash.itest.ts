@@ -2,23 +2,29 @@
  * The outbox across a crash: the server is SIGKILLed while ingest requests are committing, with
  * its job worker off (RECONCILE_JOBS=off), so every event it committed is still undelivered when
  * it dies. After a restart with the worker on, every operation that committed is announced, and
- * nothing is announced of a request the crash cut off before its commit.
+ * nothing is announced of a request the crash cut off before its commit. The verdict export's
+ * outbox (lib/verdicts/, OpenTelemetry events to a logs receiver) is held to the same: each
+ * committed operation's verdict is sent, nothing else.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { divergentRecord } from "@/lib/reliability/harness";
 import { startReceiver, type Receiver } from "./testing/receiver";
 import { startWebhookApp, until, type WebhookApp } from "./testing/app";
+import { startLogsReceiver, type LogsReceiver } from "@/lib/verdicts/testing/otlp-logs-receiver";
 
 let w: WebhookApp;
 let rx: Receiver;
+let otlp: LogsReceiver;
 
 beforeAll(async () => {
   rx = await startReceiver();
-  w = await startWebhookApp("webhooks_crash", { RECONCILE_JOBS: "off" });
+  otlp = await startLogsReceiver();
+  w = await startWebhookApp("webhooks_crash", { RECONCILE_JOBS: "off", RECONCILE_VERDICT_OTLP_ENDPOINT: otlp.url, RECONCILE_VERDICT_ALLOW_HTTP: "1", RECONCILE_VERDICT_ALLOW_PRIVATE: "1" });
 });
 afterAll(async () => {
   await w?.app.stop();
   await rx?.close();
+  await otlp?.close();
   await w?.db.drop();
 });
 
@@ -71,5 +77,14 @@ describe("webhooks across a SIGKILL", () => {
     expect(new Set(rx.received.map((r) => r.id)).size).toBe(committed.size);
     const [{ n: pending }] = await w.db.query<{ n: number | string }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'");
     expect(Number(pending)).toBe(0);
+
+    // The verdicts: one event per committed operation (its only change: created divergent), none of anything else.
+    const verdicts = () => otlp.events.map((e) => String(e.attributes["reconcile.operation.id"]));
+    await until("every committed operation's verdict sent", () => new Set(verdicts()).size >= committed.size, 60_000);
+    for (const id of verdicts()) expect(committed.has(id), `${id}'s verdict was sent but it never committed`).toBe(true);
+    expect(new Set(verdicts()).size).toBe(committed.size);
+    expect(otlp.events.every((e) => e.attributes["gen_ai.evaluation.score.label"] === "divergent")).toBe(true);
+    const [{ n: unsent }] = await w.db.query<{ n: number | string }>("SELECT COUNT(*) AS n FROM verdict_exports WHERE status <> 'delivered'");
+    expect(Number(unsent)).toBe(0);
   });
 });

@@ -7,6 +7,9 @@ import { envSetting } from "@/lib/domain/settings";
 import { requirePage } from "@/lib/auth/session";
 import { listDeliveries, listEndpoints } from "@/lib/store/settings/webhooks";
 import type { Endpoint } from "@/lib/views/webhooks";
+import { VerdictExportPanel } from "@/components/settings/verdict-export";
+import { listVerdictExports, verdictExportCounts } from "@/lib/store/queries/verdict-exports";
+import { describeVerdictTarget } from "@/lib/verdicts/target";
 
 export const metadata: Metadata = { title: "Webhooks" };
 
@@ -30,6 +33,8 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
   const selected = endpoints.find((e) => e.id === asked) ?? endpoints[0] ?? null;
   const log = selected ? await listDeliveries(selected.id, { limit: 50 }) : [];
   const overlapHours = envSetting("RECONCILE_WEBHOOK_SECRET_OVERLAP_HOURS");
+  const verdictTarget = describeVerdictTarget();
+  const [verdicts, verdictCounts] = verdictTarget.enabled ? await Promise.all([listVerdictExports({ limit: 20 }), verdictExportCounts()]) : [[], { pending: 0, delivered: 0, failed: 0 }];
   return (
     <div className="space-y-8">
       <div>
@@ -124,6 +129,8 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
         </h2>
         <CreateWebhookForm />
       </section>
+
+      <VerdictExportPanel target={verdictTarget} counts={verdictCounts} items={verdicts} />
     </div>
   );
 }
