@@ -3,6 +3,9 @@
  * job worker: every message is delivered, and each attempt is made once — the receiver sees
  * exactly as many requests for a webhook-id as the delivery log has attempts, and one success.
  * The receiver fails every third request, so retries are claimed across the instances too.
+ * The verdict export (lib/verdicts/) is held to the same with an OTLP logs receiver that fails
+ * every third request: each operation's verdict taken once, and exactly as many requests as the
+ * export's jobs were claimed.
  */
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -12,16 +15,20 @@ import { disconnect } from "@/lib/store/db/db";
 import { startReceiver, type Receiver } from "./testing/receiver";
 import { until, WEBHOOK_TEST_ENV } from "./testing/app";
 import { resetPublicSchema } from "@/lib/testing/drop-database";
+import { startLogsReceiver, type LogsReceiver } from "@/lib/verdicts/testing/otlp-logs-receiver";
 
 const url = process.env.RELIABILITY_DATABASE_URL!;
 let apps: App[] = [];
 let tokens: Tokens;
 let rx: Receiver;
+let otlp: LogsReceiver;
 
 beforeAll(async () => {
   await resetPublicSchema(url);
   tokens = (await prepareDatabase(url, "webhook-instances")).tokens;
   rx = await startReceiver();
+  otlp = await startLogsReceiver();
+  otlp.answer((n) => (n % 3 === 2 ? 503 : 200));
   rx.answers.set("/both", (n) => (n % 3 === 2 ? { status: 500 } : { status: 200 }));
   process.env.DATABASE_URL = url;
   const secret = newSecret();
@@ -33,12 +40,14 @@ beforeAll(async () => {
     "itest",
   );
   await disconnect();
-  apps = await Promise.all([startApp(url, { env: WEBHOOK_TEST_ENV }), startApp(url, { env: WEBHOOK_TEST_ENV })]);
+  const env = { ...WEBHOOK_TEST_ENV, RECONCILE_VERDICT_OTLP_ENDPOINT: otlp.url, RECONCILE_VERDICT_ALLOW_HTTP: "1", RECONCILE_VERDICT_ALLOW_PRIVATE: "1", RECONCILE_VERDICT_OTLP_TIMEOUT_MS: "300" };
+  apps = await Promise.all([startApp(url, { env }), startApp(url, { env })]);
 }, 180_000);
 
 afterAll(async () => {
   await Promise.all(apps.map((a) => a.stop()));
   await rx?.close();
+  await otlp?.close();
   await disconnect();
 });
 
@@ -78,6 +87,16 @@ it("two instances deliver every message, each attempt once", async () => {
     // Retries happened (every third request failed), and no attempt was made twice.
     expect([...requests.values()].some((n) => n > 1)).toBe(true);
     for (const [id, n] of requests) expect(n, `requests for ${id}`).toBe(attempts.get(id));
+
+    // The verdicts: every operation's taken once; each claim of an export job made one request.
+    const sentOnce = async () => Number((await client.query("SELECT COUNT(*) AS n FROM verdict_exports WHERE status = 'delivered'")).rows[0].n);
+    await until("every verdict delivered", async () => (await sentOnce()) === ids.length, 120_000);
+    const taken = otlp.events.map((e) => String(e.attributes["reconcile.operation.id"]));
+    expect(taken.length).toBe(ids.length);
+    expect(new Set(taken)).toEqual(new Set(ids));
+    expect(otlp.requests.some((r) => r.status !== 200)).toBe(true);
+    const claims = Number((await client.query("SELECT SUM(attempts) AS n FROM job WHERE kind = 'verdict.export'")).rows[0].n);
+    expect(otlp.requests.length).toBe(claims);
   } finally {
     await client.end();
   }

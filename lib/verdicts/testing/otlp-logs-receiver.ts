@@ -53,7 +53,14 @@ export type ReceivedEvent = {
   headers: http.IncomingHttpHeaders;
 };
 
-export type LogsReceiver = { url: string; events: ReceivedEvent[]; requests: { status: number; bytes: Buffer }[]; answer: (status: number) => void; close: () => Promise<void> };
+export type LogsReceiver = {
+  url: string;
+  events: ReceivedEvent[];
+  requests: { status: number; bytes: Buffer }[];
+  /** The status of every request from now on, or a function of the request's number (from 0). */
+  answer: (status: number | ((n: number) => number)) => void;
+  close: () => Promise<void>;
+};
 
 // int64 comes as text (longs: String); the SDK sends a whole number as intValue, others as doubleValue.
 const valueOf = (v: Record<string, unknown>) => (v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : undefined) ?? v.doubleValue ?? v.boolValue) as string | number | boolean;
@@ -61,7 +68,7 @@ const attrs = (list: { key: string; value: Record<string, unknown> }[] = []) => 
 const hex = (b: unknown) => (b ? Buffer.from(b as Uint8Array).toString("hex") : "");
 
 export async function startLogsReceiver(): Promise<LogsReceiver> {
-  let status = 200;
+  let answer: number | ((n: number) => number) = 200;
   const events: ReceivedEvent[] = [];
   const requests: LogsReceiver["requests"] = [];
   const server = http.createServer((req, res) => {
@@ -69,6 +76,7 @@ export async function startLogsReceiver(): Promise<LogsReceiver> {
     req.on("data", (c) => chunks.push(c));
     req.on("end", () => {
       const bytes = Buffer.concat(chunks);
+      const status = typeof answer === "number" ? answer : answer(requests.length);
       requests.push({ status, bytes });
       if (req.url !== "/v1/logs" || status !== 200) return res.writeHead(req.url !== "/v1/logs" ? 404 : status, { "content-type": "text/plain" }).end("not now");
       const body = Request.toObject(Request.decode(bytes), { longs: String, defaults: false }) as any;
@@ -89,7 +97,7 @@ export async function startLogsReceiver(): Promise<LogsReceiver> {
     url: `http://127.0.0.1:${port}`,
     events,
     requests,
-    answer: (s) => (status = s),
+    answer: (a) => (answer = a),
     close: async () => {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
