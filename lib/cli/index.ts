@@ -22,6 +22,7 @@ import { createUser } from "@/lib/store/people/users";
 import { verifyStoredChain } from "@/lib/store/chain/verify-chain";
 import { announceChainFailure, chainFailure } from "@/lib/store/work/webhook-outbox";
 import { runDbCommand } from "./schema-engine";
+import { backupCommand, BackupUsageError, restoreCommand } from "./backup";
 
 const HELP = `Reconcile command line: npm run cli -- <command> [options]
 
@@ -32,6 +33,9 @@ const HELP = `Reconcile command line: npm run cli -- <command> [options]
   audit:export --format ndjson|csv|json --out FILE [--since T] [--until T] [--operation-id ID] [--trajectory-id ID]
   audit:checkpoint             sign the chain's current size and head now; prints the checkpoint
   projections:rebuild
+  backup --out FILE            a consistent copy of the database while the server runs (SQLite's
+                               backup API; pg_dump on PostgreSQL); says each chain's head it holds
+  restore --from FILE [--force]  into DATABASE_URL (a new database unless --force), then verifies the chain
   demo:load
   db:deploy                    apply pending migrations to DATABASE_URL
   db:migrate --name NAME       create a migration for SQLite and PostgreSQL
@@ -49,6 +53,8 @@ function need(values: Record<string, unknown>, name: string): string {
 const CLI_ACTOR = `cli:${process.env.USER || "unknown"}`;
 
 const commands: Record<string, (args: string[]) => Promise<number>> = {
+  backup: backupCommand,
+  restore: restoreCommand,
   async "users:add"(args) {
     const { values } = parseArgs({ args, options: { email: { type: "string" }, password: { type: "string" }, role: { type: "string" } } });
     const user = await createUser({ email: need(values, "email"), password: need(values, "password"), role: need(values, "role"), actor: CLI_ACTOR, via: "cli" });
@@ -275,7 +281,7 @@ async function main(): Promise<number> {
   try {
     return await run(args);
   } catch (e) {
-    if (e instanceof UsageError || (e instanceof TypeError && (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS"))) {
+    if (e instanceof UsageError || e instanceof BackupUsageError || (e instanceof TypeError && (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS"))) {
       console.error(`${command}: ${e.message}\n\n${HELP}`);
       return 2;
     }

@@ -1,0 +1,43 @@
+import { parseArgs } from "node:util";
+import { backupDatabase, restoreDatabase, type BackupSummary } from "@/lib/store/db/backup";
+import { databaseUrl } from "@/lib/store/db/database";
+import { verifyStoredChain } from "@/lib/store/chain/verify-chain";
+
+/**
+ * `backup --out FILE` and `restore --from FILE [--force]` (docs/DEPLOY.md, "Backups"): of the
+ * database DATABASE_URL names, while the server runs. A restore verifies the chain it restored
+ * and says what it holds; the server deploys any newer migration when it starts on it.
+ */
+
+export class BackupUsageError extends Error {}
+
+const held = (s: Pick<BackupSummary, "records" | "head">) => `${s.records} records; ${s.head === null ? "no record yet" : `head at seq ${s.head}`}`;
+
+export async function backupCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { out: { type: "string" }, quiet: { type: "boolean" } } });
+  if (!values.out) throw new BackupUsageError("--out is required");
+  let shown = -1;
+  const summary = await backupDatabase(databaseUrl(), values.out, (done, total) => {
+    const pct = Math.floor((100 * done) / Math.max(1, total));
+    if (!values.quiet && pct >= shown + 10) {
+      shown = pct;
+      process.stderr.write(`backing up: ${pct} % of ${total} pages\n`);
+    }
+  });
+  console.log(`backup written: ${summary.file} (${summary.bytes} bytes), ${held(summary)}`);
+  return 0;
+}
+
+export async function restoreCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { from: { type: "string" }, force: { type: "boolean" } } });
+  if (!values.from) throw new BackupUsageError("--from is required");
+  const summary = await restoreDatabase(values.from, databaseUrl(), { force: values.force ?? false });
+  console.log(`restored ${values.from}: ${held(summary)}`);
+  const { verdict } = await verifyStoredChain();
+  if (!verdict.ok) {
+    console.error(`the restored chain does not verify: seq ${verdict.badSeq}: ${verdict.problem}`);
+    return 1;
+  }
+  console.log(`chain intact: ${verdict.count} records`);
+  return 0;
+}
