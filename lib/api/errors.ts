@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { describeRefusal, type RefusalOptions } from "@/lib/domain/refusal";
-import { StoreError, type StoreErrorKind } from "@/lib/store/errors";
+import { isStorageFull, StoreError, type StoreErrorKind } from "@/lib/store/errors";
 
 /** One error class, one code → status table, one JSON shape (shared/API.md "Errors"). */
 
@@ -28,6 +28,8 @@ export const ERROR_STATUS = {
   busy: 429,
   internal: 500,
   unavailable: 503,
+  /** The database's disk is full: nothing was stored; it is taken again once space is freed. */
+  storage_full: 507,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -99,8 +101,16 @@ const STORE_ERROR_CODE: Record<StoreErrorKind, ErrorCode> = {
 export function knownError(e: unknown): ApiError | null {
   if (e instanceof ApiError) return e;
   if (e instanceof StoreError) return storeErrorAnswer(e);
+  if (isStorageFull(e)) {
+    const full = new ApiError("storage_full", "the database's disk is full: nothing of this request was stored. It is taken again once an operator frees space; try again later");
+    full.retryAfter = STORAGE_FULL_RETRY_SECONDS;
+    return full;
+  }
   return null;
 }
+
+/** How long a client is asked to wait when the disk is full (freeing space takes a person). */
+const STORAGE_FULL_RETRY_SECONDS = 30;
 
 /** A StoreError as the API answers it: its kind's code, its message and details, its wait as Retry-After. */
 export function storeErrorAnswer(e: StoreError): ApiError {

@@ -3,7 +3,7 @@
  * Runs under tsx with the react-server condition, so lib/store's `server-only` guard lets it in.
  */
 import { parseArgs } from "node:util";
-import { createReadStream, createWriteStream, existsSync, readFileSync } from "node:fs";
+import { createReadStream, createWriteStream, existsSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { knownError } from "@/lib/api/errors";
 import { exportText } from "@/lib/api/audit-stream";
@@ -127,13 +127,26 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
       throw new UsageError(message.replace(/(^|; )([a-z_]+)(?= )/g, (_, sep: string, name: string) => `${sep}--${name.replace("_", "-")}`));
     }
     await recordExport(CLI_ACTOR, parsed.data, null);
-    const file = createWriteStream(out);
+    // Written under a temporary name and renamed when whole: a file named `out` is a complete
+    // export, never one a full disk (or anything else) cut short.
+    const partial = `${out}.partial-${process.pid}`;
+    const file = createWriteStream(partial);
+    let failed: Error | null = null;
+    file.on("error", (e) => (failed ??= e));
     let bytes = 0;
-    for await (const chunk of exportText(parsed.data)) {
-      bytes += Buffer.byteLength(chunk);
-      if (!file.write(chunk)) await new Promise<void>((r) => file.once("drain", () => r()));
+    try {
+      for await (const chunk of exportText(parsed.data)) {
+        if (failed) throw failed;
+        bytes += Buffer.byteLength(chunk);
+        if (!file.write(chunk)) await new Promise<void>((r, j) => (file.once("drain", () => r()), file.once("error", j)));
+      }
+      await new Promise<void>((resolve, reject) => file.end((e?: Error | null) => (e || failed ? reject(e ?? failed) : resolve())));
+      renameSync(partial, out);
+    } catch (e) {
+      file.destroy();
+      rmSync(partial, { force: true });
+      throw new Error(`the export was not written (nothing is left at ${out}): ${e instanceof Error ? e.message : String(e)}`);
     }
-    await new Promise<void>((resolve, reject) => file.end((e?: Error | null) => (e ? reject(e) : resolve())));
     console.log(`wrote ${out} (${bytes.toLocaleString()} bytes, ${parsed.data.format})`);
     return 0;
   },

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { isRole, isScope, scopesAllowedFor, type Scope } from "@/lib/domain/permissions";
 import { generateToken, hashToken, looksLikeToken } from "@/lib/crypto/tokens";
 import { reader, writeTransaction } from "../db/db";
-import { StoreError } from "../errors";
+import { isStorageFull, StoreError } from "../errors";
 import { recordSecurityEvent } from "../chain/security-events";
 import { forgetToken, forgetTokens, rememberedToken, rememberToken, type TokenPrincipal } from "./token-cache";
 import { normalizeEmail } from "./users";
@@ -62,7 +62,12 @@ export async function authenticateToken(token: string): Promise<TokenPrincipal |
     return null;
   }
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-    await writeTransaction((tx) => tx.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }));
+    try {
+      await writeTransaction((tx) => tx.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }));
+    } catch (e) {
+      // "Last used" is bookkeeping: a full disk refuses it, not the request (reads go on; a write answers 507 itself).
+      if (!isStorageFull(e)) throw e;
+    }
   }
   const principal: TokenPrincipal = {
     kind: "token",
