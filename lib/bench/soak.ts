@@ -7,8 +7,9 @@
  *                                                       everything at 50 connections, then the writer sweep
  *   soak:fuzz   [--runs 10000]                          the bad-input fuzz, on SQLite (and on PostgreSQL with --database-url)
  *   soak:model  [--runs 300]                            the model-based test
- *   soak:faults --fault cut|blackhole|delay|stall|all [--runs 10] [--fault-ms 5000] [--instances 2] [--database-url URL]
- *                                                       the network to PostgreSQL fails (faults.ts); URL: default RELIABILITY_DATABASE_URL
+ *   soak:faults --fault cut|blackhole|delay|stall|sigstop|all [--runs 10] [--fault-ms 5000] [--pause-ms 30000] [--instances 2] [--database-url URL]
+ *                                                       the network to PostgreSQL fails (faults.ts; URL: default RELIABILITY_DATABASE_URL),
+ *                                                       or a throwaway cluster is paused with SIGSTOP (pg-cluster.ts)
  *
  * Without --database-url each run uses a fresh SQLite file in a temporary folder. With a
  * PostgreSQL URL, use an empty database made for the purpose: the run adds to it.
@@ -19,7 +20,8 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { runCrashTrials } from "../reliability/crash";
-import { FAULTS, formatFault, runFault, startRig, type Fault, type FaultReport } from "../reliability/faults";
+import { FAULTS, formatFault, runFault, startRig, type Fault, type FaultReport, type Rig } from "../reliability/faults";
+import { startCluster } from "../reliability/pg-cluster";
 import { prepareDatabase, siblingDatabase, startApp } from "../reliability/harness";
 import { contentionInLog, formatTable, runMixedLoad, runWriterSweep, seedOperations, signIn } from "../reliability/load";
 
@@ -37,6 +39,7 @@ const { values } = parseArgs({
     instances: { type: "string", default: "1" },
     fault: { type: "string", default: "all" },
     "fault-ms": { type: "string", default: "5000" },
+    "pause-ms": { type: "string", default: "30000" },
   },
 });
 
@@ -91,27 +94,42 @@ async function load(): Promise<boolean> {
 
 async function faults(): Promise<boolean> {
   const base = values["database-url"] ?? process.env.RELIABILITY_DATABASE_URL;
-  if (!base?.startsWith("postgres")) throw new Error("soak:faults needs PostgreSQL: --database-url postgresql://… (or RELIABILITY_DATABASE_URL); it makes a database beside it");
-  const names = values.fault === "all" ? [...FAULTS] : (values.fault!.split(",") as Fault[]);
-  for (const f of names) if (!FAULTS.includes(f)) throw new Error(`--fault must be one of ${FAULTS.join(", ")} or all, not ${f}`);
+  const all: Fault[] = [...FAULTS, "sigstop"];
+  const names = values.fault === "all" ? all : (values.fault!.split(",") as Fault[]);
+  for (const f of names) if (!all.includes(f)) throw new Error(`--fault must be one of ${all.join(", ")} or all, not ${f}`);
+  const proxied = names.filter((f) => f !== "sigstop");
+  if (proxied.length && !base?.startsWith("postgres")) throw new Error("soak:faults needs PostgreSQL: --database-url postgresql://… (or RELIABILITY_DATABASE_URL); it makes a database beside it");
   const runs = Number(values.runs ?? "10");
-  const db = await siblingDatabase(base, "soak_faults");
-  const rig = await startRig(db.url, values.instances === "1" ? 2 : Number(values.instances));
+  const instances = values.instances === "1" ? 2 : Number(values.instances);
   const reports: FaultReport[] = [];
+  // The proxy's faults on a database beside `base`; SIGSTOP on a throwaway cluster (pg-cluster.ts), never the shared one.
+  const rigs: { faults: Fault[]; rig: Rig; done: () => Promise<void> }[] = [];
   try {
+    if (proxied.length) {
+      const db = await siblingDatabase(base!, "soak_faults");
+      const rig = await startRig(db.url, instances);
+      rigs.push({ faults: proxied, rig, done: async () => (await rig.close(), await db.drop()) });
+    }
+    if (names.includes("sigstop")) {
+      const cluster = await startCluster();
+      const db = await siblingDatabase(cluster.url, "faults");
+      const rig = await startRig(db.url, instances, cluster);
+      rigs.push({ faults: ["sigstop"], rig, done: async () => (await rig.close(), await cluster.stop()) });
+    }
     for (let run = 1; run <= runs; run++) {
-      for (const f of names) {
-        const r = await runFault(rig, f, { faultMs: Number(values["fault-ms"]) });
-        reports.push(r);
-        console.log(`run ${run}: ${formatFault(r)}`);
-        for (const p of r.problems) console.log(`  PROBLEM ${p}`);
+      for (const { faults: mine, rig } of rigs) {
+        for (const f of mine) {
+          const r = await runFault(rig, f, { faultMs: f === "sigstop" ? Number(values["pause-ms"]) : Number(values["fault-ms"]) });
+          reports.push(r);
+          console.log(`run ${run}: ${formatFault(r)}`);
+          for (const p of r.problems) console.log(`  PROBLEM ${p}`);
+        }
       }
     }
   } finally {
-    await rig.close();
-    await db.drop();
+    for (const r of rigs) await r.done();
   }
-  console.log(`\n━━ faults soak: ${runs} runs, ${rig.apps.length} instances, ${values["fault-ms"]} ms each ━━`);
+  console.log(`\n━━ faults soak: ${runs} runs, ${instances} instances, ${values["fault-ms"]} ms each (SIGSTOP ${values["pause-ms"]} ms) ━━`);
   console.log("| fault | runs | requests | acknowledged | lost | refused 503 / 429 | longest answer ms | recover ms (median / max) | problems |");
   for (const f of names) {
     const mine = reports.filter((r) => r.fault === f);

@@ -19,10 +19,13 @@ import { disconnect } from "@/lib/store/db/db";
 import { verifyStoredChain } from "@/lib/store/chain/verify-chain";
 import { startReceiver, type Receiver } from "@/lib/webhooks/testing/receiver";
 import { FaultProxy } from "./fault-proxy";
+import type { Cluster } from "./pg-cluster";
 import { AUTH_SECRET, divergentRecord, prepareDatabase, startApp, verifiedRecord, type App, type Tokens } from "./harness";
 
+/** The proxy's faults. */
 export const FAULTS = ["cut", "blackhole", "delay", "stall"] as const;
-export type Fault = (typeof FAULTS)[number];
+/** And the database itself paused with SIGSTOP (a throwaway cluster's: pg-cluster.ts). */
+export type Fault = (typeof FAULTS)[number] | "sigstop";
 
 /** The app's deadlines in these runs (short, so that a run is short): DATABASE_QUERY_TIMEOUT_MS and DATABASE_CONNECT_TIMEOUT_MS. */
 export const QUERY_TIMEOUT_MS = 3000;
@@ -42,11 +45,13 @@ export type Rig = {
   apps: App[];
   tokens: Tokens;
   receiver: Receiver;
+  /** The throwaway cluster `url` is on, when it is one (the `sigstop` fault pauses it). */
+  cluster?: Cluster;
   close: () => Promise<void>;
 };
 
 /** Migrates `url` (an empty database), and starts `instances` servers on it through a proxy, with a webhook to a local receiver. */
-export async function startRig(url: string, instances = 2): Promise<Rig> {
+export async function startRig(url: string, instances = 2, cluster?: Cluster): Promise<Rig> {
   const { tokens } = await prepareDatabase(url, "faults");
   const receiver = await startReceiver();
   const secret = newSecret();
@@ -76,6 +81,7 @@ export async function startRig(url: string, instances = 2): Promise<Rig> {
     apps,
     tokens,
     receiver,
+    cluster,
     close: async () => {
       await Promise.all(apps.map((a) => a.stop()));
       await proxy.close();
@@ -153,7 +159,10 @@ export async function runFault(rig: Rig, fault: Fault, opts: { faultMs?: number;
   await new Promise((r) => setTimeout(r, 1000));
   const rss = { before: rig.apps.reduce((a, app) => a + rssMiB(app), 0), max: 0 };
   const pages: { status: number; ms: number }[] = [];
-  if (fault === "cut") await rig.proxy.cut();
+  if (fault === "sigstop") {
+    if (!rig.cluster) throw new Error("the sigstop fault needs a rig on a cluster of its own (pg-cluster.ts)");
+    rig.cluster.pause();
+  } else if (fault === "cut") await rig.proxy.cut();
   else if (fault === "blackhole") rig.proxy.blackhole();
   else rig.proxy.delay(fault === "delay" ? 300 : 1500);
   const faultEnds = Date.now() + faultMs;
@@ -165,7 +174,8 @@ export async function runFault(rig: Rig, fault: Fault, opts: { faultMs?: number;
   })();
   const reader = fault === "stall" ? readPages(rig, faultEnds, pages) : Promise.resolve();
   await Promise.all([sampler, reader]);
-  await rig.proxy.heal();
+  if (fault === "sigstop") rig.cluster!.resume();
+  else await rig.proxy.heal();
   healedAt = Date.now();
   opts.log?.(`${fault}: healed after ${faultMs} ms; ${sent.length} answers so far`);
   const recoverBy = Date.now() + 30_000;
