@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { describeRefusal, type RefusalOptions } from "@/lib/domain/refusal";
 import { isStorageFull, StoreError, type StoreErrorKind } from "@/lib/store/errors";
+import { isDatabaseUnavailable, UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/lib/store/db/unavailable";
 
 /** One error class, one code → status table, one JSON shape (shared/API.md "Errors"). */
 
@@ -36,7 +37,7 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 
 export class ApiError extends Error {
   readonly status: number;
-  /** Seconds to wait before trying again: sent as `Retry-After` (429s). */
+  /** Seconds to wait before trying again: sent as `Retry-After` (429s, 503s). */
   retryAfter?: number;
   constructor(
     readonly code: ErrorCode,
@@ -85,6 +86,7 @@ const STORE_ERROR_CODE: Record<StoreErrorKind, ErrorCode> = {
   claimed_by_other: "claimed_by_other",
   forbidden: "forbidden",
   overloaded: "overloaded",
+  unavailable: "unavailable",
   internal: "internal",
   verify_scope_required: "verify_scope_required",
   not_operation_owner: "not_operation_owner",
@@ -94,9 +96,10 @@ const STORE_ERROR_CODE: Record<StoreErrorKind, ErrorCode> = {
 
 /**
  * An error as the API answers it when it is one it knows: an ApiError as itself, a StoreError
- * mapped to its code (message and details kept, Retry-After from the store's wait); null for
- * anything else (a bug, a database failure). Route handlers, server actions and the CLI all
- * go through this.
+ * mapped to its code (message and details kept, Retry-After from the store's wait), the
+ * database's disk full as 507 `storage_full`, the database unreachable or not answering in time
+ * as 503 `unavailable`, both with Retry-After; null for
+ * anything else (a bug). Route handlers, server actions and the CLI all go through this.
  */
 export function knownError(e: unknown): ApiError | null {
   if (e instanceof ApiError) return e;
@@ -106,11 +109,19 @@ export function knownError(e: unknown): ApiError | null {
     full.retryAfter = STORAGE_FULL_RETRY_SECONDS;
     return full;
   }
+  if (isDatabaseUnavailable(e)) return databaseUnavailable();
   return null;
 }
 
 /** How long a client is asked to wait when the disk is full (freeing space takes a person). */
 const STORAGE_FULL_RETRY_SECONDS = 30;
+
+/** The answer when the database could not be reached or did not answer in time (lib/store/db/unavailable.ts). */
+export function databaseUnavailable(): ApiError {
+  const error = new ApiError("unavailable", "the database did not answer in time or could not be reached; nothing of this request is known to be stored: send it again after Retry-After seconds (ingest is idempotent)");
+  error.retryAfter = UNAVAILABLE_RETRY_AFTER_SECONDS;
+  return error;
+}
 
 /** A StoreError as the API answers it: its kind's code, its message and details, its wait as Retry-After. */
 export function storeErrorAnswer(e: StoreError): ApiError {

@@ -7,6 +7,9 @@
  *                                                       everything at 50 connections, then the writer sweep
  *   soak:fuzz   [--runs 10000]                          the bad-input fuzz, on SQLite (and on PostgreSQL with --database-url)
  *   soak:model  [--runs 300]                            the model-based test
+ *   soak:faults --fault cut|blackhole|delay|stall|sigstop|all [--runs 10] [--fault-ms 5000] [--pause-ms 30000] [--instances 2] [--database-url URL]
+ *                                                       the network to PostgreSQL fails (faults.ts; URL: default RELIABILITY_DATABASE_URL),
+ *                                                       or a throwaway cluster is paused with SIGSTOP (pg-cluster.ts)
  *
  * Without --database-url each run uses a fresh SQLite file in a temporary folder. With a
  * PostgreSQL URL, use an empty database made for the purpose: the run adds to it.
@@ -17,7 +20,9 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { runCrashTrials } from "../reliability/crash";
-import { prepareDatabase, startApp } from "../reliability/harness";
+import { FAULTS, formatFault, runFault, startRig, type Fault, type FaultReport, type Rig } from "../reliability/faults";
+import { startCluster } from "../reliability/pg-cluster";
+import { prepareDatabase, siblingDatabase, startApp } from "../reliability/harness";
 import { contentionInLog, formatTable, runMixedLoad, runWriterSweep, seedOperations, signIn } from "../reliability/load";
 
 const [kind, ...rest] = process.argv.slice(2);
@@ -32,6 +37,9 @@ const { values } = parseArgs({
     runs: { type: "string" },
     "database-url": { type: "string" },
     instances: { type: "string", default: "1" },
+    fault: { type: "string", default: "all" },
+    "fault-ms": { type: "string", default: "5000" },
+    "pause-ms": { type: "string", default: "30000" },
   },
 });
 
@@ -84,6 +92,57 @@ async function load(): Promise<boolean> {
   }
 }
 
+async function faults(): Promise<boolean> {
+  const base = values["database-url"] ?? process.env.RELIABILITY_DATABASE_URL;
+  const all: Fault[] = [...FAULTS, "sigstop"];
+  const names = values.fault === "all" ? all : (values.fault!.split(",") as Fault[]);
+  for (const f of names) if (!all.includes(f)) throw new Error(`--fault must be one of ${all.join(", ")} or all, not ${f}`);
+  const proxied = names.filter((f) => f !== "sigstop");
+  if (proxied.length && !base?.startsWith("postgres")) throw new Error("soak:faults needs PostgreSQL: --database-url postgresql://… (or RELIABILITY_DATABASE_URL); it makes a database beside it");
+  const runs = Number(values.runs ?? "10");
+  const instances = values.instances === "1" ? 2 : Number(values.instances);
+  const reports: FaultReport[] = [];
+  // The proxy's faults on a database beside `base`; SIGSTOP on a throwaway cluster (pg-cluster.ts), never the shared one.
+  const rigs: { faults: Fault[]; rig: Rig; done: () => Promise<void> }[] = [];
+  try {
+    if (proxied.length) {
+      const db = await siblingDatabase(base!, "soak_faults");
+      const rig = await startRig(db.url, instances);
+      rigs.push({ faults: proxied, rig, done: async () => (await rig.close(), await db.drop()) });
+    }
+    if (names.includes("sigstop")) {
+      const cluster = await startCluster();
+      const db = await siblingDatabase(cluster.url, "faults");
+      const rig = await startRig(db.url, instances, cluster);
+      rigs.push({ faults: ["sigstop"], rig, done: async () => (await rig.close(), await cluster.stop()) });
+    }
+    for (let run = 1; run <= runs; run++) {
+      for (const { faults: mine, rig } of rigs) {
+        for (const f of mine) {
+          const r = await runFault(rig, f, { faultMs: f === "sigstop" ? Number(values["pause-ms"]) : Number(values["fault-ms"]) });
+          reports.push(r);
+          console.log(`run ${run}: ${formatFault(r)}`);
+          for (const p of r.problems) console.log(`  PROBLEM ${p}`);
+        }
+      }
+    }
+  } finally {
+    for (const r of rigs) await r.done();
+  }
+  console.log(`\n━━ faults soak: ${runs} runs, ${instances} instances, ${values["fault-ms"]} ms each (SIGSTOP ${values["pause-ms"]} ms) ━━`);
+  console.log("| fault | runs | requests | acknowledged | lost | refused 503 / 429 | longest answer ms | recover ms (median / max) | problems |");
+  for (const f of names) {
+    const mine = reports.filter((r) => r.fault === f);
+    const rec = mine.map((r) => r.recoverMs).sort((a, b) => a - b);
+    const sum = (k: (r: FaultReport) => number) => mine.reduce((a, r) => a + k(r), 0);
+    const lost = mine.flatMap((r) => r.problems).filter((p) => p.includes("missing")).length;
+    console.log(`| ${f} | ${mine.length} | ${sum((r) => r.sent)} | ${sum((r) => r.acknowledged)} | ${lost} | ${sum((r) => r.statuses["503"] ?? 0)} / ${sum((r) => r.statuses["429"] ?? 0)} | ${Math.max(...mine.map((r) => r.longestMs))} | ${rec[rec.length >> 1]} / ${rec[rec.length - 1]} | ${sum((r) => r.problems.length)} |`);
+    const rss = mine.filter((r) => r.rssMiB).map((r) => r.rssMiB!.max - r.rssMiB!.before);
+    if (rss.length) console.log(`  ${f}: RSS growth of the servers during the fault, max ${Math.max(...rss)} MiB; pages ${mine.flatMap((r) => r.pages ?? []).map((p) => p.status).join(",")} (max ${Math.max(...mine.flatMap((r) => r.pages ?? []).map((p) => p.ms))} ms)`);
+  }
+  return reports.every((r) => r.problems.length === 0);
+}
+
 function vitestFile(file: string, env: Record<string, string>): boolean {
   const vitest = path.resolve("node_modules/.bin/vitest");
   const run = (extra: Record<string, string>) =>
@@ -105,11 +164,14 @@ async function main() {
     case "fuzz":
       ok = vitestFile("lib/reliability/fuzz.itest.ts", { RELIABILITY_FUZZ_RUNS: values.runs ?? "10000" });
       break;
+    case "faults":
+      ok = await faults();
+      break;
     case "model":
       ok = vitestFile("lib/reliability/model.itest.ts", { RELIABILITY_MODEL_RUNS: values.runs ?? "300" });
       break;
     default:
-      console.error("usage: npm run soak:crash | soak:load | soak:fuzz | soak:model  (see lib/bench/soak.ts)");
+      console.error("usage: npm run soak:crash | soak:load | soak:fuzz | soak:model | soak:faults  (see lib/bench/soak.ts)");
       process.exit(2);
   }
   rmSync(tmp, { recursive: true, force: true });

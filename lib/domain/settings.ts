@@ -17,6 +17,14 @@ export const NUMERIC_SETTINGS = {
   DATABASE_POOL_SIZE: { default: 10, integer: true, min: 1 },
   /** Connections of the ingest pool, on PostgreSQL (lib/store/db/pg-direct.ts). */
   DATABASE_INGEST_POOL_SIZE: { default: 4, integer: true, min: 1 },
+  /**
+   * PostgreSQL: how long the app waits for one query's answer before it gives the connection up
+   * (destroyed, the database rolls back) and answers 503 (lib/store/db/pg-deadline.ts). Bounds a
+   * request when the network to the database black-holes or the database stalls.
+   */
+  DATABASE_QUERY_TIMEOUT_MS: { default: 10_000, min: 0, minExclusive: true, unit: "milliseconds" },
+  /** PostgreSQL: how long the app waits for a new connection, or a free one of the pool, before answering 503. */
+  DATABASE_CONNECT_TIMEOUT_MS: { default: 5000, min: 0, minExclusive: true, unit: "milliseconds" },
   /** Hash chains of a new database, fixed when it is first used (docs/AUDIT.md, "Several chains"). */
   RECONCILE_CHAINS: { default: 1, integer: true, min: 1, max: 64 },
   /** Records waiting for the ingest transaction past which a request is refused with 429 (lib/store/ingest/queue.ts). */

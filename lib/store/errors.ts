@@ -17,13 +17,15 @@ export type StoreErrorKind =
   | "forbidden"
   /** Too much waits to be written: nothing was stored; try again after `retryAfterSeconds`. */
   | "overloaded"
+  /** The database did not answer in time or could not be reached (db/unavailable.ts): nothing is known stored; try again after `retryAfterSeconds`. */
+  | "unavailable"
   /** Stored data breaks an invariant the code relies on. */
   | "internal"
   /** The domain's trust rules (lib/domain/trust.ts), decided against what is stored. */
   | Refusal["code"];
 
 export class StoreError extends Error {
-  /** How long to wait before trying again (overloaded). */
+  /** How long to wait before trying again (overloaded, unavailable). */
   readonly retryAfterSeconds?: number;
   constructor(
     readonly kind: StoreErrorKind,

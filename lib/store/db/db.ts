@@ -5,6 +5,7 @@ import { PrismaClient as PgClient } from "../generated/pg/client";
 import { PrismaClient as SqliteClient } from "../generated/sqlite/client";
 import { databaseUrl, providerOf, type Db, type Provider, type Tx } from "./database";
 import { asSql, type Sql } from "./sql";
+import { deadlineOptions } from "./pg-deadline";
 import { DirectPg } from "./pg-direct";
 import { SqliteCheckpointer, WRITER_CHECKPOINT_PAGES } from "./sqlite-checkpointer";
 import { DirectSqlite } from "./sqlite-direct";
@@ -50,7 +51,9 @@ function connect(url: string): Clients {
   const provider = providerOf(url);
   if (provider === "postgresql") {
     const client = new PgClient({
-      adapter: new PrismaPg({ connectionString: url, max: envSetting("DATABASE_POOL_SIZE") }),
+      // Deadlines for a connection and each answer (pg-deadline.ts); an idle connection that
+      // fails is an error event the adapter handles, and the pool replaces it.
+      adapter: new PrismaPg({ connectionString: url, max: envSetting("DATABASE_POOL_SIZE"), ...deadlineOptions() }),
     }) as unknown as Db;
     let directPg: DirectPg | null = null;
     return {

@@ -5,7 +5,9 @@ import { wellFormed } from "@/lib/domain/json";
 import { envSetting } from "@/lib/domain/settings";
 import { pacer } from "./pace";
 import { combineWrites, INLINE_MAX_CHARS, inlineValues, MAX_STATEMENT_VALUES, namesTable, valueChars, type Write } from "./pg-statements";
+import { deadlineOptions, type DeadlineClient } from "./pg-deadline";
 import { checkWrite, type Sql } from "./sql";
+import { isDatabaseUnavailable } from "./unavailable";
 
 /**
  * PostgreSQL's ingest connection pool: the `pg` driver itself, for the one path where Prisma's
@@ -30,14 +32,17 @@ export class DirectPg {
   /** Each table's column types (`int8`, `text`, …), read once from the catalogue. */
   private readonly columnTypes = new Map<string, Promise<Map<string, string>>>();
 
+  private readonly deadlineMs = envSetting("DATABASE_QUERY_TIMEOUT_MS");
+
   constructor(url: string, size = envSetting("DATABASE_INGEST_POOL_SIZE")) {
     this.pool = new pg.Pool({
       connectionString: url,
       max: size,
-      // As writeTransaction allows: 20 s to get a connection, 60 s for a statement, and a
-      // transaction that sends nothing for 60 s (a stuck caller holding the chain lock) is ended
-      // by the server. PostgreSQL 15 has no limit on a whole transaction's time.
-      connectionTimeoutMillis: 20_000,
+      // Deadlines for a connection and for each answer (pg-deadline.ts): a black-holed network
+      // or a stalled database ends the request in a 503 instead of a hang. The server ends a
+      // statement after 60 s, and a transaction that sends nothing for 60 s (a stuck caller
+      // holding the chain lock). PostgreSQL 15 has no limit on a whole transaction's time.
+      ...deadlineOptions(),
       statement_timeout: 60_000,
       idle_in_transaction_session_timeout: 60_000,
       // Told apart from the Prisma pool in pg_stat_activity.
@@ -78,12 +83,24 @@ export class DirectPg {
       client.release(err);
     };
     const sql = new PgSql(client, (table) => this.types(table, client));
+    // The whole transaction's deadline: a database answering each statement just in time, but
+    // slowly (a stall), would hold the request, and the chain lock, far longer. The connection
+    // is given up (the database rolls back) and the request answered 503.
+    const deadline = setTimeout(() => (client as unknown as DeadlineClient).abandon(), this.deadlineMs);
     try {
       const value = await fn(sql);
       await sql.commit();
+      clearTimeout(deadline);
       release();
       return value;
     } catch (e) {
+      clearTimeout(deadline);
+      // A connection lost or past its deadline is dropped at once: a ROLLBACK would only wait
+      // for it again, and the database rolls back a transaction whose connection closes.
+      if (isDatabaseUnavailable(e)) {
+        release(e instanceof Error ? e : new Error(String(e)));
+        throw e;
+      }
       // A connection whose ROLLBACK fails is not reused. (ROLLBACK where BEGIN was never sent
       // is a warning, not an error.)
       await client.query("ROLLBACK").then(
@@ -110,7 +127,8 @@ export class DirectPg {
       await client.query("COMMIT");
       return value;
     } catch (e) {
-      await client.query("ROLLBACK").catch((err: Error) => (broken = err));
+      if (isDatabaseUnavailable(e)) broken = e instanceof Error ? e : new Error(String(e));
+      else await client.query("ROLLBACK").catch((err: Error) => (broken = err));
       throw e;
     } finally {
       client.off("error", lost);

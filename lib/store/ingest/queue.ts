@@ -3,6 +3,8 @@ import { chainOf } from "@/lib/domain/chains";
 import { GuessPolicy } from "@/lib/domain/speculation";
 import { knownChainCount } from "../chain/chain";
 import { maybeCheckpoint } from "../chain/checkpoints";
+import { provider } from "../db/database";
+import { isDatabaseUnavailable, UNAVAILABLE_RETRY_AFTER_SECONDS } from "../db/unavailable";
 import { StoreError } from "../errors";
 import { ingestRecords, type IngestResult, type ValidRecord } from "./records";
 import { canSpeculate, ingestGroup, speculate, type Speculation, type Written } from "./speculation";
@@ -18,7 +20,7 @@ import { envSetting } from "@/lib/domain/settings";
  */
 const MAX_RECORDS_PER_TRANSACTION = 2000;
 
-type Job = { records: ValidRecord[]; resolve: (r: IngestResult[]) => void; reject: (e: unknown) => void };
+type Job = { records: ValidRecord[]; resolve: (r: IngestResult[]) => void; reject: (e: unknown) => void; at: number };
 
 /**
  * One lane per set of hash chains (lib/domain/chains.ts). A request stays whole in one
@@ -77,7 +79,7 @@ export function submitIngest(records: ValidRecord[]): Promise<IngestResult[]> {
 function enqueue(key: string, records: ValidRecord[]): Promise<IngestResult[]> {
   const lane = laneOf(key);
   return new Promise((resolve, reject) => {
-    lane.jobs.push({ records, resolve, reject });
+    lane.jobs.push({ records, resolve, reject, at: Date.now() });
     if (!lane.running) {
       lane.running = true;
       setImmediate(() => void drain(key, lane));
@@ -102,8 +104,39 @@ function nextGroup(lane: Lane): { take: number; size: number } {
 }
 const nextGroupSize = (lane: Lane) => nextGroup(lane).size;
 
+/**
+ * PostgreSQL: how long a request may wait here for its transaction (DATABASE_QUERY_TIMEOUT_MS).
+ * A database that stalls (answering, but slowly) would otherwise keep requests waiting behind
+ * group after group, far past any client's deadline; past it, a request is refused whole with
+ * `unavailable` (503) before anything of it is sent. On SQLite, none (its writes do not wait on a network).
+ */
+function queueDeadlineMs(): number {
+  return provider() === "postgresql" ? envSetting("DATABASE_QUERY_TIMEOUT_MS") : Infinity;
+}
+
+/** The refusal of requests the database could not be reached for, or that waited past the deadline. */
+export function unavailableError(why: string, outcome = "nothing of this request was stored"): StoreError {
+  return new StoreError("unavailable", `${why}: ${outcome}; send it again after Retry-After seconds`, undefined, { retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS });
+}
+
+/** Refuses, at the front of the lane, the requests that waited past the deadline. */
+function expireWaiting(lane: Lane): void {
+  const oldest = Date.now() - queueDeadlineMs();
+  let n = 0;
+  while (n < lane.jobs.length && lane.jobs[n].at < oldest) n++;
+  if (n) failWaiting(lane.jobs.splice(0, n), unavailableError("the database answered too slowly for this request to be written in time"));
+}
+
+function failWaiting(jobs: Job[], error: StoreError): void {
+  for (const job of jobs) {
+    queue.waiting -= job.records.length;
+    job.reject(error);
+  }
+}
+
 /** The next group off the front of the lane, in one splice (shift() per job moves the whole queue each time). */
 function takeGroup(lane: Lane): Group {
+  expireWaiting(lane);
   const { take, size } = nextGroup(lane);
   const jobs = lane.jobs.splice(0, take);
   queue.waiting -= size;
@@ -129,6 +162,7 @@ async function drain(key: string, lane: Lane) {
     while (next || lane.jobs.length) {
       const current: { group: Group; spec: Promise<Speculation | null> } = next ?? { group: takeGroup(lane), spec: Promise.resolve(null) };
       next = null;
+      if (!current.group.jobs.length) continue; // every waiting request was past the deadline
       const spec = await current.spec;
       let heard!: (w: Written | null) => void;
       const written = new Promise<Written | null>((resolve) => (heard = resolve));
@@ -148,7 +182,16 @@ async function drain(key: string, lane: Lane) {
         // A speculation that fails (a lost connection, say) is no speculation: the group is decided under the lock.
         next = { group, spec: speculate(group.combined, w).catch(() => null) };
       }
-      await settle(current.group, run);
+      const lost = await settle(current.group, run);
+      if (lost) {
+        // The database is unreachable or not answering: what waits would meet the same fault,
+        // one transaction's deadline after another. Refused now, whole, with 503.
+        const error = unavailableError("the database could not be reached or did not answer in time");
+        for (const job of next?.group.jobs ?? []) job.reject(error); // already counted out of `waiting`
+        next = null;
+        failWaiting(lane.jobs.splice(0), error);
+        continue;
+      }
       void maybeCheckpoint();
       if (!next) await ioTurn();
     }
@@ -159,8 +202,13 @@ async function drain(key: string, lane: Lane) {
   }
 }
 
-/** Each job of a group its own results; if the group's transaction failed, each job alone, so that one bad request fails only itself. */
-async function settle(group: Group, run: Promise<IngestResult[]>): Promise<void> {
+/**
+ * Each job of a group its own results; if the group's transaction failed, each job alone, so
+ * that one bad request fails only itself. When it failed because the database could not be
+ * reached or did not answer, every job is refused with `unavailable` instead (alone, each would
+ * wait out the same deadline), and the answer is true.
+ */
+async function settle(group: Group, run: Promise<IngestResult[]>): Promise<boolean> {
   const { jobs, offsets } = group;
   try {
     const results = await run;
@@ -172,8 +220,16 @@ async function settle(group: Group, run: Promise<IngestResult[]>): Promise<void>
       perJob[j].push({ ...r, index: jobs[j].records[r.index - offsets[j]].index });
     }
     jobs.forEach((job, k) => job.resolve(perJob[k]));
+    return false;
   } catch (e) {
+    if (isDatabaseUnavailable(e)) {
+      // The connection may have failed after COMMIT left: sent again, what was stored is recognised (idempotent ingest).
+      const error = unavailableError("the database could not be reached or did not answer in time", "whether this request was stored is not known (sent again, anything stored is recognised, not stored twice)");
+      for (const job of jobs) job.reject(error);
+      return true;
+    }
     if (jobs.length === 1) jobs[0].reject(e);
     else for (const job of jobs) await ingestRecords(job.records).then(job.resolve, job.reject);
+    return false;
   }
 }
