@@ -145,6 +145,7 @@ describe("a full disk", () => {
       back = await send([`full-c-${Date.now()}`]);
     }
     expect(back.status, JSON.stringify(back.body)).toBe(200);
+    const recovered = Date.now() - healed;
     for (let i = 1; i < 10; i++) {
       const ids = [`full-d-${i}`];
       expect((await send(ids)).status).toBe(200);
@@ -165,5 +166,6 @@ describe("a full disk", () => {
     }
     const verified = await cli(["audit:verify"]);
     expect(verified.status, verified.stderr).toBe(0);
+    console.log(`disk full: ${acknowledged.length} acknowledged, ${refusals.length} refused 507 (longest ${Math.max(...refusals.map((r) => r.ms))} ms), ingest back ${recovered} ms after space was freed, 0 lost`);
   });
 });
