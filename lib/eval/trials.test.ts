@@ -63,6 +63,9 @@ describe("pass^k trials (in-process)", () => {
     // Different fault seeds give different trials.
     expect(new Set(a.perTrial.B).size).toBeGreaterThan(1);
     expect((await runTrials({ seed: 4, tasks, trials: 8 })).curves).not.toEqual(a.curves);
+    // Some of arm B's failures are a stray write alone (a misrouted call nobody undid); never more than it failed.
+    expect(a.strayOnly.B).toBeGreaterThan(0);
+    expect(a.strayOnly.B).toBeLessThanOrEqual(8 * 100 - a.perTrial.B.reduce((x, y) => x + y, 0));
     expect(passKTable(a)).toHaveLength(1 + 2 * (1 + TASK_KINDS.length));
     await expect(runTrials({ seed: 3, tasks, trials: 0 })).rejects.toThrow(RangeError);
   });

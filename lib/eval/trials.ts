@@ -1,5 +1,5 @@
 import { passHatKCurve } from "@/lib/domain/pass-k";
-import { INDEX_LAG, runArmA, runArmB } from "./arms";
+import { INDEX_LAG, MAX_ATTEMPTS, runArmA, runArmB } from "./arms";
 import { renderMarkdown } from "./report";
 import { seedOf, TASK_KINDS, type Task, type TaskKind } from "./tasks";
 import { World } from "./world";
@@ -26,6 +26,8 @@ export type Trials = {
   passing: Record<Arm, Map<string, number>>;
   /** Per arm: passing trials of all tasks in each trial (pass^1's numerator, trial by trial). */
   perTrial: Record<Arm, number[]>;
+  /** Per arm, over all trials: failed trials whose every step's postcondition held, failed only by a stray write (a misrouted one) left behind. */
+  strayOnly: Record<Arm, number>;
   /** Per arm and task kind (and "all"): pass^k for k = 1…trials. */
   curves: Record<Arm, Record<TaskKind | "all", (number | null)[]>>;
 };
@@ -53,19 +55,21 @@ export async function runTrials(o: { seed: number; tasks: Task[]; trials: number
   const runners: Record<Arm, ArmRunner> = { A: o.armA ?? offlineArmA(o.tasks), B: o.armB ?? offlineArmB(o.tasks, `eval${o.seed}`) };
   const passing: Trials["passing"] = { A: new Map(o.tasks.map((t) => [t.id, 0])), B: new Map(o.tasks.map((t) => [t.id, 0])) };
   const perTrial: Trials["perTrial"] = { A: [], B: [] };
+  const strayOnly: Trials["strayOnly"] = { A: 0, B: 0 };
   for (let i = 0; i < o.trials; i++) {
     for (const arm of ["A", "B"] as const) {
       const world = await runners[arm](trialSeed(o.seed, i), i);
       const met = world.tasksAtGoal(o.tasks);
       for (const id of met) passing[arm].set(id, passing[arm].get(id)! + 1);
       perTrial[arm].push(met.size);
+      strayOnly[arm] += o.tasks.filter((t) => !met.has(t.id) && t.steps.every((step) => world.holds(step))).length;
     }
     o.onTrial?.(i);
   }
   const curve = (arm: Arm, kind: TaskKind | "all") => passHatKCurve(o.tasks.filter((t) => kind === "all" || t.kind === kind).map((t) => passing[arm].get(t.id)!), o.trials);
   const curves = (arm: Arm) => Object.fromEntries((["all", ...TASK_KINDS] as const).map((k) => [k, curve(arm, k)])) as Record<TaskKind | "all", (number | null)[]>;
   const kinds = Object.fromEntries(TASK_KINDS.map((k) => [k, o.tasks.filter((t) => t.kind === k).length])) as Record<TaskKind, number>;
-  return { seed: o.seed, trials: o.trials, tasks: o.tasks.length, kinds, passing, perTrial, curves: { A: curves("A"), B: curves("B") } };
+  return { seed: o.seed, trials: o.trials, tasks: o.tasks.length, kinds, passing, perTrial, strayOnly, curves: { A: curves("A"), B: curves("B") } };
 }
 
 const pct = (v: number | null) => (v === null ? "—" : `${(v * 100).toFixed(1)} %`);
@@ -83,6 +87,7 @@ export function passKTable(t: Trials): string[][] {
 /** The section docs/EVALUATION.md shows: the table, the plot, how the trials ran. */
 export function passKMarkdown(t: Trials, o: { plot?: string; offline: boolean; seconds: number; mismatches: number }): string {
   const all = (arm: Arm, k: number) => pct(t.curves[arm].all[k - 1]);
+  const failed = (arm: Arm) => t.tasks * t.trials - t.perTrial[arm].reduce((a, b) => a + b, 0);
   const server = o.offline
     ? "Arm B's trials after the first ran in-process, without the server (`--trials-offline`): the agent's decisions rest on the environment's reads and the reviewer's probes, never on the server's answers, so its log and final state are the same (eval.itest.ts checks this on trial 0)."
     : t.trials < 2
@@ -104,7 +109,11 @@ chance that k trials of a task all pass — is estimated without bias per task a
 ${renderMarkdown(passKTable(t))}
 ${o.plot ? `\n![pass^k against k, per arm and task kind](${o.plot})\n` : ""}
 All tasks: pass^1 ${all("A", 1)} (A) → ${all("B", 1)} (B); pass^${t.trials} ${all("A", t.trials)} → ${all("B", t.trials)}. Passing tasks per
-trial: arm A ${t.perTrial.A.join(", ")}; arm B ${t.perTrial.B.join(", ")}. ${server}
+trial: arm A ${t.perTrial.A.join(", ")}; arm B ${t.perTrial.B.join(", ")}. Of the ${failed("B")} failed trials of arm B,
+${t.strayOnly.B} had every step's postcondition in place and failed only by a stray write left behind
+(a misrouted call: Reconcile flags it, the receipt names another tool, but nothing undoes it);
+the others were given up after ${MAX_ATTEMPTS} attempts at a step. Arm A: ${failed("A")} failed trials, ${t.strayOnly.A} of
+them by a stray write alone. ${server}
 (The trials took ${o.seconds.toFixed(0)} s on the machine that wrote this.)
 `;
 }
