@@ -69,7 +69,7 @@ describe("pass^k (τ-bench): C(c, k) / C(n, k)", () => {
     const curve = passHatKCurve(counts, 8);
     expect(curve).toHaveLength(8);
     expect(curve[0]).toBeCloseTo(30 / 48, 15);
-    for (let i = 1; i < curve.length; i++) expect(curve[i]).toBeLessThanOrEqual(curve[i - 1]);
+    for (let i = 1; i < curve.length; i++) expect(curve[i]).toBeLessThanOrEqual(curve[i - 1]!);
     expect(curve[7]).toBeCloseTo(2 / 6, 15);
     expect(passHatKCurve([], 8)).toEqual(Array(8).fill(null));
   });

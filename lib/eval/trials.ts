@@ -114,6 +114,9 @@ ${t.strayOnly.B} had every step's postcondition in place and failed only by a st
 (a misrouted call: Reconcile flags it, the receipt names another tool, but nothing undoes it);
 the others were given up after ${MAX_ATTEMPTS} attempts at a step. Arm A: ${failed("A")} failed trials, ${t.strayOnly.A} of
 them by a stray write alone. ${server}
-(The trials took ${o.seconds.toFixed(0)} s on the machine that wrote this.)
+(The trials took ${o.seconds.toFixed(0)} s on the machine that wrote this. The CI test, lib/eval/eval.itest.ts,
+runs 300 tasks × 8 with the trials after the first in-process, having checked that the agent
+without the server makes the same calls, leaves the same environment and logs the same as through
+it; one small trial there goes through the server.)
 `;
 }
