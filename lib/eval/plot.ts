@@ -17,9 +17,9 @@ const COLOURS: Record<TaskKind | "all", string> = {
 const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 export function passKSvg(t: Trials, title = `pass^k, seed ${t.seed}: ${t.tasks} tasks × ${t.trials} trials`): string {
-  const W = 760;
+  const W = 800;
   const H = 440;
-  const m = { left: 56, right: 190, top: 40, bottom: 48 };
+  const m = { left: 56, right: 230, top: 40, bottom: 48 };
   const pw = W - m.left - m.right;
   const ph = H - m.top - m.bottom;
   const x = (k: number) => m.left + (t.trials === 1 ? pw / 2 : ((k - 1) / (t.trials - 1)) * pw);
