@@ -218,7 +218,11 @@ export async function runArmB(o: ArmBOptions): Promise<OpLog[]> {
   }
   // The reviewer works through the audit samples left in the queue: each is probed and confirmed.
   if (!server) {
-    for (const l of log) if (l.sampled) l.review = "verified"; // the environment's reads are faithful: each confirms
+    // The same reviewer without the queue: each sample probed and confirmed, as below.
+    for (const l of log.filter((x) => x.sampled)) {
+      if (l.actual !== "held") throw new Mismatch(`${l.id}: an audit sample whose effect did not hold (the environment's reads are faithful)`);
+      l.review = "verified";
+    }
     return log;
   }
   const byId = new Map(log.map((l) => [l.id, l]));
