@@ -36,8 +36,7 @@ export type OpLog = {
 const claimOfBelief = (held: boolean | null): Claim => (held === null ? "none" : held ? "success" : "other");
 
 /** Arm A: believes the tool. A rejected call is retried (a new call); an accepted one is done. */
-export function runArmA(seed: number, tasks: Task[]): OpLog[] {
-  const world = new World(INDEX_LAG);
+export function runArmA(seed: number, tasks: Task[], world = new World(INDEX_LAG)): OpLog[] {
   const log: OpLog[] = [];
   for (const task of tasks) {
     for (let s = 0; s < task.steps.length; s++) {
@@ -95,7 +94,13 @@ export type Http = (method: string, path: string, body?: unknown) => Promise<{ s
 export type ArmBOptions = {
   seed: number;
   tasks: Task[];
-  http: Http;
+  /**
+   * A real Reconcile server. Without one the agent runs the same script (its decisions rest on
+   * the environment's reads and the reviewer's probes; the server's answers are checked against
+   * them, never consulted), so the log and the environment's final state are the same: what the
+   * pass^k trials rely on (lib/eval/trials.ts; eval.itest.ts shows the two agree).
+   */
+  http?: Http;
   /** Names the run's operations and agent, so that runs on one server stay apart. */
   prefix: string;
   agent: string;
@@ -104,18 +109,40 @@ export type ArmBOptions = {
   tickMs: number;
   /** Drawn as an audit sample at this rate (the server's deterministic draw, for the check). */
   isSampled: (operationId: string) => boolean;
+  /** The environment (default a fresh one), to read its final state afterwards. */
+  world?: World;
 };
 
 class Mismatch extends Error {}
 
 /** Arm B: the same agent with Reconcile in the loop. */
 export async function runArmB(o: ArmBOptions): Promise<OpLog[]> {
-  const world = new World(INDEX_LAG);
+  const world = o.world ?? new World(INDEX_LAG);
+  const http: Http = o.http ?? (() => Promise.reject(new Error("arm B: no server")));
+  const server = o.http !== undefined;
   const log: OpLog[] = [];
   const at = () => new Date(o.startMs + world.now * o.tickMs).toISOString();
   const must = (what: string, res: { status: number; body: any }, ok: number[]) => {
     if (!ok.includes(res.status)) throw new Mismatch(`${what}: HTTP ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
     return res.body;
+  };
+  /** The reviewer's resolution sent to Reconcile, whose effective outcome and retry gate must agree with it. */
+  const resolve = async (id: string, outcome: "verified" | "not_applied", key: string) => {
+    const held = outcome === "verified";
+    must(
+      `resolve ${id}`,
+      await http("POST", `/api/v1/operations/${encodeURIComponent(id)}/corrections`, {
+        action: "resolve",
+        outcome,
+        reason: held ? "probed the backend: the effect is there" : "probed the backend: the effect is not there",
+        ...(held ? { evidence: { object_id: key } } : {}),
+        expected_last_correction_id: null,
+      }),
+      [201],
+    );
+    const now = must(`read ${id}`, await http("GET", `/api/v1/operations/${encodeURIComponent(id)}`), [200]);
+    if ((now.effective_outcome === "verified") !== held) throw new Mismatch(`${id}: resolved ${outcome}, Reconcile says ${now.effective_outcome}`);
+    if (!held && now.retry.decision !== "a new operation may be issued") throw new Mismatch(`${id}: after not_applied the retry gate says ${JSON.stringify(now.retry)}`);
   };
   for (const task of o.tasks) {
     let premise: string | null = null;
@@ -155,28 +182,15 @@ export async function runArmB(o: ArmBOptions): Promise<OpLog[]> {
           canonical_read: reads.map((r) => ({ status: r.read.status, observed_at: r.at, ...(r.read.evidence ? { evidence: r.read.evidence } : {}), reader: { identity: "eval-reader" } })),
           idempotency: { enforced: true, key: id },
         };
-        const answer = must(`ingest ${id}`, await o.http("POST", "/api/v1/receipts", record), [201]);
+        const answer = server ? must(`ingest ${id}`, await http("POST", "/api/v1/receipts", record), [201]) : { outcome: verdict };
         if (answer.outcome !== verdict) throw new Mismatch(`${id}: Reconcile classified it ${answer.outcome}, the environment's shapes say ${verdict}`);
         let review: Review = "none";
         let proceed = verdict === "verified";
         if (verdict === "divergent" || verdict === "uncertain") {
           // Escalated: a reviewer probes the environment and resolves it; the agent then obeys the retry gate.
-          const outcome = held ? "verified" : "not_applied";
-          must(
-            `resolve ${id}`,
-            await o.http("POST", `/api/v1/operations/${encodeURIComponent(id)}/corrections`, {
-              action: "resolve",
-              outcome,
-              reason: held ? "probed the backend: the effect is there" : "probed the backend: the effect is not there",
-              ...(held ? { evidence: { object_id: intent.key } } : {}),
-              expected_last_correction_id: null,
-            }),
-            [201],
-          );
-          review = outcome;
-          const now = must(`read ${id}`, await o.http("GET", `/api/v1/operations/${encodeURIComponent(id)}`), [200]);
-          proceed = now.effective_outcome === "verified";
-          if (!proceed && now.retry.decision !== "a new operation may be issued") throw new Mismatch(`${id}: after not_applied the retry gate says ${JSON.stringify(now.retry)}`);
+          review = held ? "verified" : "not_applied";
+          proceed = held;
+          if (server) await resolve(id, review, intent.key);
         }
         log.push({
           id,
@@ -203,9 +217,17 @@ export async function runArmB(o: ArmBOptions): Promise<OpLog[]> {
     }
   }
   // The reviewer works through the audit samples left in the queue: each is probed and confirmed.
+  if (!server) {
+    // The same reviewer without the queue: each sample probed and confirmed, as below.
+    for (const l of log.filter((x) => x.sampled)) {
+      if (l.actual !== "held") throw new Mismatch(`${l.id}: an audit sample whose effect did not hold (the environment's reads are faithful)`);
+      l.review = "verified";
+    }
+    return log;
+  }
   const byId = new Map(log.map((l) => [l.id, l]));
   for (;;) {
-    const page = must("review queue", await o.http("GET", `/api/v1/operations?needs_review=true&agent=${encodeURIComponent(o.agent)}&limit=200&order=oldest`), [200]);
+    const page = must("review queue", await http("GET", `/api/v1/operations?needs_review=true&agent=${encodeURIComponent(o.agent)}&limit=200&order=oldest`), [200]);
     if (!page.items.length) break;
     for (const item of page.items as { operation_id: string; audit_sample: boolean; effective_outcome: string }[]) {
       const l = byId.get(item.operation_id);
@@ -213,7 +235,7 @@ export async function runArmB(o: ArmBOptions): Promise<OpLog[]> {
       if (l.actual !== "held") throw new Mismatch(`${item.operation_id}: an audit sample whose effect did not hold (the environment's reads are faithful)`);
       must(
         `confirm ${l.id}`,
-        await o.http("POST", `/api/v1/operations/${encodeURIComponent(l.id)}/corrections`, {
+        await http("POST", `/api/v1/operations/${encodeURIComponent(l.id)}/corrections`, {
           action: "resolve",
           outcome: "verified",
           reason: "audit sample: probed the backend, the effect is there",

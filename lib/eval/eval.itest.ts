@@ -1,14 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { baseUrl, call, principal, unique } from "@/lib/testing/integration";
-import { runArmA } from "./arms";
+import { isDrawn } from "@/lib/domain/metrics";
+import { INDEX_LAG, runArmA, runArmB } from "./arms";
 import { compare, metricsOfLog } from "./report";
 import { makeTasks } from "./tasks";
 import { runEval } from "./run";
+import { World } from "./world";
 
 /**
  * `npm run eval` in small (300 tasks) against the suite's real server: Reconcile's metrics for
  * arm B must equal the environment's ground truth, the run must be a function of its seed, and
- * the check must catch a difference when the records stop matching the truth.
+ * the check must catch a difference when the records stop matching the truth. pass^k (issue 37)
+ * in small: 8 trials, those after the first in-process — shown to be the same agent, its log and
+ * final state equal to the server's run — and a tiny run whose extra trial goes through the server.
  */
 describe("Protocol 2 (npm run eval)", () => {
   // Two runs of 300 tasks over HTTP: about a minute on SQLite, more on PostgreSQL on a busy machine.
@@ -16,7 +20,8 @@ describe("Protocol 2 (npm run eval)", () => {
     const { token } = await principal("reviewer", ["ingest", "verify", "read", "review"]);
     const { setAuditSampling } = await import("@/lib/store/settings/audit-sampling");
     const setSampling = (tool: string, rate: number) => setAuditSampling({ tool, rate, by: "eval.itest" });
-    const first = await runEval({ seed: 7, tasks: 300, base: baseUrl, token, setSampling, runId: unique("ev") });
+    const runId = unique("ev");
+    const first = await runEval({ seed: 7, tasks: 300, base: baseUrl, token, setSampling, runId, trials: 8, trialsOffline: true });
     expect(first.mismatches).toEqual([]);
     expect(first.logB.length).toBeGreaterThan(300);
     // Every kind of evidence the table rests on is there.
@@ -28,13 +33,40 @@ describe("Protocol 2 (npm run eval)", () => {
     expect(first.text).toContain("equal the ground truth");
     expect(first.markdown).toContain("| 1. Grounding accuracy |");
 
-    const again = await runEval({ seed: 7, tasks: 300, base: baseUrl, token, setSampling, runId: unique("ev") });
+    // pass^k: trials after the first run arm B in-process. The same agent without the server makes
+    // the same calls and leaves the same environment as the run through the server (trial 0).
+    const tasks = makeTasks(7, 300);
+    const offline = new World(INDEX_LAG);
+    const offlineLog = await runArmB({ seed: 7, tasks, prefix: runId, agent: first.agent, startMs: 0, tickMs: 1, isSampled: (id) => isDrawn(id, 0.1), world: offline });
+    expect(offlineLog).toEqual(first.logB);
+    const trials = first.trials!;
+    expect(offline.tasksAtGoal(tasks).size).toBe(trials.perTrial.B[0]);
+    for (const arm of ["A", "B"] as const) {
+      const all = trials.curves[arm].all as number[];
+      expect(all).toHaveLength(8);
+      for (let k = 1; k < 8; k++) expect(all[k]).toBeLessThanOrEqual(all[k - 1]);
+    }
+    // With Reconcile the agent reaches the goal state more often, and more reliably across runs.
+    expect(trials.curves.B.all[0]!).toBeGreaterThan(trials.curves.A.all[0]!);
+    expect(trials.curves.B.all[7]!).toBeGreaterThan(trials.curves.A.all[7]!);
+    expect(first.text).toContain("pass^8");
+    expect(first.markdown).toContain("## Reliability across runs (pass^k)");
+    expect(first.markdown).toContain("| B | all | 300 |");
+
+    const again = await runEval({ seed: 7, tasks: 300, base: baseUrl, token, setSampling, runId: unique("ev"), trials: 8, trialsOffline: true });
     expect(again.mismatches).toEqual([]);
     expect(again.armA).toEqual(first.armA);
     // Audit draws hash the operation ids, which carry the run's id here (one database for both
     // runs); npm run eval names them by the seed alone, so there the samples repeat too.
     const withoutSamples = (m: typeof first.armB) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, { ...v, from_samples: undefined }]));
     expect(withoutSamples(again.armB)).toEqual(withoutSamples(first.armB));
+    expect(again.trials!.curves).toEqual(trials.curves);
+
+    // A trial through the server, as the full run makes them: Reconcile's metrics are checked in it too.
+    const tiny = await runEval({ seed: 7, tasks: 25, base: baseUrl, token, setSampling, runId: unique("ev"), trials: 2 });
+    expect(tiny.mismatches).toEqual([]);
+    expect(tiny.trialMismatches).toEqual([]);
+    expect(tiny.text).toContain("in trial 1, too, Reconcile's metrics for arm B equal the ground truth");
     // Another seed, another experiment (arm A needs no server).
     expect(metricsOfLog(runArmA(8, makeTasks(8, 300)), "A")).not.toEqual(first.armA);
 

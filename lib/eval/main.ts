@@ -7,12 +7,17 @@
  * Options: --seed N (default 1), --tasks N (default 1000), --rate R (audit sampling, default 0.1),
  * --out FILE (default docs/EVALUATION.md; --out - writes nothing), --database-url URL (an empty
  * PostgreSQL database; default a temporary SQLite file). Needs a build (`npm run build`).
+ * --trials N (issue 37): pass^k for k = 1…N over N trials per task under derived fault seeds,
+ * arm B through the server in each (--trials-offline: trials after the first in-process); adds
+ * the table to the output and to --out, and writes the plot to --plot FILE (default
+ * eval/pass-k.svg beside --out; --plot - writes none).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { startBenchServer } from "../bench/bench-server";
+import { passKSvg } from "./plot";
 import { runEval } from "./run";
 
 const { values } = parseArgs({
@@ -22,6 +27,9 @@ const { values } = parseArgs({
     rate: { type: "string", default: "0.1" },
     out: { type: "string", default: "docs/EVALUATION.md" },
     "database-url": { type: "string" },
+    trials: { type: "string" },
+    "trials-offline": { type: "boolean", default: false },
+    plot: { type: "string" },
   },
 });
 
@@ -42,6 +50,12 @@ async function main() {
     console.error(`--rate is a share between 0 and 1, not ${values.rate}`);
     process.exit(2);
   }
+  const trials = values.trials === undefined ? undefined : positiveInt("trials", values.trials);
+  if (trials === 0) {
+    console.error("--trials must be at least 1");
+    process.exit(2);
+  }
+  const plot = values.plot ?? (values.out === "-" ? "-" : path.join(path.dirname(values.out), "eval", "pass-k.svg"));
   const dir = values["database-url"] ? null : mkdtempSync(path.join(os.tmpdir(), "reconcile-eval-"));
   const url = values["database-url"] ?? `file:${path.join(dir!, "eval.db")}`;
   const { base, token, server } = await startBenchServer(url, "ingest,verify,read,review");
@@ -50,14 +64,24 @@ async function main() {
     process.env.DATABASE_URL = url;
     const { setAuditSampling } = await import("@/lib/store/settings/audit-sampling");
     const started = Date.now();
-    const result = await runEval({ seed, tasks, base, token, samplingRate: rate, setSampling: (tool, r) => setAuditSampling({ tool, rate: r, by: "npm run eval" }) });
+    const result = await runEval({ seed, tasks, base, token, samplingRate: rate, setSampling: (tool, r) => setAuditSampling({ tool, rate: r, by: "npm run eval" }),
+      trials,
+      trialsOffline: values["trials-offline"],
+      plotPath: plot === "-" || values.out === "-" ? undefined : path.relative(path.dirname(values.out), plot),
+      onTrial: (i) => process.stderr.write(`trial ${i + 1}/${trials} done (${((Date.now() - started) / 1000).toFixed(0)} s)\n`),
+    });
     console.log(result.text);
     console.log(`\n(${((Date.now() - started) / 1000).toFixed(1)} s)`);
     if (values.out !== "-") {
       writeFileSync(values.out, result.markdown);
       console.log(`Wrote ${values.out}.`);
     }
-    if (result.mismatches.length) process.exitCode = 1;
+    if (result.trials && plot !== "-") {
+      mkdirSync(path.dirname(plot), { recursive: true });
+      writeFileSync(plot, passKSvg(result.trials));
+      console.log(`Wrote ${plot}.`);
+    }
+    if (result.mismatches.length || result.trialMismatches.length) process.exitCode = 1;
   } finally {
     server.kill("SIGTERM");
     const { disconnect } = await import("@/lib/store/db/db");

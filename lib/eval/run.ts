@@ -1,8 +1,9 @@
 import { isDrawn, metricPart, type MetricName, type Metrics } from "@/lib/domain/metrics";
-import { runArmA, runArmB, type Http, type OpLog } from "./arms";
+import { INDEX_LAG, runArmA, runArmB, type Http, type OpLog } from "./arms";
 import { byKind, compare, factsOfLog, faultRatesTable, metricsOfLog, renderMarkdown, renderText, table, undetectedSilentFailures, type Comparison } from "./report";
 import { makeTasks } from "./tasks";
-import { TOOLS } from "./world";
+import { offlineArmB, passKMarkdown, passKTable, runTrials, type Trials } from "./trials";
+import { TOOLS, World } from "./world";
 
 /**
  * Protocol 2 (000 §VII), end to end: the benchmark, both arms, the paper-style table, and the
@@ -21,6 +22,16 @@ export type EvalOptions = {
   samplingRate?: number;
   /** Names this run's operations and agent (default from the seed). */
   runId?: string;
+  /**
+   * pass^k over this many trials (issue 37): trial 0 is the run above, the others run under
+   * fault seeds derived from the seed, arm B through the server (its metrics checked against the
+   * ground truth in each trial) unless trialsOffline, which runs them in-process.
+   */
+  trials?: number;
+  trialsOffline?: boolean;
+  /** Where the markdown finds the plot (relative to it), when trials are run. */
+  plotPath?: string;
+  onTrial?: (trial: number) => void;
 };
 
 export type EvalResult = {
@@ -33,6 +44,9 @@ export type EvalResult = {
   armB: Metrics;
   product: Metrics;
   mismatches: Comparison;
+  trials?: Trials;
+  /** Trials 1…n−1 through the server: where Reconcile's metrics differ from the ground truth. */
+  trialMismatches: { trial: number; mismatches: Comparison }[];
   text: string;
   markdown: string;
 };
@@ -59,9 +73,10 @@ export async function runEval(o: EvalOptions): Promise<EvalResult> {
   };
   const tasks = makeTasks(o.seed, o.tasks);
   const logA = runArmA(o.seed, tasks);
+  const worldB = new World(INDEX_LAG);
   // Receipt times: within the last two hours, so that no read is dated ahead of the server's clock.
   const tickMs = Math.max(1, Math.floor(5_400_000 / (o.tasks * 20)));
-  const logB = await runArmB({ seed: o.seed, tasks, http, prefix: runId, agent, startMs: Date.now() - 7_200_000, tickMs, isSampled: (id) => isDrawn(id, rate) });
+  const logB = await runArmB({ seed: o.seed, tasks, http, prefix: runId, agent, startMs: Date.now() - 7_200_000, tickMs, isSampled: (id) => isDrawn(id, rate), world: worldB });
   const armA = metricsOfLog(logA, "A");
   const armB = metricsOfLog(logB, "B");
   const res = await http("GET", `/api/v1/metrics?agent=${encodeURIComponent(agent)}`);
@@ -69,6 +84,31 @@ export async function runEval(o: EvalOptions): Promise<EvalResult> {
   const product = (res.body as { metrics: Metrics }).metrics;
   const mismatches = compare(product, armB);
   const explained = mismatches.length ? await explain(http, agent, logB, mismatches) : [];
+  const trialMismatches: EvalResult["trialMismatches"] = [];
+  let trials: Trials | undefined;
+  let trialSeconds = 0;
+  if (o.trials !== undefined) {
+    const started = Date.now();
+    trials = await runTrials({
+      seed: o.seed,
+      tasks,
+      trials: o.trials,
+      onTrial: o.onTrial,
+      armB: async (faultSeed, trial) => {
+        if (trial === 0) return worldB;
+        if (o.trialsOffline) return offlineArmB(tasks, runId)(faultSeed, trial);
+        const world = new World(INDEX_LAG);
+        const agentT = `${runId}-t${trial}-arm-b`;
+        const log = await runArmB({ seed: faultSeed, tasks, http, prefix: `${runId}-t${trial}`, agent: agentT, startMs: Date.now() - 7_200_000, tickMs, isSampled: (id) => isDrawn(id, rate), world });
+        const got = await http("GET", `/api/v1/metrics?agent=${encodeURIComponent(agentT)}`);
+        if (got.status !== 200) throw new Error(`GET /api/v1/metrics: HTTP ${got.status}`);
+        const m = compare((got.body as { metrics: Metrics }).metrics, metricsOfLog(log, "B"));
+        if (m.length) trialMismatches.push({ trial, mismatches: m });
+        return world;
+      },
+    });
+    trialSeconds = (Date.now() - started) / 1000;
+  }
   const rows = table(armA, armB, { a: undetectedSilentFailures(logA), b: undetectedSilentFailures(logB) });
   const text = [
     `Protocol 2, seed ${o.seed}: ${o.tasks} tasks (${tasks.reduce((a, t) => a + t.steps.length, 0)} steps); arm A made ${logA.length} calls, arm B ${logB.length}.`,
@@ -78,9 +118,26 @@ export async function runEval(o: EvalOptions): Promise<EvalResult> {
     mismatches.length
       ? `MISMATCH: Reconcile's metrics for arm B differ from the ground truth:\n${mismatches.map((m) => `  ${m.metric}.${m.field}: Reconcile ${m.product}, ground truth ${m.truth}`).join("\n")}\n${explained.join("\n")}`
       : `Check: the metrics Reconcile computed from arm B's records (GET /api/v1/metrics?agent=${agent}) equal the ground truth (hit, n, unknown and audit samples of all five).`,
+    ...(trials
+      ? [
+          "",
+          `pass^k: ${trials.tasks} tasks × ${trials.trials} trials (trial 0 is the run above; arm B's other trials ${o.trialsOffline ? "in-process, without the server" : "through the server"}; ${trialSeconds.toFixed(1)} s):`,
+          "",
+          renderText(passKTable(trials)),
+          ...(o.trialsOffline || trials.trials < 2
+            ? []
+            : [
+                "",
+                trialMismatches.length
+                  ? `MISMATCH in trials ${trialMismatches.map((t) => `${t.trial} (${t.mismatches.map((m) => `${m.metric}.${m.field} ${m.product} ≠ ${m.truth}`).join("; ")})`).join(", ")}`
+                  : `Check: ${trials.trials === 2 ? "in trial 1" : `in each of trials 1–${trials.trials - 1}`}, too, Reconcile's metrics for arm B equal the ground truth.`,
+              ]),
+        ]
+      : []),
   ].join("\n");
-  const markdown = evaluationMarkdown({ seed: o.seed, tasks: o.tasks, steps: tasks.reduce((a, t) => a + t.steps.length, 0), logA, logB, armA, armB, rows, mismatches, rate, agent });
-  return { seed: o.seed, tasks: o.tasks, agent, logA, logB, armA, armB, product, mismatches, text, markdown };
+  const passK = trials ? passKMarkdown(trials, { plot: o.plotPath, offline: !!o.trialsOffline, seconds: trialSeconds, mismatches: trialMismatches.length }) : "";
+  const markdown = evaluationMarkdown({ passK, trials: trials?.trials, seed: o.seed, tasks: o.tasks, steps: tasks.reduce((a, t) => a + t.steps.length, 0), logA, logB, armA, armB, rows, mismatches, rate, agent });
+  return { seed: o.seed, tasks: o.tasks, agent, logA, logB, armA, armB, product, mismatches, trials, trialMismatches, text, markdown };
 }
 
 /** The operations behind a mismatch: Reconcile's list for each part of the metric against the log's. */
@@ -112,6 +169,8 @@ async function explain(http: Http, agent: string, log: OpLog[], mismatches: Comp
 const pct = (v: number | null) => (v === null ? "—" : `${(v * 100).toFixed(1)} %`);
 
 function evaluationMarkdown(r: {
+  passK: string;
+  trials?: number;
   seed: number;
   tasks: number;
   steps: number;
@@ -127,7 +186,7 @@ function evaluationMarkdown(r: {
   const json = { seed: r.seed, tasks: r.tasks, calls: { A: r.logA.length, B: r.logB.length }, arm_a: r.armA, arm_b: r.armB, check: { passed: r.mismatches.length === 0, mismatches: r.mismatches } };
   return `# Evaluation: Protocol 2, run
 
-Written by \`npm run eval -- --seed ${r.seed} --tasks ${r.tasks}\` (lib/eval/); rerun it to reproduce
+Written by \`npm run eval -- --seed ${r.seed} --tasks ${r.tasks}${r.trials ? ` --trials ${r.trials}` : ""}\` (lib/eval/); rerun it to reproduce
 these figures exactly: the experiment is a function of its seed. The paper (000 §VII) proposes
 Metrics 1–5 and Protocol 2 and runs neither; this is that experiment, with definitions as in
 \`shared/METRICS.md\` (lib/domain/metrics.ts).
@@ -148,7 +207,7 @@ ${
 Where the difference comes from, by task kind:
 
 ${renderMarkdown(byKind(r.logA, r.logB))}
-
+${r.passK}
 ## Method
 
 - **Environment** (lib/eval/world.ts): in-process services with real state — a user store, a file

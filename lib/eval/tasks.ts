@@ -30,7 +30,7 @@ export const FAULT_RATES: Record<TaskKind, Record<Exclude<Fault, "none">, number
 };
 
 /** A number from a string, for seeding one call's draws. */
-function seedOf(...parts: (string | number)[]): number {
+export function seedOf(...parts: (string | number)[]): number {
   return createHash("sha256").update(parts.join("/")).digest().readUInt32LE(0);
 }
 

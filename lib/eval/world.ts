@@ -146,6 +146,33 @@ export class World {
     });
   }
 
+  /**
+   * τ-bench's pass criterion for one task: the environment's final state equals the task's goal
+   * state — every step's intended value, whole, in every backend its tool names, and nothing else
+   * under the task's keys (a misrouted write left behind is a difference too). The primary is
+   * compared, not what a lagging reader sees. Returns the ids of the tasks that pass.
+   */
+  tasksAtGoal(tasks: readonly { id: string; steps: readonly Intent[] }[]): Set<string> {
+    // The state under each task's keys ("t00042-s1", "t00042-s1~misrouted"): backend/key → fingerprint, or null when incomplete.
+    const state = new Map<string, Map<string, string | null>>();
+    for (const [name, b] of this.backends) {
+      for (const [key, e] of b.state) {
+        const task = key.slice(0, key.indexOf("-"));
+        const m = state.get(task) ?? new Map<string, string | null>();
+        m.set(`${name}/${key}`, e.complete ? e.fingerprint : null);
+        state.set(task, m);
+      }
+    }
+    const met = new Set<string>();
+    for (const t of tasks) {
+      const goal = new Map<string, string>();
+      for (const s of t.steps) for (const n of BACKENDS[s.tool]) goal.set(`${n}/${s.key}`, fingerprintOf(s.value));
+      const final = state.get(t.id) ?? new Map<string, string | null>();
+      if (final.size === goal.size && [...goal].every(([k, f]) => final.get(k) === f)) met.add(t.id);
+    }
+    return met;
+  }
+
   /** The canonical read-back an agent can make (the index lags; a category-5 fault makes it unavailable). */
   read(intent: Intent, unavailable: boolean): Read {
     this.now++;
