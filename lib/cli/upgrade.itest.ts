@@ -17,6 +17,7 @@ import { restoreDatabase } from "@/lib/store/db/backup";
 import { adminQuery, dropTestDatabase } from "@/lib/testing/drop-database";
 import { freePort } from "@/lib/testing/ports";
 import { signInHttp } from "@/lib/testing/sessions";
+import { runCli } from "@/lib/testing/cli";
 
 const TAG = "v0.3.0";
 const FIXTURES = path.resolve("lib/testing/upgrade");
@@ -32,16 +33,7 @@ let server: ChildProcess;
 let base: string;
 let log = "";
 
-function cli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", ...args], { env: { ...process.env, DATABASE_URL: url } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("close", (status) => resolve({ status, stdout, stderr }));
-  });
-}
+const cli = (args: string[]) => runCli(url, args);
 
 beforeAll(async () => {
   if (onPostgres) {

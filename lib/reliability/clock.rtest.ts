@@ -9,13 +9,13 @@
  *     back, a read observed at the machine's "now" is an hour in the future and refused; with it
  *     an hour ahead, one observed half an hour past the machine's now is taken.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { divergentRecord, prepareDatabase, startApp, type App, type Tokens } from "./harness";
+import { runCli } from "@/lib/testing/cli";
 
 const HOUR = 3_600_000;
 const dir = mkdtempSync(path.join(os.tmpdir(), "reconcile-clock-"));
@@ -47,16 +47,7 @@ const post = async (token: string, body: unknown) => {
   return { status: res.status, body: text ? JSON.parse(text) : null };
 };
 
-function cli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", ...args], { env: { ...process.env, DATABASE_URL: url } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("close", (status) => resolve({ status, stdout, stderr }));
-  });
-}
+const cli = (args: string[]) => runCli(url, args);
 
 describe("the server's clock jumps under ingest", () => {
   it("an hour forward and two back: nothing lost, seq and chain whole, verdicts unchanged, recorded_at the server's", async () => {

@@ -9,7 +9,7 @@
  *   - once the filler is removed, ingest is taken again without a restart, the export and the
  *     checkpoint work, every acknowledged record is stored and `audit:verify` passes.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync, closeSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -17,6 +17,7 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signInHttp } from "@/lib/testing/sessions";
 import { divergentRecord, prepareDatabase, startApp, type App, type Tokens } from "./harness";
+import { runCli } from "@/lib/testing/cli";
 
 const mount = mkdtempSync(path.join(os.tmpdir(), "reconcile-full-"));
 const file = path.join(mount, "reconcile.db");
@@ -42,18 +43,7 @@ function fill(): number {
   return written;
 }
 
-function cli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", ...args], {
-      env: { ...process.env, DATABASE_URL: url, CHECKPOINT_KEY_FILE: path.join(os.tmpdir(), `reconcile-full-key-${process.pid}.pem`) },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("close", (status) => resolve({ status, stdout, stderr }));
-  });
-}
+const cli = (args: string[]) => runCli(url, args, { CHECKPOINT_KEY_FILE: path.join(os.tmpdir(), `reconcile-full-key-${process.pid}.pem`) });
 
 beforeAll(async () => {
   execFileSync("mount", ["-t", "tmpfs", "-o", "size=48m", "tmpfs", mount]);

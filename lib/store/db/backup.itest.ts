@@ -7,13 +7,13 @@
  * past them), and `audit:verify` passes on it. On SQLite, and on PostgreSQL when
  * INTEGRATION_DATABASE_URL names one.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { divergentRecord, prepareDatabase, startApp, type App, type Tokens } from "@/lib/reliability/harness";
 import { freshDatabase, type FreshDatabase } from "@/lib/testing/own-server";
+import { runCli } from "@/lib/testing/cli";
 
 let db: FreshDatabase;
 let target: FreshDatabase;
@@ -21,17 +21,7 @@ let app: App;
 let tokens: Tokens;
 const dir = mkdtempSync(path.join(os.tmpdir(), "reconcile-backup-"));
 
-/** The command line as an operator runs it, on the database `url` names. */
-function cli(url: string, args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", ...args], { env: { ...process.env, DATABASE_URL: url } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("close", (status) => resolve({ status, stdout, stderr }));
-  });
-}
+const cli = runCli;
 
 beforeAll(async () => {
   db = await freshDatabase("backup");
