@@ -5,6 +5,7 @@ import { currentPrincipal } from "@/lib/auth/session";
 import { authorize, bearerPrincipal } from "./authorize";
 import { discardUnreadBody } from "./body";
 import { ApiError, errorAnswer, unauthenticated } from "./errors";
+import { notePrincipal } from "@/lib/observability/context";
 
 type Handler<P> = (ctx: { req: Request; principal: Principal; params: P }) => Promise<Response>;
 
@@ -20,6 +21,7 @@ export function apiRoute<P = Record<string, never>>(permission: Permission | rea
       if (!principal) {
         throw unauthenticated();
       }
+      notePrincipal(principal.userId);
       if (principal.kind === "session" && !SAFE_METHODS.has(req.method) && !sameOrigin(req)) {
         throw new ApiError("forbidden", "cross-site request refused: send it from this site, or use a token");
       }

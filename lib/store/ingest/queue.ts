@@ -177,3 +177,8 @@ async function settle(group: Group, run: Promise<IngestResult[]>): Promise<void>
     else for (const job of jobs) await ingestRecords(job.records).then(job.resolve, job.reject);
   }
 }
+
+/** Records waiting for a transaction now, in this process (GET /metrics: the group-commit queue's depth). */
+export function queueDepth(): number {
+  return queue.waiting;
+}
