@@ -2,7 +2,7 @@ import "server-only";
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { provider } from "@/lib/store/db/database";
-import { appliedMigrations } from "@/lib/store/queries/vitals";
+import { appliedMigrations, readVitals, type Vitals } from "@/lib/store/queries/vitals";
 import { workerState } from "@/lib/jobs/worker";
 
 /**
@@ -52,4 +52,11 @@ export async function readiness(): Promise<Readiness> {
   // An instance started with RECONCILE_JOBS=off runs no worker by design: ready, and it says so.
   const jobs = { ok: w.state !== "stalled", worker: w.state, last_beat_ms_ago: w.lastBeatAgoMs };
   return { ready: database.ok && migrations.ok && jobs.ok, checks: { database, migrations, jobs } };
+}
+
+/** The audit page's health panel: readiness and the database's figures, read together, and when. */
+export async function serverHealth(): Promise<{ ready: Readiness; vitals: Vitals; now: number }> {
+  const now = Date.now();
+  const [ready, vitals] = await Promise.all([readiness(), readVitals(now)]);
+  return { ready, vitals, now };
 }
