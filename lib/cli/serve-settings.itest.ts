@@ -57,3 +57,11 @@ it("a RECONCILE_CHECKPOINT_EVERY that means nothing stops the server from starti
   await prepareDatabase(url, "bad");
   await expect(servers.start(url, { RECONCILE_CHECKPOINT_EVERY: "15 minutes" })).rejects.toThrow(/RECONCILE_CHECKPOINT_EVERY: "15 minutes" is neither/);
 });
+
+it("LOG_LEVEL and RECONCILE_METRICS_PORT that mean nothing stop the server from starting, naming both", async () => {
+  const url = servers.url("bad-observability");
+  await prepareDatabase(url, "bad");
+  const start = servers.start(url, { LOG_LEVEL: "loud", RECONCILE_METRICS_PORT: "9464x" });
+  await expect(start).rejects.toThrow(/LOG_LEVEL=loud is not one of fatal, error, warn, info, debug, trace, silent/);
+  await expect(start).rejects.toThrow(/RECONCILE_METRICS_PORT=9464x is not a port/);
+});
