@@ -11,6 +11,8 @@ import { prepareDatabase, startApp, type App } from "@/lib/reliability/harness";
 import { freshDatabase, type FreshDatabase } from "@/lib/testing/own-server";
 import { freePort } from "@/lib/testing/ports";
 import { signInHttp } from "@/lib/testing/sessions";
+import { WEBHOOK_TEST_ENV } from "@/lib/webhooks/testing/app";
+import { startReceiver, type Receiver } from "@/lib/webhooks/testing/receiver";
 
 let app: App;
 let fresh: FreshDatabase;
@@ -27,18 +29,21 @@ beforeAll(async () => {
   metricsToken = (await createApiToken({ email: prepared.email, name: "prometheus", scopes: ["metrics"], actor: "itest" })).token;
   await (await import("@/lib/store/db/db")).disconnect();
   scrapePort = await freePort();
-  app = await startApp(fresh.url, { env: { RECONCILE_METRICS_PORT: String(scrapePort), LOG_LEVEL: "info" } });
+  app = await startApp(fresh.url, { env: { ...WEBHOOK_TEST_ENV, RECONCILE_METRICS_PORT: String(scrapePort), LOG_LEVEL: "info" } });
+  receiver = await startReceiver();
   cookie = (await signInHttp(prepared.email, prepared.password, {}, app.base)).cookie!;
 });
 
 afterAll(async () => {
   await app?.stop();
+  await receiver?.close();
   if (before === undefined) delete process.env.DATABASE_URL;
   else process.env.DATABASE_URL = before;
   await fresh?.drop();
 });
 
 let cookie: string;
+let receiver: Receiver;
 
 async function scrape(): Promise<{ text: string; families: Map<string, Family> }> {
   const res = await fetch(`${app.base}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } });
@@ -72,11 +77,12 @@ function histogramCount(s: { text: string }, name: string, labels: Record<string
 }
 
 /**
- * Scrapes until `ready` holds of the scrape (at most 5 s): a request's time is recorded when its
- * last byte is handed to the socket, which can be just after the client has read the answer.
+ * Scrapes until `ready` holds of the scrape (at most `ms`): a request's time is recorded when its
+ * last byte is handed to the socket, which can be just after the client has read the answer, and
+ * webhook deliveries happen in the background.
  */
-async function scrapeUntil(ready: (s: Awaited<ReturnType<typeof scrape>>) => boolean): Promise<Awaited<ReturnType<typeof scrape>>> {
-  const deadline = Date.now() + 5000;
+async function scrapeUntil(ready: (s: Awaited<ReturnType<typeof scrape>>) => boolean, ms = 5000): Promise<Awaited<ReturnType<typeof scrape>>> {
+  const deadline = Date.now() + ms;
   let s = await scrape();
   while (!ready(s) && Date.now() < deadline) s = await scrape();
   return s;
@@ -125,6 +131,22 @@ describe("GET /metrics", () => {
     for (const name of ["process_cpu_user_seconds_total", "nodejs_heap_size_used_bytes", "reconcile_webhook_deliveries_total", "reconcile_verifier_checks_total", "reconcile_jobs_due", "reconcile_job_lag_seconds", "reconcile_checkpoint_age_seconds"]) {
       expect(s1.families.has(name), name).toBe(true);
     }
+  });
+
+  it("counts webhook delivery attempts by result", async () => {
+    const s0 = await scrape();
+    receiver.answers.set("/flaky", (n) => ({ status: n === 0 ? 500 : 204 }));
+    const session = { cookie, origin: app.base };
+    for (const path of ["/ok", "/flaky"]) {
+      const made = await post("/api/v1/webhooks", { url: receiver.url(path) }, session);
+      expect(made.status).toBe(201);
+      const { id } = (await made.json()) as { id: string };
+      expect((await post(`/api/v1/webhooks/${id}/test`, {}, session)).status).toBeLessThan(300);
+    }
+    const attempts = (s: Awaited<ReturnType<typeof scrape>>, result: string) =>
+      value(s, "reconcile_webhook_deliveries_total", { result }) - value(s0, "reconcile_webhook_deliveries_total", { result });
+    const s1 = await scrapeUntil((s) => attempts(s, "delivered") >= 2, 15_000);
+    expect({ delivered: attempts(s1, "delivered"), retry: attempts(s1, "retry"), failed: attempts(s1, "failed") }).toEqual({ delivered: 2, retry: 1, failed: 0 });
   });
 
   it("is refused without the metrics scope, and the loopback port answers without a token", async () => {
