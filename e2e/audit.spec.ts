@@ -9,6 +9,12 @@ test("an admin downloads an NDJSON export from the audit page and it verifies", 
   await page.getByRole("link", { name: "Audit" }).click();
   await expect(page.getByRole("heading", { name: "Audit trail" })).toBeVisible();
   await expect(page.getByText(/^ed25519:/)).toBeVisible();
+  // Server health, for whoever is on call: ready, the chain's head, the checkpoint's age, job lag.
+  const health = page.getByRole("region", { name: "Server health" });
+  await expect(health.getByTestId("readiness")).toHaveText(/^ready/);
+  await expect(health.getByTestId("chain-head")).toHaveText(/seq [\d,]+/);
+  await expect(health.getByTestId("checkpoint-age")).toHaveText(/^(\d+ (s|min)|\d+ h \d+ min|\d+ d \d+ h) since the last one$/);
+  await expect(health.getByTestId("job-lag")).toHaveText(/^(none: no job is waiting past its time|.+ due, the oldest waiting .+)$/);
   const fingerprint = (await page.getByTestId("key-fingerprint").textContent()) ?? "";
   expect(fingerprint).toMatch(/^sha256:[0-9a-f]{64}$/);
   await page.getByText("the public key as PEM, to pin it").click();

@@ -11,6 +11,7 @@ const SCOPE_HINTS: Record<string, string> = {
   export: "export the audit trail",
   review: "resolve, retract and reopen operations",
   admin: "manage verifiers (admins only)",
+  metrics: "scrape GET /metrics for Prometheus (admins only)",
 };
 
 export function CreateTokenForm({ allowed }: { allowed: string[] }) {

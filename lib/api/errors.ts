@@ -2,6 +2,9 @@ import type { z } from "zod";
 import { describeRefusal, type RefusalOptions } from "@/lib/domain/refusal";
 import { isStorageFull, StoreError, type StoreErrorKind } from "@/lib/store/errors";
 import { isDatabaseUnavailable, UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/lib/store/db/unavailable";
+import { currentRequest } from "@/lib/observability/context";
+import { log } from "@/lib/observability/log";
+import { metrics } from "@/lib/observability/metrics";
 
 /** One error class, one code → status table, one JSON shape (shared/API.md "Errors"). */
 
@@ -138,16 +141,28 @@ export function unauthenticated(): ApiError {
 /**
  * Any error as the API answers it: a known one (knownError) as itself (a 401 with its Bearer
  * challenge), anything else as a logged 500 that leaks nothing. Route handlers and the ingest fast path
- * (ingest-node.ts) both answer through this.
+ * (ingest-node.ts) both answer through this. Under the production server every answer carries
+ * the request's id (`request_id`, also the `x-request-id` header), so a person can hand it to
+ * whoever reads the logs.
  */
-export function errorAnswer(e: unknown): { status: number; body: ReturnType<ApiError["toJSON"]>; headers: Record<string, string> } {
+export function errorAnswer(e: unknown): { status: number; body: ErrorBody; headers: Record<string, string> } {
   let error = knownError(e);
+  const request = currentRequest();
   if (!error) {
-    console.error("unhandled error in an API route:", e);
+    log().error({ request_id: request?.id, err: e }, "unhandled error in an API route");
     error = new ApiError("internal", "something went wrong on our side; it has been logged");
   }
+  if (error.code === "overloaded") metrics().ingestOverloaded.inc();
   const headers: Record<string, string> = {};
   if (error.status === 401) headers["www-authenticate"] = 'Bearer realm="reconcile"';
   if (error.retryAfter !== undefined) headers["retry-after"] = String(error.retryAfter);
-  return { status: error.status, body: error.toJSON(), headers };
+  return { status: error.status, body: withRequestId(error.toJSON()), headers };
+}
+
+type ErrorBody = ReturnType<ApiError["toJSON"]> & { error: { request_id?: string } };
+
+/** An error body with the current request's id in it (unchanged outside a request). */
+export function withRequestId<B extends { error: object }>(body: B): B & { error: { request_id?: string } } {
+  const id = currentRequest()?.id;
+  return id ? { ...body, error: { ...body.error, request_id: id } } : body;
 }

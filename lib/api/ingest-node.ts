@@ -2,8 +2,9 @@ import "server-only";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { authorize, bearerPrincipal, INGEST_PERMISSIONS } from "./authorize";
 import { discardNode, readJsonBodyNode } from "./body";
-import { errorAnswer, unauthenticated } from "./errors";
+import { errorAnswer, unauthenticated, withRequestId } from "./errors";
 import { ingestBody, MAX_REQUEST_BYTES } from "./ingest";
+import { notePrincipal } from "@/lib/observability/context";
 
 export const RECEIPTS_PATH = "/api/v1/receipts";
 
@@ -46,7 +47,7 @@ export function answeredUndecodablePath(req: IncomingMessage, res: ServerRespons
     // As the proxy answers it: JSON under /api/, plain text for a page.
     const message = "the request path is not valid percent-encoded UTF-8";
     void discardNode(req).then(() => {
-      if (url.startsWith("/api/")) return send(res, 400, { error: { code: "invalid_request", message } });
+      if (url.startsWith("/api/")) return send(res, 400, withRequestId({ error: { code: "invalid_request", message } }));
       if (res.headersSent || res.destroyed) return;
       res.writeHead(400, { ...SECURITY_HEADERS, "content-type": "text/plain; charset=utf-8", "content-length": Buffer.byteLength(message) });
       res.end(message);
@@ -66,6 +67,7 @@ export async function handleIngestNode(req: IncomingMessage, res: ServerResponse
   try {
     const principal = await bearerPrincipal(req.headers.authorization ?? "");
     if (!principal) throw unauthenticated();
+    notePrincipal(principal.userId);
     await authorize(principal, INGEST_PERMISSIONS, { method: "POST", path: RECEIPTS_PATH, headers: headersOf(req) });
     const { value, bytes } = await readJsonBodyNode(req, MAX_REQUEST_BYTES);
     const result = await ingestBody(value, principal, bytes);
@@ -79,7 +81,7 @@ export async function handleIngestNode(req: IncomingMessage, res: ServerResponse
   }
 }
 
-function send(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}) {
+export function send(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}) {
   if (res.headersSent || res.destroyed) return;
   const text = JSON.stringify(body);
   res.writeHead(status, {
@@ -92,7 +94,7 @@ function send(res: ServerResponse, status: number, body: unknown, extra: Record<
 }
 
 /** The request's headers as a Headers object, with the socket address as Next.js would add it. */
-function headersOf(req: IncomingMessage): Headers {
+export function headersOf(req: IncomingMessage): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);

@@ -9,6 +9,7 @@ import { submitIngest } from "@/lib/store/ingest/queue";
 import { pacer } from "@/lib/store/db/pace";
 import { MiB } from "./body";
 import { ApiError, invalid, refusalError, storeErrorAnswer } from "./errors";
+import { countIngest, type IngestOutcome } from "@/lib/observability/metrics";
 
 export const MAX_REQUEST_BYTES = 4 * MiB;
 export const MAX_RECORD_BYTES = 1 * MiB;
@@ -52,6 +53,24 @@ export function validate(raw: unknown, mayBeLarge: boolean, sender: Sender): Api
 /** One record's answer: refused with its error, or stored (201 when it created its operation, else 200). */
 export type Answer = { index: number; error: ApiError } | { index: number; status: 200 | 201; body: Extract<IngestResult, { body: unknown }>["body"] };
 
+/** Each stored or refused record counted once by outcome (reconcile_ingest_records_total). */
+function counted(results: IngestResult[]): IngestResult[] {
+  const n: Record<IngestOutcome, number> = { created: 0, appended: 0, duplicate: 0, refused: 0 };
+  for (const r of results) n["error" in r ? "refused" : r.created ? "created" : r.body.duplicate ? "duplicate" : "appended"]++;
+  for (const [outcome, count] of Object.entries(n)) countIngest(outcome as IngestOutcome, count);
+  return results;
+}
+
+/** The queue's answer, counted; a request it refuses whole (overloaded) counts its records refused. */
+async function submitCounted(records: ValidRecord[]): Promise<IngestResult[]> {
+  try {
+    return counted(await submitIngest(records));
+  } catch (e) {
+    countIngest("refused", records.length);
+    throw e;
+  }
+}
+
 const answerOf = (r: IngestResult): Answer =>
   "error" in r ? { index: r.index, error: storeErrorAnswer(r.error) } : { index: r.index, status: r.created ? 201 : 200, body: r.body };
 
@@ -77,7 +96,8 @@ export async function ingestList(records: unknown[], sender: Sender, mayBeLarge:
       valid.push({ index, operationId: record.operation_id as string, raw: record, sender, prepared: prepareRecord(record) });
     }
   }
-  return [...failed, ...(await submitIngest(valid)).map(answerOf)].sort((a, b) => a.index - b.index);
+  countIngest("refused", failed.length);
+  return [...failed, ...(await submitCounted(valid)).map(answerOf)].sort((a, b) => a.index - b.index);
 }
 
 /**
@@ -97,9 +117,12 @@ export async function ingestBody(body: unknown, principal: Principal, bodyBytes 
     return { status: allOk ? 200 : 207, body: { results: results.map(asItem) } };
   }
   const error = validate(body, mayBeLarge, sender);
-  if (error) throw error;
+  if (error) {
+    countIngest("refused");
+    throw error;
+  }
   const raw = body as Record<string, unknown>;
-  const [result] = (await submitIngest([{ index: 0, operationId: raw.operation_id as string, raw, sender, prepared: prepareRecord(raw) }])).map(answerOf);
+  const [result] = (await submitCounted([{ index: 0, operationId: raw.operation_id as string, raw, sender, prepared: prepareRecord(raw) }])).map(answerOf);
   if ("error" in result) throw result.error;
   return { status: result.status, body: result.body };
 }

@@ -5,6 +5,7 @@ import { currentPrincipal } from "@/lib/auth/session";
 import { authorize, bearerPrincipal } from "./authorize";
 import { discardUnreadBody } from "./body";
 import { ApiError, errorAnswer, unauthenticated } from "./errors";
+import { currentRequest, notePrincipal, requestIdFrom, withRequest } from "@/lib/observability/context";
 
 type Handler<P> = (ctx: { req: Request; principal: Principal; params: P }) => Promise<Response>;
 
@@ -14,28 +15,47 @@ type Handler<P> = (ctx: { req: Request; principal: Principal; params: P }) => Pr
  * one JSON shape. No route can forget a check, and no internals leak on a 500.
  */
 export function apiRoute<P = Record<string, never>>(permission: Permission | readonly Permission[], handler: Handler<P>) {
-  return async (req: Request, context: { params: Promise<P> }): Promise<Response> => {
-    try {
-      const principal = await authenticate(req);
-      if (!principal) {
-        throw unauthenticated();
+  return (req: Request, context: { params: Promise<P> }): Promise<Response> =>
+    inRequest(req, async () => {
+      try {
+        const principal = await authenticate(req);
+        if (!principal) {
+          throw unauthenticated();
+        }
+        notePrincipal(principal.userId);
+        if (principal.kind === "session" && !SAFE_METHODS.has(req.method) && !sameOrigin(req)) {
+          throw new ApiError("forbidden", "cross-site request refused: send it from this site, or use a token");
+        }
+        await authorize(principal, permission, { method: req.method, path: new URL(req.url).pathname, headers: req.headers });
+        const params = await context.params;
+        // No stored id holds a NUL (PostgreSQL refuses NUL in text, and would answer the lookup
+        // with an error): a path segment carrying one names nothing, for every route at once.
+        for (const v of Object.values(params ?? {})) {
+          if (typeof v === "string" && v.includes("\u0000")) throw new ApiError("not_found", "nothing has an id containing a NUL character");
+        }
+        return await handler({ req, principal, params });
+      } catch (e) {
+        await discardUnreadBody(req);
+        return errorResponse(e);
       }
-      if (principal.kind === "session" && !SAFE_METHODS.has(req.method) && !sameOrigin(req)) {
-        throw new ApiError("forbidden", "cross-site request refused: send it from this site, or use a token");
-      }
-      await authorize(principal, permission, { method: req.method, path: new URL(req.url).pathname, headers: req.headers });
-      const params = await context.params;
-      // No stored id holds a NUL (PostgreSQL refuses NUL in text, and would answer the lookup
-      // with an error): a path segment carrying one names nothing, for every route at once.
-      for (const v of Object.values(params ?? {})) {
-        if (typeof v === "string" && v.includes("\u0000")) throw new ApiError("not_found", "nothing has an id containing a NUL character");
-      }
-      return await handler({ req, principal, params });
-    } catch (e) {
-      await discardUnreadBody(req);
-      return errorResponse(e);
-    }
-  };
+    });
+}
+
+/**
+ * Runs a route's work inside its request's context (lib/observability/context.ts). The
+ * production server opens it for every request; under `next start` or `next dev` the route
+ * opens one itself, so error answers carry a `request_id` and `x-request-id` there too.
+ */
+async function inRequest(req: Request, work: () => Promise<Response>): Promise<Response> {
+  if (currentRequest()) return work();
+  const ctx = { id: requestIdFrom(req.headers.get("x-request-id") ?? undefined) };
+  const res = await withRequest(ctx, work);
+  try {
+    res.headers.set("x-request-id", ctx.id);
+  } catch {
+    // an immutable response (none is made here today): its body still carries the id
+  }
+  return res;
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -79,18 +99,19 @@ const METHODS: Method[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
 /** Authenticates like every route, then answers `answer()`; errors in the one JSON shape. */
 function signedInOnly(answer: (req: Request) => Response) {
-  return async (req: Request): Promise<Response> => {
-    let res: Response;
-    try {
-      if (!(await authenticate(req))) throw unauthenticated();
-      res = answer(req);
-    } catch (e) {
-      res = errorResponse(e);
-    }
-    // Nothing here reads the body: drop it, so the client reads the answer instead of a reset.
-    await discardUnreadBody(req);
-    return res;
-  };
+  return (req: Request): Promise<Response> =>
+    inRequest(req, async () => {
+      let res: Response;
+      try {
+        if (!(await authenticate(req))) throw unauthenticated();
+        res = answer(req);
+      } catch (e) {
+        res = errorResponse(e);
+      }
+      // Nothing here reads the body: drop it, so the client reads the answer instead of a reset.
+      await discardUnreadBody(req);
+      return res;
+    });
 }
 
 /**

@@ -66,3 +66,11 @@ it("a RECONCILE_VERDICT_OTLP_ENDPOINT the export could never use stops the start
   await expect(start).rejects.toThrow(/RECONCILE_VERDICT_OTLP_ENDPOINT: plain http to collector.internal:4318 is not allowed: only https \(RECONCILE_VERDICT_ALLOW_HTTP=1 allows http/);
   await expect(start).rejects.toThrow(/RECONCILE_VERDICT_OTLP_TIMEOUT_MS must be a number of milliseconds > 0, not "soon"/);
 });
+
+it("LOG_LEVEL and RECONCILE_METRICS_PORT that mean nothing stop the server from starting, naming both", async () => {
+  const url = servers.url("bad-observability");
+  await prepareDatabase(url, "bad");
+  const start = servers.start(url, { LOG_LEVEL: "loud", RECONCILE_METRICS_PORT: "9464x" });
+  await expect(start).rejects.toThrow(/LOG_LEVEL=loud is not one of fatal, error, warn, info, debug, trace, silent/);
+  await expect(start).rejects.toThrow(/RECONCILE_METRICS_PORT=9464x is not a port/);
+});

@@ -15,13 +15,18 @@
  * Environment: PORT (3000), HOSTNAME (all interfaces), DATABASE_URL, AUTH_SECRET,
  * KEEP_ALIVE_TIMEOUT_MS, RECONCILE_CHECKPOINT_EVERY (docs/AUDIT.md), the numeric settings of
  * lib/domain/settings.ts (docs/DEPLOY.md, "Settings"), RECONCILE_TRUSTED_PROXIES,
- * RECONCILE_JOBS (`off`: this instance runs no background jobs; lib/jobs/worker.ts).
+ * RECONCILE_JOBS (`off`: this instance runs no background jobs; lib/jobs/worker.ts),
+ * RECONCILE_METRICS_PORT (GET /metrics without a token, on 127.0.0.1), LOG_LEVEL (the JSON log's).
+ *
+ * It also answers GET /metrics carrying a bearer token (Prometheus; lib/api/metrics-node.ts), and
+ * gives every request an id, a log line and its time in the metrics (`observe`).
  * Needs a build (`npm run build`).
  *
  * Background jobs (verifiers' checks, webhooks' deliveries) run here, in the server's process:
  * the job worker claims them from the database under leases (lib/jobs/worker.ts).
  */
-import { createServer, type IncomingMessage } from "node:http";
+import { readFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import path from "node:path";
 import next from "next";
@@ -29,6 +34,10 @@ import { parseCheckpointEvery } from "@/lib/domain/checkpoint";
 import { envSetting, settingProblems } from "@/lib/domain/settings";
 import { CLIENT_ADDRESS_HEADER, clientAddress, isLoopbackHost, parseTrustedProxies, type TrustedProxies } from "@/lib/auth/client-address";
 import { trustClientAddressHeader } from "@/lib/auth/request";
+import { requestIdFrom, withRequest, type RequestContext } from "@/lib/observability/context";
+import { log, logLevel } from "@/lib/observability/log";
+import { metrics } from "@/lib/observability/metrics";
+import { routeMatcher, templatesOf, type RouteMatcher } from "@/lib/observability/routes";
 
 // Everything in this process is server code. `server-only` guards client bundles against
 // server modules (Next.js resolves it per bundle); loaded here directly it would throw.
@@ -53,6 +62,60 @@ function setClientAddress(req: IncomingMessage, proxies: TrustedProxies): void {
   }
 }
 
+/** The routes whose answers are ingest (reconcile_ingest_request_seconds). */
+const INGEST_ROUTES = new Set(["/api/v1/receipts", "/api/v1/otlp/v1/traces"]);
+
+/**
+ * Each request's id (`x-request-id`, kept when a proxy in front sent a sane one), its time in
+ * reconcile_http_request_seconds by route template, and one JSON log line when it ends: API
+ * requests and scrapes at info, pages and assets at debug. Never a header's value: no token or
+ * cookie reaches the log.
+ */
+function observe(req: IncomingMessage, res: ServerResponse, routeOf: RouteMatcher, scrape: boolean): RequestContext {
+  const started = process.hrtime.bigint();
+  const ctx: RequestContext = { id: requestIdFrom(req.headers["x-request-id"]) };
+  res.setHeader("x-request-id", ctx.id);
+  let done = false;
+  // `finish` as the last byte is handed to the socket (`close` alone, for an aborted answer).
+  const end = () => {
+    if (done) return;
+    done = true;
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const url = req.url ?? "/";
+    const q = url.indexOf("?");
+    const pathname = q === -1 ? url : url.slice(0, q);
+    const route = scrape ? "/metrics (scrape)" : routeOf(pathname);
+    const method = req.method ?? "GET";
+    const status = res.statusCode;
+    const m = metrics();
+    m.httpSeconds.observe({ route, method: /^[A-Z]{1,10}$/.test(method) ? method : "other", status: String(status) }, seconds);
+    if (INGEST_ROUTES.has(route) && method === "POST") m.ingestSeconds.observe({ route }, seconds);
+    const line = {
+      request_id: ctx.id,
+      method,
+      route,
+      path: pathname.length > 300 ? pathname.slice(0, 300) + "…" : pathname,
+      status,
+      duration_ms: Math.round(seconds * 1e4) / 10,
+      principal_id: ctx.principalId ?? null,
+      ...(res.writableFinished ? {} : { aborted: true }),
+    };
+    if (scrape || pathname.startsWith("/api/")) log().info(line, "request");
+    else log().debug(line, "request");
+  };
+  res.once("finish", end);
+  res.once("close", end);
+  return ctx;
+}
+
+/** RECONCILE_METRICS_PORT: a port for GET /metrics without a token, on 127.0.0.1 only. */
+function metricsPort(value: string | undefined): number | null {
+  if (value === undefined || value === "") return null;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new Error(`RECONCILE_METRICS_PORT=${value} is not a port (1–65535)`);
+  return n;
+}
+
 /** Settings that mean nothing: said to the operator as they are, without a stack trace. */
 class SettingsRefused extends Error {}
 
@@ -73,15 +136,22 @@ async function main() {
   const proxies = checked(() => parseTrustedProxies(process.env.RECONCILE_TRUSTED_PROXIES));
   const verdictTarget = (await import("@/lib/verdicts/target")).verdictTargetProblem(process.env);
   if (verdictTarget) problems.push(verdictTarget);
+  const scrapePort = checked(() => metricsPort(process.env.RECONCILE_METRICS_PORT));
+  if (process.env.LOG_LEVEL && logLevel() !== process.env.LOG_LEVEL.trim().toLowerCase()) problems.push(`LOG_LEVEL=${process.env.LOG_LEVEL} is not one of fatal, error, warn, info, debug, trace, silent`);
   if (problems.length || !proxies) throw new SettingsRefused(`${problems.length === 1 ? "a setting means" : `${problems.length} settings mean`} nothing:\n  ${problems.join("\n  ")}`);
   const wantedChains = envSetting("RECONCILE_CHAINS");
   const port = envSetting("PORT");
   const hostname = process.env.HOSTNAME || undefined;
-  const app = next({ dev: false, dir: path.resolve(import.meta.dirname, "../.."), hostname, port });
+  const dir = path.resolve(import.meta.dirname, "../..");
+  const app = next({ dev: false, dir, hostname, port });
   const handle = app.getRequestHandler();
   await app.prepare();
   trustClientAddressHeader();
   const { answeredUndecodablePath, handleIngestNode, isFastIngest } = await import("@/lib/api/ingest-node");
+  const { handleLoopbackMetrics, handleMetricsNode, isPrometheusScrape } = await import("@/lib/api/metrics-node");
+  (await import("@/lib/observability/health")).setAppDir(dir);
+  // Route templates for the metrics' `route` label, from the build this server runs.
+  const routeOf = routeMatcher(templatesOf(JSON.parse(readFileSync(path.join(dir, ".next/app-path-routes-manifest.json"), "utf8"))));
   const { setupCodeAtStart } = await import("@/lib/store/people/setup-code");
   const setupCode = await setupCodeAtStart(!isLoopbackHost(hostname));
   // The chain count is fixed when the database is first used, and recorded in it.
@@ -99,15 +169,22 @@ async function main() {
   }
   const server = createServer((req, res) => {
     setClientAddress(req, proxies);
-    if (answeredUndecodablePath(req, res)) return;
-    if (isFastIngest(req)) void handleIngestNode(req, res);
-    else void handle(req, res);
+    const scrape = isPrometheusScrape(req);
+    withRequest(observe(req, res, routeOf, scrape), () => {
+      if (answeredUndecodablePath(req, res)) return;
+      if (isFastIngest(req)) void handleIngestNode(req, res);
+      else if (scrape) void handleMetricsNode(req, res);
+      else void handle(req, res);
+    });
   });
+  const scrapeServer = scrapePort ? createServer((req, res) => void handleLoopbackMetrics(req, res)) : null;
+  scrapeServer?.listen(scrapePort!, "127.0.0.1", () => console.log(`Metrics for Prometheus on http://127.0.0.1:${scrapePort}/metrics (this machine only)`));
   // `next start --keepAliveTimeout`: how long an idle keep-alive connection is kept (Node: 5 s).
   server.keepAliveTimeout = envSetting("KEEP_ALIVE_TIMEOUT_MS");
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => {
       server.close();
+      scrapeServer?.close();
       void Promise.all([app.close(), jobs?.stop()]).finally(() => process.exit(0));
       setTimeout(() => process.exit(0), 3000).unref();
     });

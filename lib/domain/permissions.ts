@@ -5,7 +5,7 @@
 export const ROLES = ["viewer", "reviewer", "admin"] as const;
 export type Role = (typeof ROLES)[number];
 
-export const SCOPES = ["ingest", "verify", "read", "export", "review", "admin"] as const;
+export const SCOPES = ["ingest", "verify", "read", "export", "review", "admin", "metrics"] as const;
 export type Scope = (typeof SCOPES)[number];
 
 const ROLE_RANK: Record<Role, number> = { viewer: 0, reviewer: 1, admin: 2 };
@@ -20,6 +20,8 @@ export const SCOPE_MIN_ROLE: Record<Scope, Role> = {
   review: "reviewer",
   /** Managing verifiers (they make the server send requests, with secrets): admins only. */
   admin: "admin",
+  /** Scraping GET /metrics (instance-wide figures, no operation's content): the operator's, so admins only. */
+  metrics: "admin",
 };
 
 export const PERMISSIONS = {
@@ -34,6 +36,8 @@ export const PERMISSIONS = {
   "verifiers:manage": { scope: "admin", minRole: "admin" },
   /** Admins: a session, or a token with the admin scope (an endpoint receives every operation's summary). */
   "webhooks:manage": { scope: "admin", minRole: "admin" },
+  /** GET /metrics (Prometheus): a token with the metrics scope, or an admin's session. */
+  "server:metrics": { scope: "metrics", minRole: "admin" },
 } as const satisfies Record<string, { scope: Scope | null; minRole: Role }>;
 export type Permission = keyof typeof PERMISSIONS;
 
@@ -70,6 +74,7 @@ const DOING: Record<Permission, string> = {
   "tokens:own": "own API tokens",
   "verifiers:manage": "manage verifiers",
   "webhooks:manage": "manage webhooks",
+  "server:metrics": "read the server's metrics",
 };
 
 /** Why `can` said no, in words: what is missing, a role or a token scope. */

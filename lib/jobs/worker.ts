@@ -22,10 +22,13 @@ type WorkerState = {
   handlers: Map<string, Registered>;
   wake: (() => void) | null;
   woken: boolean;
+  /** When the running worker last went round its loop (epoch ms); null: no worker runs in this process. */
+  beat?: number | null;
+  pollMs?: number;
 };
 
 const root = globalThis as unknown as { __reconcileJobs?: WorkerState };
-const state = (root.__reconcileJobs ??= { handlers: new Map(), wake: null, woken: false });
+const state: WorkerState = (root.__reconcileJobs ??= { handlers: new Map(), wake: null, woken: false });
 
 /** A handler that throws is claimed again at most this many times, then marked failed. */
 export const MAX_ATTEMPTS = 20;
@@ -40,6 +43,17 @@ export function registerJobHandler(kind: string, handler: JobHandler, opts: { co
 export function wakeJobs(): void {
   state.woken = true;
   state.wake?.();
+}
+
+/**
+ * Whether this process's worker is alive (/api/health/ready): `off` when none was started here
+ * (RECONCILE_JOBS=off, or not the production server), `stalled` when its loop has not come
+ * round for 30 s (a loop waits at most its poll interval between rounds), else `running`.
+ */
+export function workerState(now = Date.now()): { state: "running" | "stalled" | "off"; lastBeatAgoMs: number | null } {
+  if (state.beat == null) return { state: "off", lastBeatAgoMs: null };
+  const ago = now - state.beat;
+  return { state: ago > Math.max(30_000, 10 * (state.pollMs ?? DEFAULT_POLL_MS)) ? "stalled" : "running", lastBeatAgoMs: ago };
 }
 
 /** The worker's own backoff for a handler that threw: 1 s, 2 s, 4 s … 5 min. */
@@ -88,8 +102,10 @@ export function startJobWorker(opts: { pollMs?: number; leaseMs?: number; log?: 
       state.wake = done;
     });
 
+  state.pollMs = pollMs;
   const loop = (async () => {
     while (!stopped) {
+      state.beat = Date.now();
       state.woken = false;
       let claimed = 0;
       try {
@@ -124,6 +140,7 @@ export function startJobWorker(opts: { pollMs?: number; leaseMs?: number; log?: 
   return {
     stop: async () => {
       stopped = true;
+      state.beat = null;
       abort.abort();
       state.wake?.();
       await loop;

@@ -76,7 +76,8 @@ export async function startApp(url: string, opts: { port?: number; env?: Record<
   const base = `http://127.0.0.1:${port}`;
   let log = "";
   const child = spawn(process.execPath, serverArgs(), {
-    env: { ...process.env, DATABASE_URL: url, AUTH_SECRET, NODE_ENV: "production", PORT: String(port), HOSTNAME: "127.0.0.1", ...opts.env },
+    // Request log lines only when a test asks (LOG_LEVEL: "info"): they would push the start's lines out of `output()`.
+    env: { ...process.env, DATABASE_URL: url, AUTH_SECRET, NODE_ENV: "production", PORT: String(port), HOSTNAME: "127.0.0.1", LOG_LEVEL: process.env.LOG_LEVEL ?? "warn", ...opts.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout!.on("data", (d) => (log = (log + d).slice(-20_000)));

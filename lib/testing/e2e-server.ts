@@ -31,7 +31,7 @@ async function main() {
     for (const u of DEMO_USERS) await createUser({ ...u, actor: "e2e", via: "demo" });
   }
   await disconnect();
-  startServer({ ...process.env, DATABASE_URL: url, AUTH_SECRET: "e2e-secret-0123456789abcdef0123456789", HOSTNAME: "127.0.0.1" }, port);
+  startServer({ ...process.env, DATABASE_URL: url, AUTH_SECRET: "e2e-secret-0123456789abcdef0123456789", HOSTNAME: "127.0.0.1", LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" }, port);
 }
 
 main().catch((e) => {

@@ -87,6 +87,8 @@ export default async function setup(project: TestProject) {
       PORT: String(port),
       HOSTNAME: "127.0.0.1",
       KEEP_ALIVE_TIMEOUT_MS: "300000",
+      // One JSON line per request would fill the kept log: warnings and errors only, unless asked.
+      LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
       ...NO_AUTOMATIC_CHECKPOINTS,
     },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
 import { AuditExportForm } from "@/components/audit/export-form";
 import { VerifyButton } from "@/components/audit/verify-button";
+import { ServerHealth } from "@/components/audit/server-health";
+import { serverHealth } from "@/lib/observability/health";
 import { requirePage } from "@/lib/auth/session";
 import { formatCheckpoint, keyFingerprint, publicKeyPem } from "@/lib/domain/checkpoint";
 import { chainHead } from "@/lib/store/chain/audit-export";
@@ -12,7 +14,7 @@ export default async function AuditPage() {
   await requirePage("audit:export", "/audit");
   // Looking at the trail is a good moment to sign one if it is due (it also starts the hourly timer).
   await maybeCheckpoint(true);
-  const [head, checkpoint] = await Promise.all([chainHead(), latestCheckpoint()]);
+  const [head, checkpoint, health] = await Promise.all([chainHead(), latestCheckpoint(), serverHealth()]);
   const key = checkpointPublicKey();
   const fingerprint = keyFingerprint(key);
   const every = checkpointEvery();
@@ -63,6 +65,7 @@ export default async function AuditPage() {
           </details>
         ) : null}
       </section>
+      <ServerHealth {...health} />
       <section aria-labelledby="export" className="space-y-3 rounded-xl border border-slate-200 p-4 dark:border-slate-800">
         <h2 id="export" className="font-semibold">Export</h2>
         <p className="text-sm text-slate-700 dark:text-slate-300">

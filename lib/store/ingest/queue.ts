@@ -233,3 +233,8 @@ async function settle(group: Group, run: Promise<IngestResult[]>): Promise<boole
     return false;
   }
 }
+
+/** Records waiting for a transaction now, in this process (GET /metrics: the group-commit queue's depth). */
+export function queueDepth(): number {
+  return queue.waiting;
+}

@@ -1,6 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { isRole, isScope, scopesAllowedFor, type Scope } from "@/lib/domain/permissions";
+import { isRole, isScope, SCOPES, scopesAllowedFor, type Scope } from "@/lib/domain/permissions";
 import { generateToken, hashToken, looksLikeToken } from "@/lib/crypto/tokens";
 import { reader, writeTransaction } from "../db/db";
 import { isStorageFull, StoreError } from "../errors";
@@ -19,7 +19,7 @@ export async function createApiToken(input: {
   const name = input.name.trim();
   if (!name || name.length > 100) throw new StoreError("invalid_input", "a token needs a name of 1–100 characters");
   const unknown = input.scopes.filter((s) => !isScope(s));
-  if (unknown.length) throw new StoreError("invalid_input", `unknown scope ${unknown.join(", ")}; scopes are ingest, read, export, review`);
+  if (unknown.length) throw new StoreError("invalid_input", `unknown scope ${unknown.join(", ")}; scopes are ${SCOPES.join(", ")}`);
   const scopes = [...new Set(input.scopes)] as Scope[];
   if (!scopes.length) throw new StoreError("invalid_input", "a token needs at least one scope");
   const email = normalizeEmail(input.email);
