@@ -25,7 +25,9 @@ async function main() {
     console.log("building the app (next build)…");
     execFileSync(process.execPath, [path.resolve("node_modules/next/dist/bin/next"), "build"], { stdio: "inherit" });
   }
-  const env = { ...(await prepare()), ...demoVerifierEnv() };
+  // The demo's own lines (sign-in, token, what to watch) stay readable: the server's per-request
+  // JSON log lines only at warn unless LOG_LEVEL says otherwise.
+  const env = { LOG_LEVEL: "warn", ...(await prepare()), ...demoVerifierEnv() };
   console.log(cli(["demo:load"], env).trim());
   for (const u of DEMO_USERS) cli(["users:add", "--email", u.email, "--password", u.password, "--role", u.role], env, true);
   const token = cli(["tokens:add", "--email", DEMO_USERS[0].email, "--scopes", "ingest,verify,read,export,review", "--name", `demo ${new Date().toISOString()}`], env)
