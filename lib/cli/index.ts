@@ -281,6 +281,10 @@ function chainsLine(v: unknown): number | null {
 }
 
 async function main(): Promise<number> {
+  // DATABASE_QUERY_TIMEOUT_MS (10 s) bounds what a request may wait on PostgreSQL; a command an
+  // operator runs (a projection rebuild, a verification of millions of records) may take longer
+  // a statement: an hour unless it is set.
+  process.env.DATABASE_QUERY_TIMEOUT_MS ||= "3600000";
   const [command, ...args] = process.argv.slice(2);
   if (!command || command === "help" || command === "--help") {
     console.log(HELP);
