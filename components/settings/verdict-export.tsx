@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { TableScroll } from "@/components/ui/table-scroll";
+import { When } from "@/components/ui/when";
 import type { VerdictExportRow, VerdictExportStatus } from "@/lib/store/queries/verdict-exports";
 import type { describeVerdictTarget } from "@/lib/verdicts/target";
 
@@ -9,15 +10,13 @@ const STATUS_STYLE: Record<VerdictExportStatus, string> = {
   failed: "bg-rose-100 text-rose-900 dark:bg-rose-900 dark:text-rose-100",
 };
 
-const time = (iso: string) => iso.replace("T", " ").replace(/\.\d+Z$/, " UTC");
-
-type Props = { target: ReturnType<typeof describeVerdictTarget>; counts: Record<VerdictExportStatus, number>; items: VerdictExportRow[] };
+type Props = { target: ReturnType<typeof describeVerdictTarget>; counts: Record<VerdictExportStatus, number>; items: VerdictExportRow[]; now: number };
 
 /**
  * Verdicts out (docs/API.md "Verdicts out"): where the OpenTelemetry events go, how many are
  * pending, delivered and failed, and the latest, each with its operation, trace and last error.
  */
-export function VerdictExportPanel({ target, counts, items }: Props) {
+export function VerdictExportPanel({ target, counts, items, now }: Props) {
   return (
     <section id="verdicts" aria-labelledby="verdicts-title" className="space-y-3">
       <h2 id="verdicts-title" className="text-lg font-semibold">
@@ -80,7 +79,9 @@ export function VerdictExportPanel({ target, counts, items }: Props) {
                           {i.attempts} {i.attempts === 1 ? "attempt" : "attempts"}
                         </span>
                       </td>
-                      <td className="py-1 pr-3 whitespace-nowrap">{time(i.created_at)}</td>
+                      <td className="py-1 pr-3 whitespace-nowrap">
+                        <When at={i.created_at} now={now} />
+                      </td>
                       <td className="py-1 pr-3 font-mono text-xs" title={`trace ${i.trace_id}, span ${i.span_id}`}>
                         {i.trace_id.slice(0, 8)}…{i.parented ? " (agent's span)" : " (its own)"}
                       </td>

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { describeRefusal, type RefusalOptions } from "@/lib/domain/refusal";
-import { isStorageFull, StoreError, type StoreErrorKind } from "@/lib/store/errors";
-import { isDatabaseUnavailable, UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/lib/store/db/unavailable";
+import { StoreError, type StoreErrorKind } from "@/lib/store/errors";
+import { isDatabaseUnavailable, isStorageFull, UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/lib/store/db/unavailable";
 import { currentRequest } from "@/lib/observability/context";
 import { log } from "@/lib/observability/log";
 import { metrics } from "@/lib/observability/metrics";

@@ -48,18 +48,3 @@ export function refused(r: Refusal): StoreError {
   return new StoreError(r.code, r.message, r.details);
 }
 
-/**
- * Whether `e` (or what it wraps) is the database refusing a write for want of space: SQLite's
- * SQLITE_FULL ("database or disk is full"), PostgreSQL's 53100 disk_full, or ENOSPC from a file
- * write. Nothing of the write is stored (SQLite and PostgreSQL roll it back), and it succeeds
- * again once space is freed: the caller answers it as such, not as a fault of the server.
- */
-export function isStorageFull(e: unknown): boolean {
-  for (let cur: unknown = e, depth = 0; cur && typeof cur === "object" && depth < 8; depth++) {
-    const { code, message, cause, meta } = cur as { code?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
-    if (code === "SQLITE_FULL" || code === "53100" || code === "ENOSPC") return true;
-    if (typeof message === "string" && /database or disk is full|No space left on device|could not extend file/i.test(message)) return true;
-    cur = cause ?? meta?.driverAdapterError;
-  }
-  return false;
-}

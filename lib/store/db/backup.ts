@@ -21,22 +21,22 @@ import { providerOf } from "./database";
 export type BackupSummary = { file: string; bytes: number; records: number; head: number | null };
 export type Progress = (done: number, total: number) => void;
 
+/** What a database holds, the same query on both. */
+const SUMMARY = "SELECT COUNT(*) AS n, MAX(seq) AS head FROM chain_records";
+const summaryOf = (r: { n: number | string; head: number | string | null }) => ({ records: Number(r.n), head: r.head === null ? null : Number(r.head) });
+
 const sqlitePath = (url: string) => url.replace(/^file:/, "").replace(/\?.*$/, "");
 
-async function sqliteHeads(file: string): Promise<Pick<BackupSummary, "records" | "head">> {
+async function sqliteSummary(file: string): Promise<Pick<BackupSummary, "records" | "head">> {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    const { n, head } = db.prepare("SELECT COUNT(*) AS n, MAX(seq) AS head FROM chain_records").get() as { n: number; head: number | null };
-    return { records: Number(n), head: head === null ? null : Number(head) };
+    return summaryOf(db.prepare(SUMMARY).get() as { n: number; head: number | null });
   } finally {
     db.close();
   }
 }
 
-const SUMMARY = "SELECT COUNT(*) AS n, MAX(seq) AS head FROM chain_records";
-const summaryOf = (r: { n: string; head: string | null }) => ({ records: Number(r.n), head: r.head === null ? null : Number(r.head) });
-
-async function pgHeads(url: string): Promise<Pick<BackupSummary, "records" | "head">> {
+async function pgSummary(url: string): Promise<Pick<BackupSummary, "records" | "head">> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -80,7 +80,7 @@ export async function backupDatabase(url: string, out: string, progress?: Progre
       } finally {
         copy.close();
       }
-      const heads = await sqliteHeads(partial);
+      const heads = await sqliteSummary(partial);
       renameSync(partial, out);
       return { file: out, bytes: statSync(out).size, ...heads };
     }
@@ -155,10 +155,10 @@ export async function restoreDatabase(from: string, url: string, opts: { force?:
     }
     for (const suffix of ["-wal", "-shm"]) rmSync(`${target}${suffix}`, { force: true });
     renameSync(partial, target);
-    return sqliteHeads(target);
+    return sqliteSummary(target);
   }
   // Into a database without records (new, or migrated and never used): whatever schema it has is
   // replaced by the backup's (--clean), in one transaction with the data.
   await run("pg_restore", ["--no-owner", "--no-privileges", "--exit-on-error", "--single-transaction", "--clean", "--if-exists", `--dbname=${libpqUrl(url)}`, from]);
-  return pgHeads(url);
+  return pgSummary(url);
 }

@@ -1,4 +1,7 @@
 /**
+ * The database's errors that are not bugs, recognised through whatever wraps them: the database
+ * unreachable or not answering in time (isDatabaseUnavailable), or its disk full (isStorageFull).
+ *
  * Whether an error means the database could not be reached or did not answer in time — the
  * network to it dropped or black-holed, it stalled, restarted or refused connections — rather
  * than a bug or a refusal. Such a request is answered 503 with Retry-After (lib/api/errors.ts),
@@ -36,20 +39,37 @@ const PRISMA_CODES = new Set(["P1001", "P1002", "P1017", "P2024"]);
 /** Prisma's driver-adapter error kinds of the same meaning (@prisma/driver-adapter-utils). */
 const ADAPTER_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);
 
-export function isDatabaseUnavailable(e: unknown, depth = 0): boolean {
+type DbError = { code?: unknown; message?: unknown; cause?: unknown; kind?: unknown; originalCode?: unknown; meta?: unknown };
+
+/** Whether `test` holds for `e` or for an error it wraps: Prisma wraps the adapter's error (DriverAdapterError's cause, a known request error's meta.driverAdapterError). */
+function inChain(e: unknown, test: (err: DbError) => boolean, depth = 0): boolean {
   if (!e || typeof e !== "object" || depth > 5) return false;
-  const err = e as { code?: unknown; message?: unknown; cause?: unknown; kind?: unknown; originalCode?: unknown; meta?: unknown };
-  if (typeof err.code === "string") {
-    if (SOCKET_CODES.has(err.code) || SQLSTATES.has(err.code) || err.code.startsWith("08") || PRISMA_CODES.has(err.code)) return true;
-  }
-  if (typeof err.originalCode === "string" && (SQLSTATES.has(err.originalCode) || err.originalCode.startsWith("08"))) return true;
-  if (typeof err.kind === "string" && ADAPTER_KINDS.has(err.kind)) return true;
-  if (typeof err.message === "string" && DRIVER_MESSAGES.some((m) => (err.message as string).includes(m))) return true;
-  // Prisma wraps the adapter's error: DriverAdapterError's cause, a known request error's meta.driverAdapterError.
-  if (isDatabaseUnavailable(err.cause, depth + 1)) return true;
+  const err = e as DbError;
+  if (test(err)) return true;
   const meta = err.meta as { driverAdapterError?: unknown } | undefined;
-  if (meta && typeof meta === "object" && isDatabaseUnavailable(meta.driverAdapterError, depth + 1)) return true;
-  return false;
+  return inChain(err.cause, test, depth + 1) || (meta !== null && typeof meta === "object" && inChain(meta.driverAdapterError, test, depth + 1));
+}
+
+export function isDatabaseUnavailable(e: unknown): boolean {
+  return inChain(e, (err) => {
+    if (typeof err.code === "string" && (SOCKET_CODES.has(err.code) || SQLSTATES.has(err.code) || err.code.startsWith("08") || PRISMA_CODES.has(err.code))) return true;
+    if (typeof err.originalCode === "string" && (SQLSTATES.has(err.originalCode) || err.originalCode.startsWith("08"))) return true;
+    if (typeof err.kind === "string" && ADAPTER_KINDS.has(err.kind)) return true;
+    return typeof err.message === "string" && DRIVER_MESSAGES.some((m) => (err.message as string).includes(m));
+  });
+}
+
+/**
+ * Whether the database refused a write for want of space: SQLite's SQLITE_FULL ("database or
+ * disk is full"), PostgreSQL's 53100 disk_full, or ENOSPC from a file write. Nothing of the
+ * write is stored (both roll it back), and it succeeds again once space is freed: answered 507
+ * with Retry-After (lib/api/errors.ts), not as a fault of the server.
+ */
+export function isStorageFull(e: unknown): boolean {
+  return inChain(e, (err) => {
+    if (err.code === "SQLITE_FULL" || err.code === "53100" || err.code === "ENOSPC" || err.originalCode === "53100") return true;
+    return typeof err.message === "string" && /database or disk is full|No space left on device|could not extend file/i.test(err.message);
+  });
 }
 
 /** Seconds a client should wait before sending a request refused for this again. */

@@ -1,11 +1,11 @@
 import "server-only";
 import type { VerdictEvent } from "@/lib/domain/verdicts/event";
 import { reader } from "../db/db";
+import { VERDICT_EXPORT_STATUSES, type VerdictExportStatus } from "../work/verdict-outbox";
 
 /** The verdict export's delivery log (docs/API.md "Verdicts out"), newest first. */
 
-export const VERDICT_EXPORT_STATUSES = ["pending", "delivered", "failed"] as const;
-export type VerdictExportStatus = (typeof VERDICT_EXPORT_STATUSES)[number];
+export { VERDICT_EXPORT_STATUSES, type VerdictExportStatus };
 
 export type VerdictExportRow = {
   id: string;

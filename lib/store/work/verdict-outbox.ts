@@ -8,8 +8,6 @@ import { reader } from "../db/db";
 import { asSql, insertMany, placeholder, selectIn, type SqlLike } from "../db/sql";
 import { enqueueJobs } from "./jobs";
 
-type VerdictExportStatus = "pending" | "delivered" | "failed";
-
 /**
  * The verdict export's outbox (docs/API.md "Verdicts out"). While RECONCILE_VERDICT_OTLP_ENDPOINT
  * is set, each change of an operation's effective outcome (its first verdict included) is a row
@@ -21,6 +19,8 @@ export const VERDICT_JOB_KIND = "verdict.export";
 export const VERDICTS_PER_JOB = 500;
 
 export type VerdictJob = { ids: string[] };
+export const VERDICT_EXPORT_STATUSES = ["pending", "delivered", "failed"] as const;
+export type VerdictExportStatus = (typeof VERDICT_EXPORT_STATUSES)[number];
 
 /** Whether verdicts are exported at all (checked per write: without the setting nothing is written). */
 export const verdictExportOn = (): boolean => Boolean(process.env.RECONCILE_VERDICT_OTLP_ENDPOINT?.trim());

@@ -8,6 +8,7 @@ import { requirePage } from "@/lib/auth/session";
 import { listDeliveries, listEndpoints } from "@/lib/store/settings/webhooks";
 import type { Endpoint } from "@/lib/views/webhooks";
 import { VerdictExportPanel } from "@/components/settings/verdict-export";
+import { renderedAt } from "@/components/ui/when";
 import { listVerdictExports, verdictExportCounts } from "@/lib/store/queries/verdict-exports";
 import { describeVerdictTarget } from "@/lib/verdicts/target";
 
@@ -130,7 +131,7 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
         <CreateWebhookForm />
       </section>
 
-      <VerdictExportPanel target={verdictTarget} counts={verdictCounts} items={verdicts} />
+      <VerdictExportPanel target={verdictTarget} counts={verdictCounts} items={verdicts} now={renderedAt()} />
     </div>
   );
 }
