@@ -4,7 +4,7 @@ import { GuessPolicy } from "@/lib/domain/speculation";
 import { knownChainCount } from "../chain/chain";
 import { maybeCheckpoint } from "../chain/checkpoints";
 import { provider } from "../db/database";
-import { isDatabaseUnavailable, UNAVAILABLE_RETRY_AFTER_SECONDS } from "../db/unavailable";
+import { isDatabaseUnavailable, isStorageFull, UNAVAILABLE_RETRY_AFTER_SECONDS } from "../db/unavailable";
 import { StoreError } from "../errors";
 import { ingestRecords, type IngestResult, type ValidRecord } from "./records";
 import { canSpeculate, ingestGroup, speculate, type Speculation, type Written } from "./speculation";
@@ -228,7 +228,9 @@ async function settle(group: Group, run: Promise<IngestResult[]>): Promise<boole
       for (const job of jobs) job.reject(error);
       return true;
     }
-    if (jobs.length === 1) jobs[0].reject(e);
+    // A full disk: nothing was stored, and trying each request alone would be one more failed write
+    // each on a disk that has no room. All are refused (507) as the group was.
+    if (jobs.length === 1 || isStorageFull(e)) for (const job of jobs) job.reject(e);
     else for (const job of jobs) await ingestRecords(job.records).then(job.resolve, job.reject);
     return false;
   }
