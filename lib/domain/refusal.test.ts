@@ -117,6 +117,26 @@ describe("describeRefusal: a sentence naming the field and what is accepted", ()
     expect(details).toHaveLength(8);
   });
 
+  it("an unknown field is said first, however many other problems come before it: a misspelt name is most often the cause", () => {
+    const input = { outcome: "x", limit: "x", wait: "x", share: "x", needs_review: "x", ouctome: "verified" };
+    const r = query.safeParse(input);
+    if (r.success) throw new Error("accepted");
+    const { message, details } = describeRefusal(r.error, { input, schema: query, key: "parameter" });
+    expect(message).toMatch(/^the record has an unknown parameter "ouctome"; the accepted parameters are outcome, limit, wait, share, needs_review; outcome must be /);
+    expect(message).toMatch(/; and 1 more problem$/);
+    // details stay in the schema's own order
+    expect(details.map((d) => d.path)).toEqual(["outcome", "limit", "wait", "share", "needs_review", "(record)"]);
+  });
+
+  it("one sentence per field: an empty id is 'must not be empty', not also 'not in an accepted form'; details keep both", () => {
+    const id = z.object({ a: z.string().min(1).regex(/^[a-z]+$/, "must be lowercase letters"), b: z.string().min(1).regex(/^[a-z]+$/, "must be lowercase letters") });
+    const r = id.safeParse({ a: "", b: "" });
+    if (r.success) throw new Error("accepted");
+    const { message, details } = describeRefusal(r.error, { input: { a: "", b: "" }, schema: id });
+    expect(message).toBe("a must not be empty; b must not be empty");
+    expect(details).toHaveLength(4);
+  });
+
   it("details keep the schema's own issue: path, code, its message and parameters", () => {
     const r = query.safeParse({ outcome: "nope" });
     if (r.success) throw new Error("accepted");

@@ -38,9 +38,23 @@ type Path = readonly PropertyKey[];
 /** The message (sentences joined by "; ") and the details (the schema's issues, at most 20). */
 export function describeRefusal(error: z.ZodError, opts: RefusalOptions = {}): { message: string; details: IssueDetail[] } {
   const max = opts.max ?? 5;
+  // Unknown keys are said first: a misspelt name is most often the cause of what follows, and a
+  // person reads the first sentences. Then one sentence per field (an empty id is "must not be
+  // empty", not also "not in an accepted form"); details keep every issue in the schema's order.
   // Sentences only for the issues shown: a refused array of 100,000 elements has as many issues.
-  const shown = error.issues.slice(0, max).map((i) => sentenceFor(i, i.path, opts));
-  const rest = error.issues.length - shown.length;
+  const unknownFirst = [...error.issues.filter((i) => i.code === "unrecognized_keys"), ...error.issues.filter((i) => i.code !== "unrecognized_keys")];
+  const said = new Set<string>();
+  const shown: string[] = [];
+  let rest = 0;
+  for (const i of unknownFirst) {
+    const field = i.path.length && i.code !== "unrecognized_keys" ? pathName(i.path) : null;
+    if (field !== null) {
+      if (said.has(field)) continue;
+      said.add(field);
+    }
+    if (shown.length < max) shown.push(sentenceFor(i, i.path, opts));
+    else rest++;
+  }
   if (rest > 0) shown.push(moreProblems(rest));
   return { message: shown.join("; "), details: error.issues.slice(0, MAX_DETAILS).map((i) => detailOf(i, opts.root ?? "(record)")) };
 }
