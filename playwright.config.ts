@@ -11,8 +11,9 @@ const server = (port: number, mode: string) => ({
   reuseExistingServer: false,
   stdout: "pipe" as const,
   stderr: "pipe" as const,
-  // The webhooks spec's receiver listens on 127.0.0.1 over plain HTTP.
-  env: { ...(process.env as Record<string, string>), RECONCILE_WEBHOOK_ALLOW_HTTP: "1", RECONCILE_WEBHOOK_ALLOW_PRIVATE: "1" },
+  // The webhooks spec's receiver listens on 127.0.0.1 over plain HTTP; the verifiers spec saves
+  // the editor's example, which sends {env.X_READ_TOKEN} (listed, and not set: its dry run says so).
+  env: { ...(process.env as Record<string, string>), RECONCILE_WEBHOOK_ALLOW_HTTP: "1", RECONCILE_WEBHOOK_ALLOW_PRIVATE: "1", RECONCILE_VERIFIER_ENV: "X_READ_TOKEN" },
 });
 
 export default defineConfig({

@@ -10,6 +10,8 @@ test("an admin creates a verifier, sees each refusal, dry-runs it against an ope
   await expect(page.getByRole("heading", { name: "Verifiers", level: 1 })).toBeVisible();
   // The empty state says what a verifier is for.
   await expect(page.getByText("No verifiers yet.")).toBeVisible();
+  // Which secrets a verifier may send here: the operator's list (RECONCILE_VERIFIER_ENV).
+  await expect(page.getByTestId("verifier-secret-names")).toHaveText("Variables verifiers may send on this server: X_READ_TOKEN. Its operator lists them in RECONCILE_VERIFIER_ENV.");
   await noSeriousA11yViolations(page);
   await shot(page, "verifiers-empty-desktop");
 

@@ -1,6 +1,9 @@
 import "server-only";
 import { checkJsonShape, isPlainObject } from "@/lib/domain/json";
 import { verifierDefinitionSchema, verifierNameSchema, type VerifierDefinition, type VerifierVersion } from "@/lib/domain/verifier";
+import { secretAllowlistProblems } from "@/lib/domain/verifier-secrets";
+import { pathName } from "@/lib/domain/refusal";
+import { allowedSecretNames } from "@/lib/verifiers/perform";
 import { readJsonBody } from "./body";
 import { ApiError, invalid } from "./errors";
 
@@ -18,6 +21,12 @@ export function parseDefinition(raw: unknown, path = "definition"): VerifierDefi
   if (!isPlainObject(raw)) throw new ApiError("invalid_request", `${path} must be a JSON object`);
   const parsed = verifierDefinitionSchema.safeParse(raw);
   if (!parsed.success) throw invalid("invalid_request", parsed.error, { input: raw, schema: verifierDefinitionSchema, root: path });
+  // Secrets: only the variables the instance's operator lists (verifier-secrets.ts).
+  const secrets = secretAllowlistProblems(parsed.data, allowedSecretNames());
+  if (secrets.length) {
+    const details = secrets.map((p) => ({ path: pathName(p.path), code: "secret_not_allowed", message: p.message }));
+    throw new ApiError("invalid_request", details.map((d) => `${d.path}: ${d.message}`).join("; "), details);
+  }
   return parsed.data;
 }
 

@@ -117,7 +117,7 @@ async function main() {
   const url = values["database-url"] || process.env.BENCH_DATABASE_URL || `file:${path.join(tmp, "bench.db")}`;
   const social = await startSocialService({ visibleAfterMs: 0, keepSeen: false });
   // The allowances a local service needs; set for this benchmark's servers only.
-  Object.assign(process.env, { RECONCILE_VERIFIER_ALLOW_HTTP: "1", RECONCILE_VERIFIER_ALLOW_PRIVATE: "1", SOCIAL_READ_TOKEN: "bench-read-token" });
+  Object.assign(process.env, { RECONCILE_VERIFIER_ALLOW_HTTP: "1", RECONCILE_VERIFIER_ALLOW_PRIVATE: "1", SOCIAL_READ_TOKEN: "bench-read-token", RECONCILE_VERIFIER_ENV: "SOCIAL_READ_TOKEN" });
   const receipts = BATCHES * PER_BATCH;
   console.log(`Reconcile verifier benchmark · ${os.cpus().length} cores · ${url.startsWith("file:") ? "SQLite (embedded)" : "PostgreSQL"} · node ${process.version}`);
   console.log(`${receipts.toLocaleString()} receipts a tool, batches of ${PER_BATCH}, 4 clients · verifier concurrency ${values.concurrency ?? "8 (one), the default (grouped)"} · ${ROUNDS} round(s) of: one transaction a check, then grouped (alternating)\n`);

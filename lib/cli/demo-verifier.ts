@@ -8,9 +8,15 @@
 import { randomBytes } from "node:crypto";
 import { startSocialService, socialVerifier, type SocialService } from "../verifiers/social-service";
 
-/** The server's environment for the demo's verifier: the allowances and the service's read token. */
+/** The server's environment for the demo's verifier: the allowances, the service's read token, and the variables verifiers may send. */
 export function demoVerifierEnv(): Record<string, string> {
-  return { RECONCILE_VERIFIER_ALLOW_HTTP: "1", RECONCILE_VERIFIER_ALLOW_PRIVATE: "1", SOCIAL_READ_TOKEN: `demo-${randomBytes(12).toString("hex")}` };
+  return {
+    RECONCILE_VERIFIER_ALLOW_HTTP: "1",
+    RECONCILE_VERIFIER_ALLOW_PRIVATE: "1",
+    SOCIAL_READ_TOKEN: `demo-${randomBytes(12).toString("hex")}`,
+    // The variables verifiers may send: the demo service's token, and the one the editor's example names.
+    RECONCILE_VERIFIER_ENV: "SOCIAL_READ_TOKEN,X_READ_TOKEN",
+  };
 }
 
 export async function startDemoSocial(appPort: number): Promise<SocialService> {

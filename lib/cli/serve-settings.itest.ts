@@ -67,10 +67,12 @@ it("a RECONCILE_VERDICT_OTLP_ENDPOINT the export could never use stops the start
   await expect(start).rejects.toThrow(/RECONCILE_VERDICT_OTLP_TIMEOUT_MS must be a number of milliseconds > 0, not "soon"/);
 });
 
-it("LOG_LEVEL and RECONCILE_METRICS_PORT that mean nothing stop the server from starting, naming both", async () => {
+it("LOG_LEVEL, RECONCILE_METRICS_PORT and a RECONCILE_VERIFIER_ENV naming the server's own configuration stop the server from starting, naming each", async () => {
   const url = servers.url("bad-observability");
   await prepareDatabase(url, "bad");
-  const start = servers.start(url, { LOG_LEVEL: "loud", RECONCILE_METRICS_PORT: "9464x" });
+  const start = servers.start(url, { LOG_LEVEL: "loud", RECONCILE_METRICS_PORT: "9464x", RECONCILE_VERIFIER_ENV: "X_READ_TOKEN,DATABASE_URL" });
+  await expect(start).rejects.toThrow(/3 settings mean nothing/);
+  await expect(start).rejects.toThrow(/RECONCILE_VERIFIER_ENV names DATABASE_URL: the server's own configuration is never sent to another host/);
   await expect(start).rejects.toThrow(/LOG_LEVEL=loud is not one of fatal, error, warn, info, debug, trace, silent/);
   await expect(start).rejects.toThrow(/RECONCILE_METRICS_PORT=9464x is not a port/);
 });

@@ -32,6 +32,7 @@ import path from "node:path";
 import next from "next";
 import { parseCheckpointEvery } from "@/lib/domain/checkpoint";
 import { envSetting, settingProblems } from "@/lib/domain/settings";
+import { parseSecretAllowlist } from "@/lib/domain/verifier-secrets";
 import { CLIENT_ADDRESS_HEADER, clientAddress, isLoopbackHost, parseTrustedProxies, type TrustedProxies } from "@/lib/auth/client-address";
 import { trustClientAddressHeader } from "@/lib/auth/request";
 import { requestIdFrom, withRequest, type RequestContext } from "@/lib/observability/context";
@@ -137,6 +138,7 @@ async function main() {
   const verdictTarget = (await import("@/lib/verdicts/target")).verdictTargetProblem(process.env);
   if (verdictTarget) problems.push(verdictTarget);
   const scrapePort = checked(() => metricsPort(process.env.RECONCILE_METRICS_PORT));
+  for (const r of parseSecretAllowlist(process.env.RECONCILE_VERIFIER_ENV).refused) problems.push(`RECONCILE_VERIFIER_ENV names ${r.name}: ${r.why}`);
   if (process.env.LOG_LEVEL && logLevel() !== process.env.LOG_LEVEL.trim().toLowerCase()) problems.push(`LOG_LEVEL=${process.env.LOG_LEVEL} is not one of fatal, error, warn, info, debug, trace, silent`);
   if (problems.length || !proxies) throw new SettingsRefused(`${problems.length === 1 ? "a setting means" : `${problems.length} settings mean`} nothing:\n  ${problems.join("\n  ")}`);
   const wantedChains = envSetting("RECONCILE_CHAINS");

@@ -5,7 +5,7 @@ import { mergeEnvelopes } from "./stages";
  * A verifier's templates (shared/VERIFIERS.md "A verifier"): `{intent.params.text}`,
  * `{receipt.receipt_id}`, `{operation_id}`, envelope fields (`{tool.name}`, `{envelope.X}`) take
  * values from the operation's recorded stages; `{env.NAME}` takes a secret from the server's
- * environment. Secrets are never stored and never shown: every rendering has a `shown` twin in
+ * environment, and only those RECONCILE_VERIFIER_ENV names (verifier-secrets.ts). Secrets are never stored and never shown: every rendering has a `shown` twin in
  * which each secret is still written `{env.NAME}`, and texts that may echo one (a response, an
  * error) go through `maskSecrets`.
  */
@@ -17,6 +17,7 @@ const ROOTS = new Set(["intent", "receipt", "operation_id", "env", "envelope", "
 
 /** The server's own configuration is never a verifier's secret (it would leave for another host). */
 const OWN_CONFIGURATION = /^(AUTH_|NEXTAUTH_|DATABASE_URL$|.*_DATABASE_URL$|RECONCILE_|PG[A-Z]*$|NPM_|npm_)/;
+export const isOwnConfiguration = (name: string) => OWN_CONFIGURATION.test(name);
 
 /** What masks a secret wherever one might show. */
 export const MASK = "•••";

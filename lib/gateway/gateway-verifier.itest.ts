@@ -16,7 +16,7 @@ let social: SocialService;
 let gateway: RunningGateway;
 beforeAll(async () => {
   social = await startSocialService({ visibleAfterMs: 600 });
-  app = await startVerifierApp("gateway-verifier", { RECONCILE_VERIFIER_ALLOW_HTTP: "1", RECONCILE_VERIFIER_ALLOW_PRIVATE: "1", SOCIAL_READ_TOKEN: "read-token" });
+  app = await startVerifierApp("gateway-verifier", { RECONCILE_VERIFIER_ALLOW_HTTP: "1", RECONCILE_VERIFIER_ALLOW_PRIVATE: "1", SOCIAL_READ_TOKEN: "read-token", RECONCILE_VERIFIER_ENV: "SOCIAL_READ_TOKEN" });
 });
 afterAll(async () => {
   await gateway?.stop();

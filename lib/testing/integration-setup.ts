@@ -89,6 +89,8 @@ export default async function setup(project: TestProject) {
       KEEP_ALIVE_TIMEOUT_MS: "300000",
       // One JSON line per request would fill the kept log: warnings and errors only, unless asked.
       LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+      // The verifier example (lib/domain/fixtures/verifier-example.ts) sends {env.X_READ_TOKEN}.
+      RECONCILE_VERIFIER_ENV: "X_READ_TOKEN",
       ...NO_AUTOMATIC_CHECKPOINTS,
     },
     stdio: ["ignore", "pipe", "pipe"],

@@ -2,6 +2,7 @@ import "server-only";
 import type { VerifierDefinition } from "@/lib/domain/verifier";
 import { judgeResponse, responseExcerpt, type Judgement, type ShownRequest } from "@/lib/domain/verifier-check";
 import { maskSecrets, processEnv, renderRequest, TemplateError, type SecretSource, type TemplateContext } from "@/lib/domain/verifier-template";
+import { allowlistedSecrets, parseSecretAllowlist } from "@/lib/domain/verifier-secrets";
 import { guardedRequest, outboundPolicy, OutboundRefused, type OutboundRefusal } from "@/lib/outbound/guarded-request";
 import { envSetting } from "@/lib/domain/settings";
 
@@ -40,7 +41,15 @@ export function verifierTimeoutMs(): number {
   return envSetting("RECONCILE_VERIFIER_TIMEOUT_MS");
 }
 
-export async function performCheck(def: VerifierDefinition, ctx: TemplateContext, secrets: SecretSource = processEnv): Promise<Performed> {
+/** The variables RECONCILE_VERIFIER_ENV names, read now (a name taken off the list is never read again). */
+export function allowedSecretNames(): string[] {
+  return parseSecretAllowlist(process.env.RECONCILE_VERIFIER_ENV).names;
+}
+
+/** The server's environment, as far as RECONCILE_VERIFIER_ENV lets verifiers read it. */
+export const verifierSecrets = (): SecretSource => allowlistedSecrets(allowedSecretNames(), processEnv);
+
+export async function performCheck(def: VerifierDefinition, ctx: TemplateContext, secrets: SecretSource = verifierSecrets()): Promise<Performed> {
   let rendered;
   try {
     rendered = renderRequest(def.request, ctx, secrets);

@@ -12,7 +12,7 @@ import { api, owedChecks, startVerifierApp, until, type VerifierApp } from "./te
 
 // A lease of 6 s (above the checks' 5 s deadline) rather than the minute of production: the
 // checks the dead server held come back that much sooner.
-const ENV = { RECONCILE_VERIFIER_ALLOW_HTTP: "1", RECONCILE_VERIFIER_ALLOW_PRIVATE: "1", RECONCILE_VERIFIER_RETRY_MS: "100", RECONCILE_VERIFIER_TIMEOUT_MS: "5000", RECONCILE_JOB_LEASE_MS: "6000", SOCIAL_READ_TOKEN: "crash-token" };
+const ENV = { RECONCILE_VERIFIER_ALLOW_HTTP: "1", RECONCILE_VERIFIER_ALLOW_PRIVATE: "1", RECONCILE_VERIFIER_RETRY_MS: "100", RECONCILE_VERIFIER_TIMEOUT_MS: "5000", RECONCILE_JOB_LEASE_MS: "6000", SOCIAL_READ_TOKEN: "crash-token", RECONCILE_VERIFIER_ENV: "SOCIAL_READ_TOKEN" };
 const OPS = 12;
 const CHECKS = 4;
 

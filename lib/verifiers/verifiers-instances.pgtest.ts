@@ -15,7 +15,7 @@ import { owedChecks, until } from "./testing/verifier-app";
 import { resetPublicSchema } from "@/lib/testing/drop-database";
 
 const url = process.env.RELIABILITY_DATABASE_URL!;
-const ENV = { RECONCILE_VERIFIER_ALLOW_HTTP: "1", RECONCILE_VERIFIER_ALLOW_PRIVATE: "1", RECONCILE_VERIFIER_RETRY_MS: "100", RECONCILE_VERIFIER_TIMEOUT_MS: "5000", SOCIAL_READ_TOKEN: "instances-token" };
+const ENV = { RECONCILE_VERIFIER_ALLOW_HTTP: "1", RECONCILE_VERIFIER_ALLOW_PRIVATE: "1", RECONCILE_VERIFIER_RETRY_MS: "100", RECONCILE_VERIFIER_TIMEOUT_MS: "5000", SOCIAL_READ_TOKEN: "instances-token", RECONCILE_VERIFIER_ENV: "SOCIAL_READ_TOKEN" };
 const OPS = 60;
 // Three checks in the window and one at its end.
 const CHECKS = 4;

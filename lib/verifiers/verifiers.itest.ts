@@ -11,13 +11,21 @@ import { startSocialService, socialVerifier, type SocialService } from "./social
 import { api, startVerifierApp, until, type VerifierApp } from "./testing/verifier-app";
 
 const SECRET = "sekrit-read-token-4711";
+const INSTANCE_CREDENTIAL = "instance-credential-0815";
 let app: VerifierApp;
 let social: SocialService;
 let counter = 0;
 
 beforeAll(async () => {
   social = await startSocialService();
-  app = await startVerifierApp("verifiers", { RECONCILE_VERIFIER_ALLOW_HTTP: "1", RECONCILE_VERIFIER_ALLOW_PRIVATE: "1", SOCIAL_READ_TOKEN: SECRET });
+  app = await startVerifierApp("verifiers", {
+    RECONCILE_VERIFIER_ALLOW_HTTP: "1",
+    RECONCILE_VERIFIER_ALLOW_PRIVATE: "1",
+    SOCIAL_READ_TOKEN: SECRET,
+    RECONCILE_VERIFIER_ENV: "SOCIAL_READ_TOKEN",
+    // An instance credential in the server's environment that no verifier may send.
+    AWS_SECRET_ACCESS_KEY: INSTANCE_CREDENTIAL,
+  });
 });
 afterAll(async () => {
   await app?.stop();
@@ -220,10 +228,36 @@ describe("no SSRF", () => {
   });
 });
 
+describe("RECONCILE_VERIFIER_ENV: the only variables a verifier may send", () => {
+  it("an admin cannot send an instance credential anywhere: saving and dry-running a verifier naming it are refused, nothing is sent or saved", async () => {
+    const svc = await service((_req, res) => res.writeHead(200).end("{}"));
+    try {
+      const leak = socialVerifier(`http://127.0.0.1:${svc.port}`, { name: "leak", tool: "social.leak", checksAt: ["0s"], pendingUntil: "0s" });
+      (leak.request as { headers: Record<string, string> }).headers = { Authorization: "Bearer {env.SOCIAL_READ_TOKEN}", "X-Key": "{env.AWS_SECRET_ACCESS_KEY}" };
+      const saved = await call("/api/v1/verifiers", leak);
+      expect(saved.status).toBe(422);
+      expect(saved.body.error.code).toBe("invalid_request");
+      expect(saved.body.error.message).toBe(
+        "request.headers.X-Key: {env.AWS_SECRET_ACCESS_KEY}: this server lets verifiers use only the environment variables RECONCILE_VERIFIER_ENV names (SOCIAL_READ_TOKEN)",
+      );
+      expect(saved.body.error.details).toEqual([{ path: "request.headers.X-Key", code: "secret_not_allowed", message: expect.stringContaining("{env.AWS_SECRET_ACCESS_KEY}") }]);
+      expect((await call("/api/v1/verifiers/leak")).status).toBe(404);
+      const id = await publish("social.leak", "p-1");
+      const dry = await call("/api/v1/verifiers/leak/dry-run", { operation_id: id, definition: leak });
+      expect(dry.status).toBe(422);
+      expect(dry.body.error.message).toContain("{env.AWS_SECRET_ACCESS_KEY}");
+      expect(JSON.stringify([saved.body, dry.body])).not.toContain(INSTANCE_CREDENTIAL);
+      expect(svc.seen).toEqual([]);
+    } finally {
+      await svc.close();
+    }
+  });
+});
+
 describe("without RECONCILE_VERIFIER_ALLOW_PRIVATE", () => {
   let strict: VerifierApp;
   beforeAll(async () => {
-    strict = await startVerifierApp("verifiers-strict", { RECONCILE_VERIFIER_ALLOW_HTTP: "1", SOCIAL_READ_TOKEN: SECRET });
+    strict = await startVerifierApp("verifiers-strict", { RECONCILE_VERIFIER_ALLOW_HTTP: "1", SOCIAL_READ_TOKEN: SECRET, RECONCILE_VERIFIER_ENV: "SOCIAL_READ_TOKEN" });
   });
   afterAll(async () => strict?.stop());
 

@@ -3,12 +3,14 @@ import { VerifiersAdmin } from "@/components/settings/verifiers";
 import { requirePage } from "@/lib/auth/session";
 import { listOperations, listQuerySchema } from "@/lib/store/queries/list-operations";
 import { listVerifiers } from "@/lib/store/settings/verifiers";
+import { allowedSecretNames } from "@/lib/verifiers/perform";
 
 export const metadata: Metadata = { title: "Verifiers" };
 
 export default async function VerifiersPage() {
   await requirePage("verifiers:manage", "/settings/verifiers");
   const [verifiers, recent] = await Promise.all([listVerifiers(), listOperations(listQuerySchema.parse({ limit: "30" }))]);
+  const secretNames = allowedSecretNames();
   return (
     <div className="space-y-8">
       <div>
@@ -19,6 +21,25 @@ export default async function VerifiersPage() {
           &ldquo;absent&rdquo; read leaves the operation uncertain (&ldquo;observation window open&rdquo;). Secrets are written{" "}
           <code className="font-mono">{"{env.NAME}"}</code> and read from the server&apos;s environment, never stored or shown. Every
           save is a new version; nothing is edited.
+        </p>
+        <p className="mt-2 max-w-3xl text-slate-700 dark:text-slate-300" data-testid="verifier-secret-names">
+          {secretNames.length ? (
+            <>
+              Variables verifiers may send on this server:{" "}
+              {secretNames.map((n, i) => (
+                <span key={n}>
+                  {i ? ", " : ""}
+                  <code className="font-mono">{n}</code>
+                </span>
+              ))}
+              . Its operator lists them in <code className="font-mono">RECONCILE_VERIFIER_ENV</code>.
+            </>
+          ) : (
+            <>
+              This server lets verifiers send no secrets: its operator lists the variables they may use in{" "}
+              <code className="font-mono">RECONCILE_VERIFIER_ENV</code>.
+            </>
+          )}
         </p>
       </div>
       <VerifiersAdmin

@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { allowlistedSecrets, definitionSecrets, parseSecretAllowlist, secretAllowlistProblems } from "./verifier-secrets";
+import { operationContext, renderRequest, TemplateError } from "./verifier-template";
+import { EXAMPLE } from "./fixtures/verifier-example";
+
+const ctx = operationContext("op-1", [{ stage: "receipt", seq: 1, data: { status: "accepted", receipt_id: "r1", observed_at: "2026-08-28T10:00:00Z" }, envelope: null }]);
+const env: Record<string, string> = { X_READ_TOKEN: "read-token", AWS_SECRET_ACCESS_KEY: "instance-credential" };
+
+describe("RECONCILE_VERIFIER_ENV: the environment variables verifiers may use", () => {
+  it("is a list of names, split on commas or spaces; unset or blank names none", () => {
+    expect(parseSecretAllowlist(undefined)).toEqual({ names: [], refused: [] });
+    expect(parseSecretAllowlist("  ")).toEqual({ names: [], refused: [] });
+    expect(parseSecretAllowlist("X_READ_TOKEN, SOCIAL_TOKEN  BILLING_KEY,,")).toEqual({ names: ["X_READ_TOKEN", "SOCIAL_TOKEN", "BILLING_KEY"], refused: [] });
+    expect(parseSecretAllowlist("A,A").names).toEqual(["A"]);
+  });
+
+  it("never names the server's own configuration, nor what is not a variable's name; each refusal says why", () => {
+    const { names, refused } = parseSecretAllowlist("DATABASE_URL,AUTH_SECRET,RECONCILE_ARCHIVE_URL,PGPASSWORD,X_READ_TOKEN,1BAD,a-b");
+    expect(names).toEqual(["X_READ_TOKEN"]);
+    expect(refused.map((r) => r.name)).toEqual(["DATABASE_URL", "AUTH_SECRET", "RECONCILE_ARCHIVE_URL", "PGPASSWORD", "1BAD", "a-b"]);
+    expect(refused[0].why).toMatch(/server's own configuration/);
+    expect(refused[5].why).toMatch(/not an environment variable's name/);
+  });
+});
+
+describe("a definition's secrets against the allowlist", () => {
+  const def = {
+    request: { method: "GET", url: "https://api.example.com/{env.PATH_KEY}/{receipt.receipt_id}", headers: { Authorization: "Bearer {env.X_READ_TOKEN}", "X-Other": "{env.AWS_SECRET_ACCESS_KEY}" }, body: "k={env.X_READ_TOKEN}" },
+  };
+
+  it("every {env.NAME}, where it is written", () => {
+    expect(definitionSecrets(def)).toEqual([
+      { path: ["request", "url"], name: "PATH_KEY" },
+      { path: ["request", "headers", "Authorization"], name: "X_READ_TOKEN" },
+      { path: ["request", "headers", "X-Other"], name: "AWS_SECRET_ACCESS_KEY" },
+      { path: ["request", "body"], name: "X_READ_TOKEN" },
+    ]);
+  });
+
+  it("names each one the allowlist lacks, with the names it has", () => {
+    expect(secretAllowlistProblems(def, ["X_READ_TOKEN"])).toEqual([
+      { path: ["request", "url"], message: "{env.PATH_KEY}: this server lets verifiers use only the environment variables RECONCILE_VERIFIER_ENV names (X_READ_TOKEN)" },
+      { path: ["request", "headers", "X-Other"], message: "{env.AWS_SECRET_ACCESS_KEY}: this server lets verifiers use only the environment variables RECONCILE_VERIFIER_ENV names (X_READ_TOKEN)" },
+    ]);
+    expect(secretAllowlistProblems(def, [])[0].message).toBe("{env.PATH_KEY}: this server lets verifiers use no environment variables (RECONCILE_VERIFIER_ENV names none)");
+    expect(secretAllowlistProblems(def, ["X_READ_TOKEN", "PATH_KEY", "AWS_SECRET_ACCESS_KEY"])).toEqual([]);
+    expect(secretAllowlistProblems(EXAMPLE, ["X_READ_TOKEN"])).toEqual([]);
+  });
+
+  it("at run time, a variable off the list is never read, even when it is set: the check fails naming it", () => {
+    const secrets = allowlistedSecrets(["X_READ_TOKEN"], (name) => env[name]);
+    expect(renderRequest(EXAMPLE.request, ctx, secrets).send.headers.Authorization).toBe("Bearer read-token");
+    const leak = { method: "GET", url: "https://api.example.com/x", headers: { Authorization: "Bearer {env.AWS_SECRET_ACCESS_KEY}" } };
+    expect(() => renderRequest(leak, ctx, secrets)).toThrow(TemplateError);
+    expect(() => renderRequest(leak, ctx, secrets)).toThrow("the environment variable AWS_SECRET_ACCESS_KEY is not one this server lets verifiers use (RECONCILE_VERIFIER_ENV); nothing was sent");
+    let read = false;
+    allowlistedSecrets([], () => ((read = true), "x"));
+    expect(() => renderRequest(leak, ctx, allowlistedSecrets([], () => ((read = true), "x")))).toThrow(TemplateError);
+    expect(read).toBe(false);
+  });
+});
