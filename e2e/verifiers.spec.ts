@@ -64,6 +64,23 @@ test("an admin creates a verifier, sees each refusal, dry-runs it against an ope
   await expect(row).toContainText("3 of 3");
   await expect(row).toContainText("disabled");
 
+  // A stored secret, from the keyboard: its value is typed once and never shown again; a delete asks twice.
+  const secretForm = page.getByRole("form", { name: "Store a secret" });
+  await expect(page.getByText("No secrets stored.")).toBeVisible();
+  await secretForm.getByLabel("Name").fill("X_WRITE_TOKEN");
+  await secretForm.getByLabel("Value").fill("typed-once-4242");
+  await secretForm.getByLabel("Value").press("Enter");
+  await expect(page.getByRole("status").filter({ hasText: "Stored X_WRITE_TOKEN. Verifiers send it as {secret.X_WRITE_TOKEN}." })).toBeVisible();
+  const stored = page.getByRole("list", { name: "Stored secrets" }).getByRole("listitem");
+  await expect(stored).toContainText("X_WRITE_TOKEN");
+  await expect(stored).toContainText("no enabled verifier sends it");
+  await expect(page.locator("body")).not.toContainText("typed-once-4242");
+  await shot(page, "verifiers-secrets-desktop");
+  await page.getByRole("button", { name: "Delete X_WRITE_TOKEN" }).click();
+  await page.getByRole("button", { name: "Confirm deleting X_WRITE_TOKEN" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Deleted X_WRITE_TOKEN." })).toBeVisible();
+  await expect(page.getByText("No secrets stored.")).toBeVisible();
+
   await page.setViewportSize(phone);
   const card = page.getByRole("list", { name: "Verifiers, latest version of each" }).getByRole("listitem");
   await expect(card).toContainText("version 3 of 3 · disabled");

@@ -3,7 +3,7 @@ import { checkJsonShape, isPlainObject } from "@/lib/domain/json";
 import { verifierDefinitionSchema, verifierNameSchema, type VerifierDefinition, type VerifierVersion } from "@/lib/domain/verifier";
 import { secretAllowlistProblems } from "@/lib/domain/verifier-secrets";
 import { pathName } from "@/lib/domain/refusal";
-import { allowedSecretNames } from "@/lib/verifiers/perform";
+import { allowedSecretNames } from "@/lib/verifiers/secrets";
 import { readJsonBody } from "./body";
 import { ApiError, invalid } from "./errors";
 

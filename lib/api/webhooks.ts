@@ -9,7 +9,7 @@ import { envSetting } from "@/lib/domain/settings";
 import { createEndpoint, rotateEndpointSecret, sendTestEvent, updateEndpoint, type Endpoint } from "@/lib/store/settings/webhooks";
 import { publicLinks } from "@/lib/store/work/webhook-outbox";
 import { testEvent } from "@/lib/domain/webhooks/events";
-import { serverSecret } from "@/lib/webhooks/deliver";
+import { serverSecret } from "@/lib/crypto/server-secret";
 import { checkContentType, parseJsonBytes, readBodyBytes, readJsonBody } from "./body";
 import { ApiError, validated } from "./errors";
 import { toolWarnings } from "./warnings";

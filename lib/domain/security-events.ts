@@ -36,6 +36,9 @@ export const securityEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("verifier.version"), name: z.string(), version: z.number(), tool: z.string(), enabled: z.boolean(), definition: z.record(z.string(), z.unknown()), ...base }),
   /** An admin set (or, with rate 0, removed) a tool's audit sampling rate (shared/METRICS.md). */
   z.object({ type: z.literal("audit_sampling.changed"), tool: z.string(), rate: z.number(), ...base }),
+  /** An admin stored a verifier secret (`{secret.NAME}`), new or `replaced`; its value is never chained. */
+  z.object({ type: z.literal("verifier.secret_set"), name: z.string(), replaced: z.boolean(), ...base }),
+  z.object({ type: z.literal("verifier.secret_deleted"), name: z.string(), ...base }),
 ]);
 export type SecurityEvent = z.infer<typeof securityEventSchema>;
 

@@ -34,6 +34,17 @@ describe("templates", () => {
     expect(responseExcerpt(Buffer.from('{"echo":"s3cr3t-token"}'), r.secrets).text).toBe('{"echo":"•••"}');
   });
 
+  it("a stored secret is read from its own source, shown as {secret.NAME} and masked like any other", () => {
+    const source = (name: string, kind?: "env" | "secret") => (kind === "secret" ? ({ SOCIAL_TOKEN: "st0red-value" } as Record<string, string>)[name] : env(name));
+    const r = renderRequest({ method: "POST", url: "https://h/{secret.SOCIAL_TOKEN}", headers: { Authorization: "Bearer {secret.SOCIAL_TOKEN}", "X-Read": "{env.X_READ_TOKEN}" }, body: "t={secret.SOCIAL_TOKEN}" }, ctx, source);
+    expect(r.send).toEqual({ method: "POST", url: "https://h/st0red-value", headers: { Authorization: "Bearer st0red-value", "X-Read": "s3cr3t-token" }, body: "t=st0red-value" });
+    expect(r.shown).toEqual({ method: "POST", url: "https://h/{secret.SOCIAL_TOKEN}", headers: { Authorization: "Bearer {secret.SOCIAL_TOKEN}", "X-Read": "{env.X_READ_TOKEN}" }, body: "t={secret.SOCIAL_TOKEN}" });
+    expect(maskSecrets("echo st0red-value", r.secrets)).toBe("echo •••");
+    expect(() => renderRequest({ method: "GET", url: "https://h/", headers: { Authorization: "{secret.GONE}" } }, ctx, source)).toThrow(
+      new TemplateError("no secret named GONE is stored on this server ({secret.GONE}; an admin adds it under Verifiers, Secrets)"),
+    );
+  });
+
   it("a value the operation lacks, or a secret not set, is a clear error", () => {
     expect(() => renderRequest({ method: "GET", url: "https://h/{receipt.nope}" }, ctx, env)).toThrow(new TemplateError("the operation has no value for {receipt.nope}"));
     expect(() => renderRequest(EXAMPLE.request, ctx, () => undefined)).toThrow(/the environment variable X_READ_TOKEN is not set on this server/);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { allowlistedSecrets, definitionSecrets, parseSecretAllowlist, secretAllowlistProblems } from "./verifier-secrets";
+import { allowlistedSecrets, definitionSecrets, parseSecretAllowlist, secretAllowlistProblems, secretNameProblem, storedSecretNames, verifierSecretBodySchema } from "./verifier-secrets";
 import { operationContext, renderRequest, TemplateError } from "./verifier-template";
 import { EXAMPLE } from "./fixtures/verifier-example";
 
@@ -47,6 +47,16 @@ describe("a definition's secrets against the allowlist", () => {
     expect(secretAllowlistProblems(EXAMPLE, ["X_READ_TOKEN"])).toEqual([]);
   });
 
+  it("stored secrets are not environment variables: the allowlist leaves them alone, and they are listed apart", () => {
+    const withStored = { request: { method: "GET", url: "https://h/{secret.A}", headers: { Authorization: "Bearer {secret.B}", "X-Env": "{env.X_READ_TOKEN}" }, body: "{secret.A}" } };
+    expect(secretAllowlistProblems(withStored, ["X_READ_TOKEN"])).toEqual([]);
+    expect(definitionSecrets(withStored)).toEqual([{ path: ["request", "headers", "X-Env"], name: "X_READ_TOKEN" }]);
+    expect(storedSecretNames(withStored)).toEqual(["A", "B"]);
+    const source = allowlistedSecrets([], (name, kind) => (kind === "secret" ? `stored-${name}` : "env"));
+    expect(source("A", "secret")).toBe("stored-A");
+    expect(() => source("A")).toThrow(TemplateError);
+  });
+
   it("at run time, a variable off the list is never read, even when it is set: the check fails naming it", () => {
     const secrets = allowlistedSecrets(["X_READ_TOKEN"], (name) => env[name]);
     expect(renderRequest(EXAMPLE.request, ctx, secrets).send.headers.Authorization).toBe("Bearer read-token");
@@ -57,5 +67,19 @@ describe("a definition's secrets against the allowlist", () => {
     allowlistedSecrets([], () => ((read = true), "x"));
     expect(() => renderRequest(leak, ctx, allowlistedSecrets([], () => ((read = true), "x")))).toThrow(TemplateError);
     expect(read).toBe(false);
+  });
+});
+
+describe("a stored secret's name and value", () => {
+  it("a name is what {secret.NAME} can name", () => {
+    for (const ok of ["SOCIAL_TOKEN", "_x", "a1", "A".repeat(64)]) expect(secretNameProblem(ok)).toBeNull();
+    for (const bad of ["", "1a", "a-b", "a.b", "A".repeat(65), "é", "a b"]) expect(secretNameProblem(bad)).toMatch(/letters, digits and _/);
+  });
+
+  it("a value is one line of text, not empty, at most 8,192 characters", () => {
+    expect(verifierSecretBodySchema.safeParse({ value: "tok-123 with spaces" }).success).toBe(true);
+    for (const bad of [{ value: "" }, { value: "a\r\nX-Injected: 1" }, { value: "a\u0000" }, { value: "x".repeat(8193) }, { value: 5 }, {}, { value: "x", other: 1 }]) {
+      expect(verifierSecretBodySchema.safeParse(bad).success).toBe(false);
+    }
   });
 });

@@ -1,4 +1,5 @@
-import { isOwnConfiguration, placeholders, TemplateError, type SecretSource } from "./verifier-template";
+import { z } from "zod";
+import { isOwnConfiguration, placeholders, SECRET_NAME, TemplateError, type SecretSource } from "./verifier-template";
 
 /**
  * Which of the server's environment variables a verifier may send: only those the instance's
@@ -30,13 +31,24 @@ export function parseSecretAllowlist(text: string | undefined): { names: string[
 
 type Request = { request: { url: string; headers?: Record<string, string>; body?: string } };
 
-/** Every `{env.NAME}` a definition's request is filled with, and where it is written. */
-export function definitionSecrets(def: Request): { path: (string | number)[]; name: string }[] {
+function requestTexts(def: Request): [(string | number)[], string][] {
   const texts: [(string | number)[], string][] = [[["request", "url"], def.request.url]];
   for (const [k, v] of Object.entries(def.request.headers ?? {})) texts.push([["request", "headers", k], v]);
   if (def.request.body !== undefined) texts.push([["request", "body"], def.request.body]);
+  return texts;
+}
+
+/** The stored secrets (`{secret.NAME}`) a definition's request is filled with, each once. */
+export function storedSecretNames(def: Request): string[] {
+  const names = new Set<string>();
+  for (const [, text] of requestTexts(def)) for (const p of placeholders(text)) if (p.startsWith("secret.")) names.add(p.slice(7));
+  return [...names];
+}
+
+/** Every `{env.NAME}` a definition's request is filled with, and where it is written. */
+export function definitionSecrets(def: Request): { path: (string | number)[]; name: string }[] {
   const out: { path: (string | number)[]; name: string }[] = [];
-  for (const [path, text] of texts) {
+  for (const [path, text] of requestTexts(def)) {
     for (const p of placeholders(text)) if (p.startsWith("env.")) out.push({ path, name: p.slice(4) });
   }
   return out;
@@ -58,11 +70,28 @@ export function secretAllowlistProblems(def: Request, allowed: readonly string[]
   return problems;
 }
 
-/** A secret source that reads only the allowed names; any other is refused before it is read. */
+/** A secret source that reads only the allowed environment variables (any other is refused before it is read); stored secrets pass through. */
 export function allowlistedSecrets(allowed: readonly string[], source: SecretSource): SecretSource {
   const names = new Set(allowed);
-  return (name) => {
+  return (name, kind = "env") => {
+    if (kind === "secret") return source(name, kind);
     if (!names.has(name) || isOwnConfiguration(name)) throw new TemplateError(`the environment variable ${name} is not one this server lets verifiers use (${SECRET_ALLOWLIST_SETTING}); nothing was sent`);
-    return source(name);
+    return source(name, kind);
   };
+}
+
+/** A stored secret's value, as `PUT /api/v1/verifier-secrets/{name}` takes it: one line of text. */
+export const MAX_SECRET_CHARS = 8192;
+export const verifierSecretBodySchema = z.strictObject({
+  value: z
+    .string()
+    .min(1, "must not be empty")
+    .max(MAX_SECRET_CHARS)
+    // It is sent in headers and URLs: a line break would split a header.
+    .regex(/^[^\u0000-\u001f\u007f]*$/, "must be one line of text, without control characters"),
+});
+
+/** Why a stored secret's name cannot be used, or null. */
+export function secretNameProblem(name: string): string | null {
+  return SECRET_NAME.test(name) ? null : "a secret's name is letters, digits and _ (at most 64), not starting with a digit";
 }

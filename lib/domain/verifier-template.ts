@@ -13,7 +13,13 @@ import { mergeEnvelopes } from "./stages";
 const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_-]+)*)\}/g;
 
 /** Where a template may take values from. */
-const ROOTS = new Set(["intent", "receipt", "operation_id", "env", "envelope", "tool", "agent", "trajectory_id", "claimed_outcome", "idempotency", "depends_on"]);
+const ROOTS = new Set(["intent", "receipt", "operation_id", "env", "secret", "envelope", "tool", "agent", "trajectory_id", "claimed_outcome", "idempotency", "depends_on"]);
+
+/** A stored secret's name (`{secret.NAME}`): what the secrets API and the template both accept. */
+export const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+/** Whether a placeholder is a secret, from the environment or stored: sent, never shown or compared. */
+export const isSecretPlaceholder = (p: string) => p.startsWith("env.") || p.startsWith("secret.");
 
 /** The server's own configuration is never a verifier's secret (it would leave for another host). */
 const OWN_CONFIGURATION = /^(AUTH_|NEXTAUTH_|DATABASE_URL$|.*_DATABASE_URL$|RECONCILE_|PG[A-Z]*$|NPM_|npm_)/;
@@ -31,7 +37,8 @@ export function placeholders(text: string): string[] {
 export function templateProblem(text: string): string | null {
   for (const p of placeholders(text)) {
     const [root, ...rest] = p.split(".");
-    if (!ROOTS.has(root)) return `{${p}}: a template takes values from intent, receipt, operation_id, the envelope (tool, agent, trajectory_id, claimed_outcome, idempotency, depends_on, envelope.*) or env`;
+    if (!ROOTS.has(root)) return `{${p}}: a template takes values from intent, receipt, operation_id, the envelope (tool, agent, trajectory_id, claimed_outcome, idempotency, depends_on, envelope.*), env or secret`;
+    if (root === "secret" && (rest.length !== 1 || !SECRET_NAME.test(rest[0]))) return `{${p}}: a stored secret is {secret.NAME}, one name (letters, digits and _, at most 64)`;
     if (root === "env") {
       if (rest.length !== 1 || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(rest[0])) return `{${p}}: a secret is {env.NAME}, one environment variable`;
       if (OWN_CONFIGURATION.test(rest[0])) return `{${p}}: the server's own configuration (${rest[0]}) is never sent to another host`;
@@ -77,9 +84,9 @@ function asText(v: unknown, path: string): string {
   return JSON.stringify(v);
 }
 
-/** Reads a secret: the environment, by default. */
-export type SecretSource = (name: string) => string | undefined;
-export const processEnv: SecretSource = (name) => process.env[name];
+/** Reads a secret: an environment variable (`{env.NAME}`), or a stored one (`{secret.NAME}`). */
+export type SecretSource = (name: string, kind?: "env" | "secret") => string | undefined;
+export const processEnv: SecretSource = (name, kind) => (kind === "secret" ? undefined : process.env[name]);
 
 export type Rendered = { value: string; shown: string; secrets: string[] };
 
@@ -100,10 +107,13 @@ export function render(text: string, ctx: TemplateContext, secrets: SecretSource
     value += literal;
     shown += literal;
     last = m.index + m[0].length;
-    if (path.startsWith("env.")) {
-      const name = path.slice(4);
-      const secret = secrets(name);
-      if (secret === undefined || secret === "") throw new TemplateError(`the environment variable ${name} is not set on this server ({${path}})`);
+    if (isSecretPlaceholder(path)) {
+      const stored = path.startsWith("secret.");
+      const name = path.slice(stored ? 7 : 4);
+      const secret = secrets(name, stored ? "secret" : "env");
+      if (secret === undefined || secret === "") {
+        throw new TemplateError(stored ? `no secret named ${name} is stored on this server ({${path}}; an admin adds it under Verifiers, Secrets)` : `the environment variable ${name} is not set on this server ({${path}})`);
+      }
       used.push(secret);
       value += enc(secret);
       shown += m[0];

@@ -43,13 +43,21 @@ describe("a verifier's definition", () => {
   });
 
   it("templates read known places; secrets only from the environment, never the server's own configuration", () => {
-    expect(problems(change((d) => (d.request.url = "https://api.example.com/{secret.x}"))).join()).toMatch(/\{secret\.x\}: a template takes values from/);
+    expect(problems(change((d) => (d.request.url = "https://api.example.com/{vault.x}"))).join()).toMatch(/\{vault\.x\}: a template takes values from/);
     expect(problems(change((d) => (d.request.headers = { Authorization: "Bearer {env.AUTH_SECRET}" }))).join()).toMatch(/server's own configuration \(AUTH_SECRET\)/);
     expect(problems(change((d) => (d.request.headers = { "X-Api-Key": "{env.DATABASE_URL}" }))).join()).toMatch(/own configuration/);
     expect(problems(change((d) => (d.request.headers = { Authorization: "Bearer abc123" }))).join()).toMatch(/carries a credential: write it as \{env\.NAME\}/);
     expect(problems(change((d) => (d.request.headers = { Host: "x" }))).join()).toMatch(/set by the HTTP client/);
     expect(problems(change((d) => (d.expect[1].when.json = { "/token": "{env.X_READ_TOKEN}" }))).join()).toMatch(/secrets may be sent, never compared/);
     expect(problems(change((d) => (d.expect[1].when.json = { "data/text": "x" }))).join()).toMatch(/JSON pointer/);
+  });
+
+  it("stored secrets: {secret.NAME}, one name; a credential header may carry one; never compared", () => {
+    expect(problems(change((d) => (d.request.headers = { Authorization: "Bearer {secret.SOCIAL_TOKEN}" })))).toEqual([]);
+    expect(problems(change((d) => (d.request.headers = { Authorization: "Bearer {secret.a.b}" }))).join()).toMatch(/a stored secret is \{secret\.NAME\}, one name/);
+    expect(problems(change((d) => (d.request.headers = { Authorization: "Bearer {secret.1x}" }))).join()).toMatch(/a stored secret is \{secret\.NAME\}/);
+    expect(problems(change((d) => (d.request.headers = { Authorization: `Bearer {secret.${"a".repeat(65)}}` }))).join()).toMatch(/a stored secret is \{secret\.NAME\}/);
+    expect(problems(change((d) => (d.expect[1].when.json = { "/token": "{secret.SOCIAL_TOKEN}" }))).join()).toMatch(/secrets may be sent, never compared/);
   });
 
   it("durations", () => {

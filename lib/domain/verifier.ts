@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { readStatuses } from "./wire";
-import { placeholders, templateProblem } from "./verifier-template";
+import { isSecretPlaceholder, placeholders, templateProblem } from "./verifier-template";
 
 /**
  * A verifier (shared/VERIFIERS.md): a declarative postcondition check that Reconcile performs
@@ -100,14 +100,14 @@ export const verifierDefinitionSchema = z
     if (host) problem(["request", "url"], host);
     for (const [k, v] of Object.entries(d.request.headers ?? {})) {
       if (FORBIDDEN_HEADER.test(k)) problem(["request", "headers", k], `${k} is set by the HTTP client, not by a verifier`);
-      else if (SECRET_HEADER.test(k) && v.length && !placeholders(v).some((p) => p.startsWith("env."))) {
-        problem(["request", "headers", k], `${k} carries a credential: write it as {env.NAME} (read from the server's environment, never stored), not as text`);
+      else if (SECRET_HEADER.test(k) && v.length && !placeholders(v).some(isSecretPlaceholder)) {
+        problem(["request", "headers", k], `${k} carries a credential: write it as {env.NAME} (read from the server's environment) or {secret.NAME} (stored encrypted), not as text`);
       }
     }
     d.expect.forEach((r, i) => {
       for (const k of Object.keys(r.when.json ?? {})) if (!pointer.safeParse(k).success) problem(["expect", i, "when", "json", k], 'must be a JSON pointer (RFC 6901), such as "/data/id", or "" for the whole document');
       for (const p of placeholders(JSON.stringify(r.when.json ?? {}))) {
-        if (p.startsWith("env.")) problem(["expect", i, "when", "json"], `{${p}}: secrets may be sent, never compared (a comparison would reveal them)`);
+        if (isSecretPlaceholder(p)) problem(["expect", i, "when", "json"], `{${p}}: secrets may be sent, never compared (a comparison would reveal them)`);
       }
     });
     // The window: every check inside it.

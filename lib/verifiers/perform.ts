@@ -1,8 +1,8 @@
 import "server-only";
 import type { VerifierDefinition } from "@/lib/domain/verifier";
 import { judgeResponse, responseExcerpt, type Judgement, type ShownRequest } from "@/lib/domain/verifier-check";
-import { maskSecrets, processEnv, renderRequest, TemplateError, type SecretSource, type TemplateContext } from "@/lib/domain/verifier-template";
-import { allowlistedSecrets, parseSecretAllowlist } from "@/lib/domain/verifier-secrets";
+import { maskSecrets, renderRequest, TemplateError, type SecretSource, type TemplateContext } from "@/lib/domain/verifier-template";
+import { verifierSecretsFor } from "./secrets";
 import { guardedRequest, outboundPolicy, OutboundRefused, type OutboundRefusal } from "@/lib/outbound/guarded-request";
 import { envSetting } from "@/lib/domain/settings";
 
@@ -41,17 +41,11 @@ export function verifierTimeoutMs(): number {
   return envSetting("RECONCILE_VERIFIER_TIMEOUT_MS");
 }
 
-/** The variables RECONCILE_VERIFIER_ENV names, read now (a name taken off the list is never read again). */
-export function allowedSecretNames(): string[] {
-  return parseSecretAllowlist(process.env.RECONCILE_VERIFIER_ENV).names;
-}
-
-/** The server's environment, as far as RECONCILE_VERIFIER_ENV lets verifiers read it. */
-export const verifierSecrets = (): SecretSource => allowlistedSecrets(allowedSecretNames(), processEnv);
-
-export async function performCheck(def: VerifierDefinition, ctx: TemplateContext, secrets: SecretSource = verifierSecrets()): Promise<Performed> {
+/** `secrets`: where {env.NAME} and {secret.NAME} are read (by default, as lib/verifiers/secrets.ts says). */
+export async function performCheck(def: VerifierDefinition, ctx: TemplateContext, secrets?: SecretSource): Promise<Performed> {
   let rendered;
   try {
+    secrets ??= await verifierSecretsFor(def);
     rendered = renderRequest(def.request, ctx, secrets);
   } catch (e) {
     if (e instanceof TemplateError) return { kind: "failed", request: null, code: "template", error: e.message, retryable: false };

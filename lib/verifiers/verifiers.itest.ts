@@ -254,6 +254,60 @@ describe("RECONCILE_VERIFIER_ENV: the only variables a verifier may send", () =>
   });
 });
 
+describe("stored secrets: {secret.NAME}", () => {
+  it("stored encrypted and never answered; a check sends it, shown as {secret.NAME}; replaced and deleted as chained events", async () => {
+    const STORED = "stored-credential-1729";
+    const put = (value: string) => call("/api/v1/verifier-secrets/SOCIAL_STORED", { value }, "PUT");
+    const first = await put("first-value-0000");
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({ created: true, secret: { name: "SOCIAL_STORED", updated_by: expect.any(String) } });
+    const replaced = await put(STORED);
+    expect(replaced.status).toBe(200);
+    expect(replaced.body.created).toBe(false);
+    // Sealed at rest: neither value is in the database's row, nor in the chain.
+    const rows = await app.db.query<{ sealed: string }>("SELECT sealed FROM verifier_secrets WHERE name = 'SOCIAL_STORED'");
+    expect(rows).toHaveLength(1);
+    expect(rows[0].sealed).toMatch(/^v1\./);
+    const events = await app.db.query<{ payload: string }>("SELECT payload FROM chain_records WHERE kind = 'security' AND payload LIKE '%verifier.secret_%' ORDER BY seq");
+    expect(events.map((e) => JSON.parse(e.payload))).toEqual([
+      expect.objectContaining({ type: "verifier.secret_set", name: "SOCIAL_STORED", replaced: false }),
+      expect.objectContaining({ type: "verifier.secret_set", name: "SOCIAL_STORED", replaced: true }),
+    ]);
+    expect(JSON.stringify([rows, events])).not.toMatch(/first-value|stored-credential/);
+
+    // A verifier sends it; the dry run shows it as {secret.SOCIAL_STORED}, and the list names its user.
+    const post = social.publish("stored text", { visibleAfterMs: 0 });
+    const def = socialVerifier(social.base, { name: "stored", tool: "social.stored", checksAt: ["10m"], pendingUntil: "10m" });
+    (def.request as { headers: Record<string, string> }).headers = { Authorization: "Bearer {secret.SOCIAL_STORED}" };
+    await defineVerifier(def);
+    const id = await publish("social.stored", post.id, "stored text");
+    const seen = social.seen.length;
+    const dry = await call("/api/v1/verifiers/stored/dry-run", { operation_id: id });
+    expect(dry.status).toBe(200);
+    expect(dry.body.request.headers).toEqual({ Authorization: "Bearer {secret.SOCIAL_STORED}" });
+    expect(dry.body.read).toMatchObject({ status: "match" });
+    expect(social.seen.slice(seen).map((r) => r.authorization)).toEqual([`Bearer ${STORED}`]);
+    const list = await call("/api/v1/verifier-secrets");
+    expect(list.status).toBe(200);
+    expect(list.body.items.find((s: any) => s.name === "SOCIAL_STORED")).toMatchObject({ used_by: ["stored"] });
+    expect(JSON.stringify(list.body)).not.toContain(STORED);
+
+    // Refusals: a name {secret.NAME} cannot name, a value with a line break; nothing stored.
+    expect((await call("/api/v1/verifier-secrets/bad-name", { value: "x" }, "PUT")).status).toBe(422);
+    const broken = await call("/api/v1/verifier-secrets/SPLIT", { value: "a\r\nX-Injected: 1" }, "PUT");
+    expect(broken.status).toBe(422);
+    expect(broken.body.error.message).toBe("value must be one line of text, without control characters");
+
+    // Deleted: the next check cannot be filled in, and says so; the list names it as missing.
+    expect((await call("/api/v1/verifier-secrets/SOCIAL_STORED", undefined, "DELETE")).status).toBe(200);
+    expect((await call("/api/v1/verifier-secrets/SOCIAL_STORED", undefined, "DELETE")).status).toBe(404);
+    const after = await call("/api/v1/verifiers/stored/dry-run", { operation_id: id });
+    expect(after.body.error.message).toBe("no secret named SOCIAL_STORED is stored on this server ({secret.SOCIAL_STORED}; an admin adds it under Verifiers, Secrets)");
+    expect(social.seen.length).toBe(seen + 1);
+    expect((await call("/api/v1/verifier-secrets")).body.missing).toContainEqual({ name: "SOCIAL_STORED", used_by: ["stored"] });
+  });
+});
+
 describe("without RECONCILE_VERIFIER_ALLOW_PRIVATE", () => {
   let strict: VerifierApp;
   beforeAll(async () => {

@@ -1,5 +1,5 @@
 import "server-only";
-import { existsSync, readFileSync } from "node:fs";
+import { serverSecret } from "@/lib/crypto/server-secret";
 import { cut } from "@/lib/domain/json";
 import { afterAttempt, ATTEMPT_TIMEOUT_MS, scheduleScale } from "@/lib/domain/webhooks/schedule";
 import { stillAccepted } from "@/lib/domain/webhooks/rotation";
@@ -20,13 +20,6 @@ import type { DeliveryJob } from "@/lib/store/work/webhook-outbox";
  * status, latency and an excerpt of the answer, in the transaction that also ends the job (or
  * before the job is given back for the next attempt).
  */
-
-/** The server's secret that endpoint secrets are sealed under (the same one Auth.js uses). */
-export function serverSecret(): string {
-  if (process.env.AUTH_SECRET) return process.env.AUTH_SECRET;
-  if (existsSync("data/auth-secret")) return readFileSync("data/auth-secret", "utf8").trim();
-  throw new Error("webhook secrets need AUTH_SECRET (npm start creates one under ./data)");
-}
 
 const EXCERPT = 500;
 /** How much of a receiver's answer is read at all. */

@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { openText, sealText } from "../sealed";
 import { Webhook } from "standardwebhooks";
 
 /**
@@ -29,30 +30,16 @@ export function signedHeaders(secrets: string | readonly string[], id: string, a
 
 /**
  * The server must sign, so it must keep the secret itself (an HMAC key cannot be stored as a
- * hash). It is stored encrypted (AES-256-GCM) under a key derived (HKDF-SHA256) from the
- * server's AUTH_SECRET: a copy of the database alone does not reveal it. The text is
- * `v1.<iv>.<tag>.<ciphertext>`, base64url.
+ * hash): sealed as lib/domain/sealed.ts says, under the webhooks' own derived key.
  */
-let derived: { from: string; key: Buffer } | null = null;
-function boxKey(serverSecret: string): Buffer {
-  if (!serverSecret) throw new Error("webhook secrets need AUTH_SECRET (npm start creates one)");
-  if (derived?.from !== serverSecret) derived = { from: serverSecret, key: Buffer.from(hkdfSync("sha256", serverSecret, "reconcile", "webhook endpoint secrets v1", 32)) };
-  return derived.key;
-}
+const PURPOSE = "webhook endpoint secrets v1";
 
 export function sealSecret(secret: string, serverSecret: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", boxKey(serverSecret), iv);
-  const text = Buffer.concat([cipher.update(secret, "utf8"), cipher.final()]);
-  return ["v1", iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), text.toString("base64url")].join(".");
+  return sealText(secret, serverSecret, PURPOSE);
 }
 
 export function openSecret(sealed: string, serverSecret: string): string {
-  const [v, iv, tag, text] = sealed.split(".");
-  if (v !== "v1" || !iv || !tag || text === undefined) throw new Error("a stored webhook secret is not in a known form");
-  const decipher = createDecipheriv("aes-256-gcm", boxKey(serverSecret), Buffer.from(iv, "base64url"));
-  decipher.setAuthTag(Buffer.from(tag, "base64url"));
-  return Buffer.concat([decipher.update(Buffer.from(text, "base64url")), decipher.final()]).toString("utf8");
+  return openText(sealed, serverSecret, PURPOSE);
 }
 
 /** What a list may show of a secret: its first characters, enough to tell two apart. */

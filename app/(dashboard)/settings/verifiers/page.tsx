@@ -3,13 +3,16 @@ import { VerifiersAdmin } from "@/components/settings/verifiers";
 import { requirePage } from "@/lib/auth/session";
 import { listOperations, listQuerySchema } from "@/lib/store/queries/list-operations";
 import { listVerifiers } from "@/lib/store/settings/verifiers";
-import { allowedSecretNames } from "@/lib/verifiers/perform";
+import { allowedSecretNames } from "@/lib/verifiers/secrets";
+import { secretsWithUse } from "@/lib/api/verifier-secrets";
+import { VerifierSecrets } from "@/components/settings/verifier-secrets";
+import { renderedAt } from "@/components/ui/when";
 
 export const metadata: Metadata = { title: "Verifiers" };
 
 export default async function VerifiersPage() {
   await requirePage("verifiers:manage", "/settings/verifiers");
-  const [verifiers, recent] = await Promise.all([listVerifiers(), listOperations(listQuerySchema.parse({ limit: "30" }))]);
+  const [verifiers, recent, secrets] = await Promise.all([listVerifiers(), listOperations(listQuerySchema.parse({ limit: "30" })), secretsWithUse()]);
   const secretNames = allowedSecretNames();
   return (
     <div className="space-y-8">
@@ -19,8 +22,9 @@ export default async function VerifiersPage() {
           A verifier is a check Reconcile performs itself: after each receipt of its tool it reads the canonical resource again
           and again over an observation window, and records each read on the operation&apos;s timeline. Until the window closes an
           &ldquo;absent&rdquo; read leaves the operation uncertain (&ldquo;observation window open&rdquo;). Secrets are written{" "}
-          <code className="font-mono">{"{env.NAME}"}</code> and read from the server&apos;s environment, never stored or shown. Every
-          save is a new version; nothing is edited.
+          <code className="font-mono">{"{env.NAME}"}</code> (from the server&apos;s environment) or{" "}
+          <code className="font-mono">{"{secret.NAME}"}</code> (stored encrypted, below), and never shown. Every save is a new version;
+          nothing is edited.
         </p>
         <p className="mt-2 max-w-3xl text-slate-700 dark:text-slate-300" data-testid="verifier-secret-names">
           {secretNames.length ? (
@@ -46,6 +50,7 @@ export default async function VerifiersPage() {
         verifiers={verifiers.map((v) => ({ name: v.name, version: v.version, versions: v.versions, tool: v.tool, enabled: v.enabled, definition: v.definition, created_at: v.created_at, created_by: v.created_by }))}
         recent={recent.items.map((o) => ({ id: o.operation_id, tool: o.tool }))}
       />
+      <VerifierSecrets secrets={secrets.items} missing={secrets.missing} now={renderedAt()} />
     </div>
   );
 }

@@ -1,0 +1,34 @@
+import "server-only";
+import { openText, sealText } from "@/lib/domain/sealed";
+import { serverSecret } from "@/lib/crypto/server-secret";
+import { allowlistedSecrets, parseSecretAllowlist, storedSecretNames } from "@/lib/domain/verifier-secrets";
+import { processEnv, type SecretSource } from "@/lib/domain/verifier-template";
+import { sealedVerifierSecrets } from "@/lib/store/settings/verifier-secrets";
+
+/**
+ * Where a verifier's secrets come from: `{env.NAME}` from the server's environment, only the
+ * variables RECONCILE_VERIFIER_ENV lists (read at each check: a name taken off the list is never
+ * read again); `{secret.NAME}` from the stored secrets, opened just before the request is sent.
+ */
+
+const PURPOSE = "verifier secrets v1";
+
+/** The variables RECONCILE_VERIFIER_ENV names, read now. */
+export function allowedSecretNames(): string[] {
+  return parseSecretAllowlist(process.env.RECONCILE_VERIFIER_ENV).names;
+}
+
+export function sealVerifierSecret(value: string): string {
+  return sealText(value, serverSecret(), PURPOSE);
+}
+
+/** The secrets one definition's request may be filled with (one read of the stored ones it names, if any). */
+export async function verifierSecretsFor(def: { request: { url: string; headers?: Record<string, string>; body?: string } }): Promise<SecretSource> {
+  const env = allowlistedSecrets(allowedSecretNames(), processEnv);
+  const sealed = await sealedVerifierSecrets(storedSecretNames(def));
+  return (name, kind = "env") => {
+    if (kind !== "secret") return env(name, kind);
+    const s = sealed.get(name);
+    return s === undefined ? undefined : openText(s, serverSecret(), PURPOSE);
+  };
+}

@@ -1,0 +1,10 @@
+-- CreateTable
+CREATE TABLE "verifier_secrets" (
+    "name" TEXT NOT NULL,
+    "sealed" TEXT NOT NULL,
+    "created_at" TEXT NOT NULL,
+    "updated_at" TEXT NOT NULL,
+    "updated_by" TEXT NOT NULL,
+
+    CONSTRAINT "verifier_secrets_pkey" PRIMARY KEY ("name")
+);
