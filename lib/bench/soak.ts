@@ -7,9 +7,11 @@
  *                                                       everything at 50 connections, then the writer sweep
  *   soak:fuzz   [--runs 10000]                          the bad-input fuzz, on SQLite (and on PostgreSQL with --database-url)
  *   soak:model  [--runs 300]                            the model-based test
- *   soak:faults --fault cut|blackhole|delay|stall|sigstop|all [--runs 10] [--fault-ms 5000] [--pause-ms 30000] [--instances 2] [--database-url URL]
+ *   soak:faults --fault cut|blackhole|delay|stall|sigstop|disk|clock|all [--runs 10] [--fault-ms 5000] [--pause-ms 30000] [--instances 2] [--database-url URL]
  *                                                       the network to PostgreSQL fails (faults.ts; URL: default RELIABILITY_DATABASE_URL),
- *                                                       or a throwaway cluster is paused with SIGSTOP (pg-cluster.ts)
+ *                                                       or a throwaway cluster is paused with SIGSTOP (pg-cluster.ts);
+ *                                                       disk: SQLite's disk fills and is freed N times (disk-full.rtest.ts, as root);
+ *                                                       clock: the server's clock jumps ±1 h N times under ingest (clock.rtest.ts)
  *
  * Without --database-url each run uses a fresh SQLite file in a temporary folder. With a
  * PostgreSQL URL, use an empty database made for the purpose: the run adds to it.
@@ -92,11 +94,26 @@ async function load(): Promise<boolean> {
   }
 }
 
+/** Faults whose harness is a test file of the reliability project, run with its runs count (SQLite). */
+const FILE_FAULTS = {
+  disk: { file: "lib/reliability/disk-full.rtest.ts", runs: "RELIABILITY_DISK_RUNS" },
+  clock: { file: "lib/reliability/clock.rtest.ts", runs: "RELIABILITY_CLOCK_RUNS" },
+} as const;
+type FileFault = keyof typeof FILE_FAULTS;
+
 async function faults(): Promise<boolean> {
   const base = values["database-url"] ?? process.env.RELIABILITY_DATABASE_URL;
-  const all: Fault[] = [...FAULTS, "sigstop"];
-  const names = values.fault === "all" ? all : (values.fault!.split(",") as Fault[]);
-  for (const f of names) if (!all.includes(f)) throw new Error(`--fault must be one of ${all.join(", ")} or all, not ${f}`);
+  const all: (Fault | FileFault)[] = [...FAULTS, "sigstop", "disk", "clock"];
+  const asked = values.fault === "all" ? all : (values.fault!.split(",") as (Fault | FileFault)[]);
+  for (const f of asked) if (!all.includes(f)) throw new Error(`--fault must be one of ${all.join(", ")} or all, not ${f}`);
+  // The disk (a tmpfs the harness mounts: run as root) and the clock (a fake-time layer in the server).
+  let filesOk = true;
+  for (const f of asked.filter((f): f is FileFault => f in FILE_FAULTS)) {
+    const { file, runs } = FILE_FAULTS[f];
+    filesOk = vitestFile(file, { [runs]: values.runs ?? "10" }, "reliability", false) && filesOk;
+  }
+  const names = asked.filter((f): f is Fault => !(f in FILE_FAULTS));
+  if (!names.length) return filesOk;
   const proxied = names.filter((f) => f !== "sigstop");
   if (proxied.length && !base?.startsWith("postgres")) throw new Error("soak:faults needs PostgreSQL: --database-url postgresql://… (or RELIABILITY_DATABASE_URL); it makes a database beside it");
   const runs = Number(values.runs ?? "10");
@@ -140,15 +157,15 @@ async function faults(): Promise<boolean> {
     const rss = mine.filter((r) => r.rssMiB).map((r) => r.rssMiB!.max - r.rssMiB!.before);
     if (rss.length) console.log(`  ${f}: RSS growth of the servers during the fault, max ${Math.max(...rss)} MiB; pages ${mine.flatMap((r) => r.pages ?? []).map((p) => p.status).join(",")} (max ${Math.max(...mine.flatMap((r) => r.pages ?? []).map((p) => p.ms))} ms)`);
   }
-  return reports.every((r) => r.problems.length === 0);
+  return filesOk && reports.every((r) => r.problems.length === 0);
 }
 
-function vitestFile(file: string, env: Record<string, string>): boolean {
+function vitestFile(file: string, env: Record<string, string>, project = "integration", alsoPostgres = true): boolean {
   const vitest = path.resolve("node_modules/.bin/vitest");
   const run = (extra: Record<string, string>) =>
-    spawnSync(vitest, ["run", "--project", "integration", file], { stdio: "inherit", env: { ...process.env, ...env, ...extra } }).status === 0;
+    spawnSync(vitest, ["run", "--project", project, file], { stdio: "inherit", env: { ...process.env, ...env, ...extra } }).status === 0;
   let ok = run({});
-  if (values["database-url"]) ok = run({ INTEGRATION_DATABASE_URL: values["database-url"] }) && ok;
+  if (alsoPostgres && values["database-url"]) ok = run({ INTEGRATION_DATABASE_URL: values["database-url"] }) && ok;
   return ok;
 }
 
