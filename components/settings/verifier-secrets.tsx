@@ -8,7 +8,12 @@ import { When } from "@/components/ui/when";
 export type SecretRow = { name: string; created_at: string; updated_at: string; updated_by: string; used_by: string[] };
 
 async function send(path: string, method: "PUT" | "DELETE", body?: unknown): Promise<{ ok: boolean; body: any }> {
-  const res = await fetch(path, { method, headers: body === undefined ? {} : { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  let res: Response;
+  try {
+    res = await fetch(path, { method, headers: body === undefined ? {} : { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch {
+    return { ok: false, body: { error: { message: "The server could not be reached; nothing was changed. Try again." } } };
+  }
   try {
     return { ok: res.ok, body: await res.json() };
   } catch {
@@ -30,6 +35,8 @@ export function VerifierSecrets({ secrets, missing, now }: { secrets: SecretRow[
   const [done, setDone] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
   const valueRef = useRef<HTMLInputElement>(null);
+  const nameRef = useRef<HTMLInputElement>(null);
+  const existing = secrets.some((s) => s.name === name.trim());
 
   const save = async (e: React.FormEvent) => {
     e.preventDefault();
@@ -55,6 +62,7 @@ export function VerifierSecrets({ secrets, missing, now }: { secrets: SecretRow[
     setConfirming(null);
     if (!r.ok) return setError(r.body.error?.message ?? "The secret was not deleted.");
     setDone(`Deleted ${secret}.`);
+    nameRef.current?.focus();
     router.refresh();
   };
 
@@ -82,8 +90,6 @@ export function VerifierSecrets({ secrets, missing, now }: { secrets: SecretRow[
           .
         </Notice>
       ) : null}
-      {done ? <Notice kind="ok">{done}</Notice> : null}
-      {error ? <Notice kind="error">{error}</Notice> : null}
       {secrets.length === 0 ? (
         <p className="rounded-xl border border-dashed border-slate-300 p-4 text-sm text-slate-700 dark:border-slate-700 dark:text-slate-300">
           No secrets stored. Add one below, then send it from a verifier as <code className="font-mono">{"{secret.NAME}"}</code>.
@@ -99,7 +105,7 @@ export function VerifierSecrets({ secrets, missing, now }: { secrets: SecretRow[
                   {s.used_by.length ? `sent by ${s.used_by.join(", ")}` : "no enabled verifier sends it"}
                 </p>
               </div>
-              <div className="flex gap-2">
+              <div className="flex gap-2" onKeyDown={(e) => e.key === "Escape" && setConfirming(null)}>
                 <Button
                   type="button"
                   variant="secondary"
@@ -112,7 +118,14 @@ export function VerifierSecrets({ secrets, missing, now }: { secrets: SecretRow[
                 >
                   Replace
                 </Button>
-                <Button type="button" variant="danger" disabled={busy} onClick={() => remove(s.name)} aria-label={confirming === s.name ? `Confirm deleting ${s.name}` : `Delete ${s.name}`}>
+                <Button
+                  type="button"
+                  variant="danger"
+                  disabled={busy}
+                  onClick={() => remove(s.name)}
+                  onBlur={() => setConfirming((c) => (c === s.name ? null : c))}
+                  aria-label={confirming === s.name ? `Confirm deleting ${s.name} (Escape cancels)` : `Delete ${s.name}`}
+                >
                   {confirming === s.name ? "Confirm delete" : "Delete"}
                 </Button>
               </div>
@@ -122,15 +135,19 @@ export function VerifierSecrets({ secrets, missing, now }: { secrets: SecretRow[
       )}
       <form onSubmit={save} aria-label="Store a secret" className="flex flex-wrap items-end gap-3">
         <Field label="Name" htmlFor="secret-name" hint="Letters, digits and _; sent as {secret.NAME}.">
-          <Input id="secret-name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={64} autoComplete="off" spellCheck={false} className="w-64 font-mono" />
+          <Input id="secret-name" ref={nameRef} value={name} onChange={(e) => setName(e.target.value)} required maxLength={64} autoComplete="off" spellCheck={false} className="w-64 font-mono" />
         </Field>
-        <Field label="Value" htmlFor="secret-value" hint="One line; never shown again.">
+        <Field label="Value" htmlFor="secret-value" hint="8 or more printable ASCII characters; never shown again.">
           <Input id="secret-value" ref={valueRef} type="password" value={value} onChange={(e) => setValue(e.target.value)} required autoComplete="new-password" className="w-72" />
         </Field>
         <Button type="submit" disabled={busy || !name.trim() || !value}>
-          {secrets.some((s) => s.name === name.trim()) ? "Replace secret" : "Store secret"}
+          {existing ? "Replace secret" : "Store secret"}
         </Button>
       </form>
+      {existing ? <p className="text-sm text-amber-800 dark:text-amber-300">{name.trim()} is stored: saving replaces its value for every verifier that sends it.</p> : null}
+      {/* Said next to the form, where the eyes and the focus are. */}
+      {done ? <Notice kind="ok">{done}</Notice> : null}
+      {error ? <Notice kind="error">{error}</Notice> : null}
     </section>
   );
 }

@@ -82,13 +82,16 @@ export function allowlistedSecrets(allowed: readonly string[], source: SecretSou
 
 /** A stored secret's value, as `PUT /api/v1/verifier-secrets/{name}` takes it: one line of text. */
 export const MAX_SECRET_CHARS = 8192;
+/** Shorter, and masking it (every place it appears in an answer becomes •••) would tell it. */
+export const MIN_SECRET_CHARS = 8;
 export const verifierSecretBodySchema = z.strictObject({
   value: z
     .string()
-    .min(1, "must not be empty")
+    .min(MIN_SECRET_CHARS, `must have at least ${MIN_SECRET_CHARS} characters (a shorter one would show wherever answers are masked)`)
     .max(MAX_SECRET_CHARS)
-    // It is sent in headers and URLs: a line break would split a header.
-    .regex(/^[^\u0000-\u001f\u007f]*$/, "must be one line of text, without control characters"),
+    // It is sent in headers and URLs: printable ASCII only (a line break would split a header, and
+    // a header carries no other characters), without spaces at either end (a header trims them).
+    .regex(/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/, "must be one line of printable ASCII (what an HTTP header can carry), without spaces at either end"),
 });
 
 /** Why a stored secret's name cannot be used, or null. */

@@ -85,7 +85,8 @@ describe("fuzz: the verifier secrets", () => {
       [hugeArray(200_000), 413, /larger than/],
       [JSON.stringify({ value: "x".repeat(100_000) }), 413, /larger than/],
       [JSON.stringify({ value: "x".repeat(9000) }), 422, /^value has 9,000 characters; at most 8,192 are accepted$/],
-      ['{"value":"a\\nb"}', 422, /^value must be one line of text/],
+      ['{"value":"a\\nb"}', 422, /^value must have at least 8 characters/],
+      ['{"value":"abcdefgh\\nb"}', 422, /^value must be one line of printable ASCII/],
       [JSON.stringify({ value: "ok", extra: 1 }), 422, /unknown field "extra"/],
     ];
     for (const [raw, status, message] of cases) {

@@ -15,7 +15,14 @@ import { deployMigrations } from "@/lib/cli/schema-engine";
 import { afterAll, afterEach, inject } from "vitest";
 import { startApp, type App } from "@/lib/reliability/harness";
 
-export type FreshDatabase = { url: string; query: <T = Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<T[]>; drop: () => Promise<void> };
+export type FreshDatabase = {
+  url: string;
+  /** A read ($1, $2… parameters on both databases). */
+  query: <T = Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<T[]>;
+  /** A write outside the server, as a test's damage or a restored backup would be. */
+  execute: (sql: string, params?: unknown[]) => Promise<void>;
+  drop: () => Promise<void>;
+};
 
 /** A new, migrated, empty database of the same kind as the suite's. */
 export async function freshDatabase(tag: string): Promise<FreshDatabase> {
@@ -30,6 +37,15 @@ export async function freshDatabase(tag: string): Promise<FreshDatabase> {
         const db = new Database(url.slice("file:".length), { readonly: true });
         try {
           return db.prepare(sql.replace(/\$\d+/g, "?")).all(...params) as T[];
+        } finally {
+          db.close();
+        }
+      },
+      execute: async (sql: string, params: unknown[] = []) => {
+        const db = new Database(url.slice("file:".length));
+        try {
+          db.pragma("busy_timeout = 10000");
+          db.prepare(sql.replace(/\$\d+/g, "?")).run(...params);
         } finally {
           db.close();
         }
@@ -50,6 +66,15 @@ export async function freshDatabase(tag: string): Promise<FreshDatabase> {
       await client.connect();
       try {
         return (await client.query(sql, params)).rows as T[];
+      } finally {
+        await client.end();
+      }
+    },
+    execute: async (sql: string, params: unknown[] = []) => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query(sql, params);
       } finally {
         await client.end();
       }

@@ -57,6 +57,8 @@ export async function performCheck(def: VerifierDefinition, ctx: TemplateContext
     const res = await guardedRequest(rendered.send, policy);
     const judgement = judgeResponse(def, ctx, res);
     if (judgement.error) judgement.error = mask(judgement.error);
+    // Evidence is taken from the answer, which may echo a secret (a "self" link repeating an api key).
+    if (judgement.evidence) judgement.evidence = Object.fromEntries(Object.entries(judgement.evidence).map(([k, v]) => [k, mask(v)]));
     return {
       kind: "answered",
       request: rendered.shown,

@@ -2,7 +2,7 @@ import "server-only";
 import { openText, sealText } from "@/lib/domain/sealed";
 import { serverSecret } from "@/lib/crypto/server-secret";
 import { allowlistedSecrets, parseSecretAllowlist, storedSecretNames } from "@/lib/domain/verifier-secrets";
-import { processEnv, type SecretSource } from "@/lib/domain/verifier-template";
+import { processEnv, TemplateError, type SecretSource } from "@/lib/domain/verifier-template";
 import { sealedVerifierSecrets } from "@/lib/store/settings/verifier-secrets";
 
 /**
@@ -29,6 +29,12 @@ export async function verifierSecretsFor(def: { request: { url: string; headers?
   return (name, kind = "env") => {
     if (kind !== "secret") return env(name, kind);
     const s = sealed.get(name);
-    return s === undefined ? undefined : openText(s, serverSecret(), PURPOSE);
+    if (s === undefined) return undefined;
+    try {
+      return openText(s, serverSecret(), PURPOSE);
+    } catch {
+      // Sealed under another AUTH_SECRET (or damaged): a check that cannot be filled in, saying what to do.
+      throw new TemplateError(`the stored secret ${name} cannot be opened: it was sealed under another AUTH_SECRET; an admin sets it again under Verifiers, Secrets ({secret.${name}})`);
+    }
   };
 }

@@ -296,7 +296,35 @@ describe("stored secrets: {secret.NAME}", () => {
     expect((await call("/api/v1/verifier-secrets/bad-name", { value: "x" }, "PUT")).status).toBe(422);
     const broken = await call("/api/v1/verifier-secrets/SPLIT", { value: "a\r\nX-Injected: 1" }, "PUT");
     expect(broken.status).toBe(422);
-    expect(broken.body.error.message).toBe("value must be one line of text, without control characters");
+    expect(broken.body.error.message).toBe("value must be one line of printable ASCII (what an HTTP header can carry), without spaces at either end");
+
+    // An answer that echoes the secret: the evidence taken from it is masked like the excerpt.
+    const echo = await service((req, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ self: `https://api.example/x?key=${req.headers["x-key"]}` })));
+    try {
+      const echoing = {
+        ...socialVerifier(`http://127.0.0.1:${echo.port}`, { name: "echoing", tool: "social.echoing", checksAt: ["10m"], pendingUntil: "10m" }),
+        expect: [{ when: { status: 200 }, read: "match", evidence: { url: "/self" } }],
+      };
+      (echoing.request as { headers: Record<string, string> }).headers = { "X-Key": "{secret.SOCIAL_STORED}" };
+      await defineVerifier(echoing);
+      const echoId = await publish("social.echoing", "e-1");
+      const echoed = await call("/api/v1/verifiers/echoing/dry-run", { operation_id: echoId });
+      expect(echoed.body.read).toMatchObject({ status: "match", evidence: { url: "https://api.example/x?key=•••" } });
+      expect(JSON.stringify(echoed.body)).not.toContain(STORED);
+      await call("/api/v1/verifiers/echoing", undefined, "DELETE");
+    } finally {
+      await echo.close();
+    }
+
+    // Sealed under another AUTH_SECRET (a restored backup, a changed secret): the check says what to do.
+    const { sealText } = await import("@/lib/domain/sealed");
+    await app.db.execute("UPDATE verifier_secrets SET sealed = $1 WHERE name = $2", [sealText(STORED, "another-auth-secret-0123456789abcdef", "verifier secrets v1"), "SOCIAL_STORED"]);
+    const unopened = await call("/api/v1/verifiers/stored/dry-run", { operation_id: id });
+    expect(unopened.status).toBe(200);
+    expect(unopened.body.error.message).toBe(
+      "the stored secret SOCIAL_STORED cannot be opened: it was sealed under another AUTH_SECRET; an admin sets it again under Verifiers, Secrets ({secret.SOCIAL_STORED})",
+    );
+    expect(unopened.body.read.status).toBe("unavailable");
 
     // Deleted: the next check cannot be filled in, and says so; the list names it as missing.
     expect((await call("/api/v1/verifier-secrets/SOCIAL_STORED", undefined, "DELETE")).status).toBe(200);
