@@ -10,6 +10,8 @@
  *   soak:faults --fault cut|blackhole|delay|stall|sigstop|all [--runs 10] [--fault-ms 5000] [--pause-ms 30000] [--instances 2] [--database-url URL]
  *                                                       the network to PostgreSQL fails (faults.ts; URL: default RELIABILITY_DATABASE_URL),
  *                                                       or a throwaway cluster is paused with SIGSTOP (pg-cluster.ts)
+ *   soak:faults --fault failover [--runs 10] [--synchronous-commit remote_apply|local] [--instances 2]
+ *                                                       a primary and a standby of its own; the primary SIGKILLed, the standby promoted (failover.ts)
  *
  * Without --database-url each run uses a fresh SQLite file in a temporary folder. With a
  * PostgreSQL URL, use an empty database made for the purpose: the run adds to it.
@@ -21,6 +23,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { runCrashTrials } from "../reliability/crash";
 import { FAULTS, formatFault, runFault, startRig, type Fault, type FaultReport, type Rig } from "../reliability/faults";
+import { formatFailover, runFailover, type FailoverReport } from "../reliability/failover";
 import { startCluster } from "../reliability/pg-cluster";
 import { prepareDatabase, siblingDatabase, startApp } from "../reliability/harness";
 import { contentionInLog, formatTable, runMixedLoad, runWriterSweep, seedOperations, signIn } from "../reliability/load";
@@ -40,6 +43,7 @@ const { values } = parseArgs({
     fault: { type: "string", default: "all" },
     "fault-ms": { type: "string", default: "5000" },
     "pause-ms": { type: "string", default: "30000" },
+    "synchronous-commit": { type: "string", default: "remote_apply" },
   },
 });
 
@@ -92,7 +96,29 @@ async function load(): Promise<boolean> {
   }
 }
 
+async function failover(): Promise<boolean> {
+  const runs = Number(values.runs ?? "10");
+  const instances = values.instances === "1" ? 2 : Number(values.instances);
+  const synchronousCommit = values["synchronous-commit"];
+  if (synchronousCommit !== "remote_apply" && synchronousCommit !== "local") throw new Error("--synchronous-commit must be remote_apply or local");
+  const reports: FailoverReport[] = [];
+  for (let run = 1; run <= runs; run++) {
+    const r = await runFailover({ synchronousCommit, instances });
+    reports.push(r);
+    console.log(`run ${run}: ${formatFailover(r)}`);
+    for (const p of r.problems) console.log(`  PROBLEM ${p}`);
+  }
+  const sum = (k: (r: FailoverReport) => number) => reports.reduce((a, r) => a + k(r), 0);
+  const rec = reports.map((r) => r.recoverMs).sort((a, b) => a - b);
+  const promote = reports.map((r) => r.promoteMs).sort((a, b) => a - b);
+  console.log(`\n━━ failover soak: ${runs} runs, ${instances} instances, synchronous_commit=${synchronousCommit} ━━`);
+  console.log("| fault | runs | requests | acknowledged | lost | refused 503 meanwhile | longest answer ms | promote ms (median / max) | recover ms (median / max) | problems |");
+  console.log(`| failover (${synchronousCommit}) | ${runs} | ${sum((r) => r.sent)} | ${sum((r) => r.acknowledged)} | ${sum((r) => r.lost)} | ${sum((r) => r.refusedMeanwhile)} | ${Math.max(...reports.map((r) => r.longestMs))} | ${promote[promote.length >> 1]} / ${promote[promote.length - 1]} | ${rec[rec.length >> 1]} / ${rec[rec.length - 1]} | ${sum((r) => r.problems.length)} |`);
+  return reports.every((r) => r.problems.length === 0);
+}
+
 async function faults(): Promise<boolean> {
+  if (values.fault === "failover") return failover();
   const base = values["database-url"] ?? process.env.RELIABILITY_DATABASE_URL;
   const all: Fault[] = [...FAULTS, "sigstop"];
   const names = values.fault === "all" ? all : (values.fault!.split(",") as Fault[]);

@@ -42,6 +42,9 @@ export class DeadlineClient extends pg.Client {
 
   /** Destroys the socket: every query on this connection fails, and the pool drops it. */
   abandon(): void {
+    // Not queryable from now on, so that a pool given it back at once drops it rather than
+    // keeping it until the socket's close event arrives (pg-pool reads `_queryable` on release).
+    (this as unknown as { _queryable: boolean })._queryable = false;
     (this as unknown as { connection?: { stream?: { destroy: () => void } } }).connection?.stream?.destroy();
   }
 }

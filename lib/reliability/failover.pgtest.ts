@@ -1,0 +1,52 @@
+/**
+ * PostgreSQL fails over under ingest (issue 35, part 1; failover.ts): a primary and a
+ * synchronous standby (`synchronous_commit = remote_apply`) of this test's own, two app
+ * instances on a URL listing both hosts with target_session_attrs=read-write; the primary is
+ * SIGKILLed and the standby promoted. Nothing acknowledged is lost, every answer is a 2xx or a
+ * 503 with Retry-After, ingest answers again by itself within seconds, and the chain verifies.
+ * Before the kill, on the standby: a write through a kept connection is refused read-only
+ * (25006), which drops that connection and counts as the database unavailable; a new
+ * connection asking for read-write is refused as a standby (08001).
+ * `npm run soak:faults -- --fault failover --runs N` is the long version.
+ */
+import pg from "pg";
+import { expect, it } from "vitest";
+import { pgConnection } from "@/lib/store/db/pg-failover";
+import { isDatabaseUnavailable } from "@/lib/store/db/unavailable";
+import { runFailover } from "./failover";
+
+it("the primary killed and the standby promoted: nothing acknowledged lost, ingest back by itself", async () => {
+  const seen: { standbyWrite?: unknown; evicted?: number; readWrite?: unknown } = {};
+  const report = await runFailover({
+    synchronousCommit: "remote_apply",
+    log: (l) => console.log(l),
+    beforeKill: async (pair, database) => {
+      const standby = `postgresql://dev:dev@127.0.0.1:${pair.standbyPort}/${database}`;
+      const pool = new pg.Pool({ ...pgConnection(standby), max: 1 });
+      const client = await pool.connect();
+      seen.standbyWrite = await client.query("CREATE TABLE failover_probe (i int)").then(
+        () => null,
+        (e: unknown) => e,
+      );
+      client.release();
+      seen.evicted = pool.totalCount;
+      await pool.end();
+      const rw = new pg.Pool({ ...pgConnection(`${standby}?target_session_attrs=read-write`), max: 1 });
+      seen.readWrite = await rw.query("SELECT 1").then(
+        () => null,
+        (e: unknown) => e,
+      );
+      await rw.end();
+    },
+  });
+  expect(seen.standbyWrite).toMatchObject({ code: "25006" });
+  expect(isDatabaseUnavailable(seen.standbyWrite)).toBe(true);
+  expect(seen.evicted).toBe(0);
+  expect(seen.readWrite).toMatchObject({ code: "08001" });
+  expect(String((seen.readWrite as Error).message)).toMatch(/is a standby/);
+
+  expect(report.problems).toEqual([]);
+  expect(report.lost).toBe(0);
+  expect(report.acknowledged).toBeGreaterThan(10);
+  expect(report.recoverMs).toBeLessThan(15_000);
+}, 90_000);
