@@ -10,7 +10,7 @@
  *   soak:faults --fault cut|blackhole|delay|stall|sigstop|all [--runs 10] [--fault-ms 5000] [--pause-ms 30000] [--instances 2] [--database-url URL]
  *                                                       the network to PostgreSQL fails (faults.ts; URL: default RELIABILITY_DATABASE_URL),
  *                                                       or a throwaway cluster is paused with SIGSTOP (pg-cluster.ts)
- *   soak:faults --fault failover [--runs 10] [--synchronous-commit remote_apply|local] [--instances 2]
+ *   soak:faults --fault failover [--runs 10] [--synchronous-commit remote_apply|local] [--lag-ms 0] [--instances 2]
  *                                                       a primary and a standby of its own; the primary SIGKILLed, the standby promoted (failover.ts)
  *
  * Without --database-url each run uses a fresh SQLite file in a temporary folder. With a
@@ -44,6 +44,7 @@ const { values } = parseArgs({
     "fault-ms": { type: "string", default: "5000" },
     "pause-ms": { type: "string", default: "30000" },
     "synchronous-commit": { type: "string", default: "remote_apply" },
+    "lag-ms": { type: "string", default: "0" },
   },
 });
 
@@ -103,7 +104,7 @@ async function failover(): Promise<boolean> {
   if (synchronousCommit !== "remote_apply" && synchronousCommit !== "local") throw new Error("--synchronous-commit must be remote_apply or local");
   const reports: FailoverReport[] = [];
   for (let run = 1; run <= runs; run++) {
-    const r = await runFailover({ synchronousCommit, instances });
+    const r = await runFailover({ synchronousCommit, instances, lagMs: Number(values["lag-ms"]) });
     reports.push(r);
     console.log(`run ${run}: ${formatFailover(r)}`);
     for (const p of r.problems) console.log(`  PROBLEM ${p}`);
@@ -111,7 +112,7 @@ async function failover(): Promise<boolean> {
   const sum = (k: (r: FailoverReport) => number) => reports.reduce((a, r) => a + k(r), 0);
   const rec = reports.map((r) => r.recoverMs).sort((a, b) => a - b);
   const promote = reports.map((r) => r.promoteMs).sort((a, b) => a - b);
-  console.log(`\n━━ failover soak: ${runs} runs, ${instances} instances, synchronous_commit=${synchronousCommit} ━━`);
+  console.log(`\n━━ failover soak: ${runs} runs, ${instances} instances, synchronous_commit=${synchronousCommit}, standby ${values["lag-ms"]} ms behind at the kill ━━`);
   console.log("| fault | runs | requests | acknowledged | lost | refused 503 meanwhile | longest answer ms | promote ms (median / max) | recover ms (median / max) | problems |");
   console.log(`| failover (${synchronousCommit}) | ${runs} | ${sum((r) => r.sent)} | ${sum((r) => r.acknowledged)} | ${sum((r) => r.lost)} | ${sum((r) => r.refusedMeanwhile)} | ${Math.max(...reports.map((r) => r.longestMs))} | ${promote[promote.length >> 1]} / ${promote[promote.length - 1]} | ${rec[rec.length >> 1]} / ${rec[rec.length - 1]} | ${sum((r) => r.problems.length)} |`);
   return reports.every((r) => r.problems.length === 0);

@@ -4,7 +4,10 @@
  * instances on a URL listing both hosts with target_session_attrs=read-write; the primary is
  * SIGKILLed and the standby promoted. Nothing acknowledged is lost, every answer is a 2xx or a
  * 503 with Retry-After, ingest answers again by itself within seconds, and the chain verifies.
- * Before the kill, on the standby: a write through a kept connection is refused read-only
+ * The standby is made to lag for a second before the kill (its WAL receiver stopped), which
+ * is what tells synchronous replication from asynchronous: the second test runs the same with
+ * `synchronous_commit = local` and must see acknowledged records lost (proving the count can see
+ * a loss; docs/DEPLOY.md explains it). Before the kill, on the standby: a write through a kept connection is refused read-only
  * (25006), which drops that connection and counts as the database unavailable; a new
  * connection asking for read-write is refused as a standby (08001).
  * `npm run soak:faults -- --fault failover --runs N` is the long version.
@@ -19,6 +22,8 @@ it("the primary killed and the standby promoted: nothing acknowledged lost, inge
   const seen: { standbyWrite?: unknown; evicted?: number; readWrite?: unknown } = {};
   const report = await runFailover({
     synchronousCommit: "remote_apply",
+    // The standby stops receiving WAL a second before the kill: commits wait for it rather than being acknowledged and lost.
+    lagMs: 1000,
     log: (l) => console.log(l),
     beforeKill: async (pair, database) => {
       const standby = `postgresql://dev:dev@127.0.0.1:${pair.standbyPort}/${database}`;
@@ -48,5 +53,13 @@ it("the primary killed and the standby promoted: nothing acknowledged lost, inge
   expect(report.problems).toEqual([]);
   expect(report.lost).toBe(0);
   expect(report.acknowledged).toBeGreaterThan(10);
+  expect(report.recoverMs).toBeLessThan(15_000);
+}, 90_000);
+
+it("the same with asynchronous replication (synchronous_commit = local): what the lagging standby had not received is lost", async () => {
+  const report = await runFailover({ synchronousCommit: "local", lagMs: 1000, log: (l) => console.log(l) });
+  // Lost, but whole: no request half-written, the chain verifies, every answer a 2xx or a 503.
+  expect(report.problems).toEqual([]);
+  expect(report.lost).toBeGreaterThan(0);
   expect(report.recoverMs).toBeLessThan(15_000);
 }, 90_000);

@@ -21,6 +21,7 @@ import { CONNECT_TIMEOUT_MS, QUERY_TIMEOUT_MS, REQUEST_DEADLINE_MS } from "./fau
 
 export type FailoverReport = {
   synchronousCommit: SynchronousCommit;
+  lagMs: number;
   sent: number;
   acknowledged: number;
   /** Acknowledged requests whose records are not on the new primary. */
@@ -38,7 +39,7 @@ export type FailoverReport = {
 
 type Sent = { operationIds: string[]; stages: number[]; status: number; started: number; ms: number; retryAfter: boolean; error?: string };
 
-export async function runFailover(opts: { synchronousCommit: SynchronousCommit; instances?: number; clients?: number; beforeMs?: number; afterMs?: number; log?: (l: string) => void; beforeKill?: (pair: ReplicatedPair, database: string) => Promise<void> }): Promise<FailoverReport> {
+export async function runFailover(opts: { synchronousCommit: SynchronousCommit; instances?: number; clients?: number; beforeMs?: number; afterMs?: number; log?: (l: string) => void; beforeKill?: (pair: ReplicatedPair, database: string) => Promise<void>; lagMs?: number }): Promise<FailoverReport> {
   const log = opts.log ?? (() => {});
   const pair = await startReplicatedPair({ synchronousCommit: opts.synchronousCommit });
   const apps: App[] = [];
@@ -94,8 +95,15 @@ export async function runFailover(opts: { synchronousCommit: SynchronousCommit; 
 
     await new Promise((r) => setTimeout(r, opts.beforeMs ?? 1500));
     await opts.beforeKill?.(pair, database);
+    // `lagMs`: the standby stops receiving WAL that long before the kill (a lagging standby).
+    // Asynchronous commits go on being acknowledged meanwhile; synchronous ones wait.
+    if (opts.lagMs) {
+      await pair.pauseReceiver();
+      await new Promise((r) => setTimeout(r, opts.lagMs));
+    }
     killedAt = Date.now();
     pair.killPrimary();
+    pair.dropReceiver();
     pair.promote();
     const promoteMs = Date.now() - killedAt;
     log(`failover (${opts.synchronousCommit}): primary killed, standby promoted in ${promoteMs} ms; ${sent.length} answers so far`);
@@ -139,6 +147,7 @@ export async function runFailover(opts: { synchronousCommit: SynchronousCommit; 
 
     const report: FailoverReport = {
       synchronousCommit: opts.synchronousCommit,
+      lagMs: opts.lagMs ?? 0,
       sent: sent.length,
       acknowledged: sent.filter((s) => acked(s.status)).length,
       lost,
@@ -160,7 +169,7 @@ export async function runFailover(opts: { synchronousCommit: SynchronousCommit; 
 
 export function formatFailover(r: FailoverReport): string {
   const st = Object.entries(r.statuses).map(([s, c]) => `${s === "0" ? "none" : s}×${c}`).join(" ");
-  return `failover (synchronous_commit=${r.synchronousCommit}): ${r.sent} requests (${st}), ${r.acknowledged} acknowledged, ${r.lost} lost; promoted ${r.promoteMs} ms after the kill, ingest answering again ${r.recoverMs} ms after it, ${r.refusedMeanwhile} answered 503 meanwhile; longest answer ${r.longestMs} ms; problems ${r.problems.length}`;
+  return `failover (synchronous_commit=${r.synchronousCommit}${r.lagMs ? `, standby ${r.lagMs} ms behind` : ""}): ${r.sent} requests (${st}), ${r.acknowledged} acknowledged, ${r.lost} lost; promoted ${r.promoteMs} ms after the kill, ingest answering again ${r.recoverMs} ms after it, ${r.refusedMeanwhile} answered 503 meanwhile; longest answer ${r.longestMs} ms; problems ${r.problems.length}`;
 }
 
 const acked = (status: number) => status >= 200 && status < 300;

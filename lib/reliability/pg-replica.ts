@@ -29,6 +29,14 @@ export type ReplicatedPair = {
   multiHostUrl: (database: string) => string;
   /** Waits until the standby has applied everything the primary has written so far. */
   caughtUp: () => Promise<void>;
+  /** SIGSTOP to the standby's WAL receiver: replication lags from now on (a slow or distant standby). */
+  pauseReceiver: () => Promise<void>;
+  /**
+   * SIGKILL to it, after the primary's death: the WAL still in its socket's buffer, which a
+   * primary machine that died would never have sent, is dropped (on one machine the kernel
+   * would otherwise deliver it after the primary process is gone). The standby keeps what it had.
+   */
+  dropReceiver: () => void;
   /** SIGKILL to the primary's postmaster and all its children. */
   killPrimary: () => void;
   /** `pg_ctl promote` of the standby, waiting until it accepts writes. */
@@ -102,7 +110,16 @@ export async function startReplicatedPair(opts: { synchronousCommit: Synchronous
     await new Promise((res) => setTimeout(res, 50));
   }
   const postmaster = Number(readFileSync(path.join(primary, "postmaster.pid"), "utf8").split("\n")[0]);
+  let receiver = 0;
   return {
+    pauseReceiver: async () => {
+      receiver = (await one<{ pid: number }>(standbyUrl, "SELECT pid FROM pg_stat_wal_receiver")).pid;
+      process.kill(receiver, "SIGSTOP");
+    },
+    dropReceiver: () => {
+      if (receiver) process.kill(receiver, "SIGKILL");
+      receiver = 0;
+    },
     primaryPort,
     standbyPort,
     primaryUrl,
@@ -121,6 +138,7 @@ export async function startReplicatedPair(opts: { synchronousCommit: Synchronous
     promote: () => run("pg_ctl", ["-D", standby, "-w", "promote"]),
     stop: async () => {
       if (stopped) return;
+      if (receiver) process.kill(receiver, "SIGCONT");
       stopped = true;
       stopAll();
       rmSync(dir, { recursive: true, force: true });
