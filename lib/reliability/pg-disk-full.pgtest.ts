@@ -49,11 +49,15 @@ describe.each<[string, Placement]>([
   }, 120_000);
 
   afterAll(async () => {
-    await app?.stop();
-    await disconnect();
-    await cluster?.stop();
-    if (mounted) execFileSync("umount", ["-l", mount]);
-    rmSync(mount, { recursive: true, force: true });
+    try {
+      await app?.stop();
+      await disconnect();
+      await cluster?.stop();
+    } finally {
+      // Whatever failed above, the mount goes.
+      if (mounted) execFileSync("umount", ["-l", mount]);
+      rmSync(mount, { recursive: true, force: true });
+    }
   });
 
 const fill = (): void => {
