@@ -161,9 +161,12 @@ export async function runFailover(opts: { synchronousCommit: SynchronousCommit; 
     log(formatFailover(report));
     return report;
   } finally {
-    await Promise.all(apps.map((a) => a.stop()));
-    await disconnect();
-    await pair.stop();
+    try {
+      await Promise.all(apps.map((a) => a.stop()));
+      await disconnect();
+    } finally {
+      await pair.stop();
+    }
   }
 }
 
