@@ -9,9 +9,11 @@
  * `synchronous_commit = local` and must see acknowledged records lost (proving the count can see
  * a loss; docs/DEPLOY.md explains it). Before the kill, on the standby: a write through a kept connection is refused read-only
  * (25006), which drops that connection and counts as the database unavailable; a new
- * connection asking for read-write is refused as a standby (08001).
+ * connection asking for read-write is refused as a standby (08001); and with a first host that
+ * never answers, one connection fails at its deadline and the next find the primary.
  * `npm run soak:faults -- --fault failover --runs N` is the long version.
  */
+import net from "node:net";
 import pg from "pg";
 import { expect, it } from "vitest";
 import { pgConnection } from "@/lib/store/db/pg-failover";
@@ -19,7 +21,7 @@ import { isDatabaseUnavailable } from "@/lib/store/db/unavailable";
 import { runFailover } from "./failover";
 
 it("the primary killed and the standby promoted: nothing acknowledged lost, ingest back by itself", async () => {
-  const seen: { standbyWrite?: unknown; evicted?: number; readWrite?: unknown } = {};
+  const seen: { standbyWrite?: unknown; evicted?: number; readWrite?: unknown; silentFirst?: unknown[] } = {};
   const report = await runFailover({
     synchronousCommit: "remote_apply",
     // The standby stops receiving WAL a second before the kill: commits wait for it rather than being acknowledged and lost.
@@ -42,6 +44,16 @@ it("the primary killed and the standby promoted: nothing acknowledged lost, inge
         (e: unknown) => e,
       );
       await rw.end();
+      // A first host that never answers (a machine gone, not a refused port): the connection
+      // that meets it fails at the connect deadline (503), and the next ones start from the host found good.
+      const silent = net.createServer(() => {});
+      await new Promise<void>((r) => silent.listen(0, "127.0.0.1", () => r()));
+      const silentPort = (silent.address() as net.AddressInfo).port;
+      const both = new pg.Pool({ ...pgConnection(`postgresql://dev:dev@127.0.0.1:${silentPort},127.0.0.1:${pair.primaryPort}/${database}?target_session_attrs=read-write`), connectionTimeoutMillis: 500 });
+      seen.silentFirst = [];
+      for (let i = 0; i < 3; i++) seen.silentFirst.push(await both.query<{ port: number }>("SELECT inet_server_port() AS port").then((r) => r.rows[0].port, (e: unknown) => e));
+      await both.end();
+      silent.close();
     },
   });
   expect(seen.standbyWrite).toMatchObject({ code: "25006" });
@@ -49,6 +61,8 @@ it("the primary killed and the standby promoted: nothing acknowledged lost, inge
   expect(seen.evicted).toBe(0);
   expect(seen.readWrite).toMatchObject({ code: "08001" });
   expect(String((seen.readWrite as Error).message)).toMatch(/is a standby/);
+  expect(isDatabaseUnavailable(seen.silentFirst![0])).toBe(true);
+  expect(seen.silentFirst!.slice(1)).toEqual([expect.any(Number), expect.any(Number)]);
 
   expect(report.problems).toEqual([]);
   expect(report.lost).toBe(0);
