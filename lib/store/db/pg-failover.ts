@@ -22,8 +22,8 @@ import { parsePgUrl, type PgHost, type TargetSessionAttrs } from "./pg-hosts";
  */
 export function pgConnection(url: string): { connectionString: string; Client: typeof pg.Client } {
   const parsed = parsePgUrl(url);
-  if (parsed.hosts.length === 1 && parsed.targetSessionAttrs === "any") {
-    return { connectionString: parsed.connectionString, Client: DeadlineClient as unknown as typeof pg.Client };
+  if (parsed.hosts.length <= 1 && parsed.targetSessionAttrs === "any") {
+    return { connectionString: url, Client: DeadlineClient as unknown as typeof pg.Client };
   }
   const { hosts, targetSessionAttrs } = parsed;
   const state = { preferred: 0 };

@@ -9,6 +9,12 @@ describe("parsePgUrl: libpq's multi-host connection strings", () => {
     expect(u.connectionString).toBe("postgresql://dev:dev@127.0.0.1:5432/reconcile");
   });
 
+  it("leaves a URL with no host in it (a socket in ?host=) as it is", () => {
+    const u = parsePgUrl("postgresql:///reconcile?host=/var/run/postgresql");
+    expect(u.hosts).toEqual([]);
+    expect(u.connectionString).toBe("postgresql:///reconcile?host=/var/run/postgresql");
+  });
+
   it("reads every host, in order, each with its port or 5432, and the attribute", () => {
     const u = parsePgUrl("postgresql://u:p%40ss@db1:5433,db2,10.0.0.3:6000/app?target_session_attrs=read-write&sslmode=disable");
     expect(u.hosts).toEqual([

@@ -17,6 +17,7 @@ export type TargetSessionAttrs = "any" | "read-write" | "primary";
 const ATTRS: readonly string[] = ["any", "read-write", "primary"];
 
 export type PgUrl = {
+  /** Empty when the URL names none (a socket directory in `?host=`): pg reads it as it is. */
   hosts: PgHost[];
   targetSessionAttrs: TargetSessionAttrs;
   /** The URL with the first host only and without target_session_attrs: what pg parses. */
@@ -32,6 +33,8 @@ export function parsePgUrl(url: string): PgUrl {
   const at = authority.lastIndexOf("@");
   const userinfo = at >= 0 ? authority.slice(0, at + 1) : "";
   const hostList = at >= 0 ? authority.slice(at + 1) : authority;
+  // No host at all (`postgresql:///db?host=/socket/dir`): pg's to read, as it always was.
+  if (!hostList) return { hosts: [], targetSessionAttrs: "any", connectionString: url };
   const hosts = splitHosts(hostList).map(parseHost);
 
   // The path and the query: target_session_attrs taken out, the rest kept as written.
