@@ -12,6 +12,8 @@
  *                                                       or a throwaway cluster is paused with SIGSTOP (pg-cluster.ts);
  *                                                       disk: SQLite's disk fills and is freed N times (disk-full.rtest.ts, as root);
  *                                                       clock: the server's clock jumps ±1 h N times under ingest (clock.rtest.ts)
+ *   soak:faults --fault failover [--runs 10] [--synchronous-commit remote_apply|local] [--lag-ms 0] [--instances 2]
+ *                                                       a primary and a standby of its own; the primary SIGKILLed, the standby promoted (failover.ts)
  *
  * Without --database-url each run uses a fresh SQLite file in a temporary folder. With a
  * PostgreSQL URL, use an empty database made for the purpose: the run adds to it.
@@ -23,6 +25,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { runCrashTrials } from "../reliability/crash";
 import { FAULTS, formatFault, runFault, startRig, type Fault, type FaultReport, type Rig } from "../reliability/faults";
+import { formatFailover, runFailover, type FailoverReport } from "../reliability/failover";
 import { startCluster } from "../reliability/pg-cluster";
 import { prepareDatabase, siblingDatabase, startApp } from "../reliability/harness";
 import { contentionInLog, formatTable, runMixedLoad, runWriterSweep, seedOperations, signIn } from "../reliability/load";
@@ -42,6 +45,8 @@ const { values } = parseArgs({
     fault: { type: "string", default: "all" },
     "fault-ms": { type: "string", default: "5000" },
     "pause-ms": { type: "string", default: "30000" },
+    "synchronous-commit": { type: "string", default: "remote_apply" },
+    "lag-ms": { type: "string", default: "0" },
   },
 });
 
@@ -100,8 +105,29 @@ const FILE_FAULTS = {
   clock: { file: "lib/reliability/clock.rtest.ts", runs: "RELIABILITY_CLOCK_RUNS" },
 } as const;
 type FileFault = keyof typeof FILE_FAULTS;
+async function failover(): Promise<boolean> {
+  const runs = Number(values.runs ?? "10");
+  const instances = values.instances === "1" ? 2 : Number(values.instances);
+  const synchronousCommit = values["synchronous-commit"];
+  if (synchronousCommit !== "remote_apply" && synchronousCommit !== "local") throw new Error("--synchronous-commit must be remote_apply or local");
+  const reports: FailoverReport[] = [];
+  for (let run = 1; run <= runs; run++) {
+    const r = await runFailover({ synchronousCommit, instances, lagMs: Number(values["lag-ms"]) });
+    reports.push(r);
+    console.log(`run ${run}: ${formatFailover(r)}`);
+    for (const p of r.problems) console.log(`  PROBLEM ${p}`);
+  }
+  const sum = (k: (r: FailoverReport) => number) => reports.reduce((a, r) => a + k(r), 0);
+  const rec = reports.map((r) => r.recoverMs).sort((a, b) => a - b);
+  const promote = reports.map((r) => r.promoteMs).sort((a, b) => a - b);
+  console.log(`\n━━ failover soak: ${runs} runs, ${instances} instances, synchronous_commit=${synchronousCommit}, standby ${values["lag-ms"]} ms behind at the kill ━━`);
+  console.log("| fault | runs | requests | acknowledged | lost | refused 503 meanwhile | longest answer ms | promote ms (median / max) | recover ms (median / max) | problems |");
+  console.log(`| failover (${synchronousCommit}) | ${runs} | ${sum((r) => r.sent)} | ${sum((r) => r.acknowledged)} | ${sum((r) => r.lost)} | ${sum((r) => r.refusedMeanwhile)} | ${Math.max(...reports.map((r) => r.longestMs))} | ${promote[promote.length >> 1]} / ${promote[promote.length - 1]} | ${rec[rec.length >> 1]} / ${rec[rec.length - 1]} | ${sum((r) => r.problems.length)} |`);
+  return reports.every((r) => r.problems.length === 0);
+}
 
 async function faults(): Promise<boolean> {
+  if (values.fault === "failover") return failover();
   const base = values["database-url"] ?? process.env.RELIABILITY_DATABASE_URL;
   const all: (Fault | FileFault)[] = [...FAULTS, "sigstop", "disk", "clock"];
   const asked = values.fault === "all" ? all : (values.fault!.split(",") as (Fault | FileFault)[]);

@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import pg from "pg";
+import { pgClient } from "./pg-failover";
 import { providerOf } from "./database";
 
 /**
@@ -37,7 +37,7 @@ async function sqliteSummary(file: string): Promise<Pick<BackupSummary, "records
 }
 
 async function pgSummary(url: string): Promise<Pick<BackupSummary, "records" | "head">> {
-  const client = new pg.Client({ connectionString: url });
+  const client = pgClient(url);
   await client.connect();
   try {
     return summaryOf((await client.query<{ n: string; head: string | null }>(SUMMARY)).rows[0]);
@@ -86,7 +86,7 @@ export async function backupDatabase(url: string, out: string, progress?: Progre
     }
     // One snapshot for the dump and for what it is said to hold: this transaction exports it,
     // reads the heads in it, and stays open while pg_dump dumps the same snapshot.
-    const client = new pg.Client({ connectionString: url });
+    const client = pgClient(url);
     await client.connect();
     try {
       await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
@@ -118,7 +118,7 @@ async function holdsRecords(url: string): Promise<boolean> {
       db.close();
     }
   }
-  const client = new pg.Client({ connectionString: url });
+  const client = pgClient(url);
   await client.connect();
   try {
     const { rows } = await client.query("SELECT to_regclass('public.chain_records') IS NOT NULL AS present");

@@ -7,6 +7,7 @@ import { databaseUrl, providerOf, type Db, type Provider, type Tx } from "./data
 import { asSql, type Sql } from "./sql";
 import { deadlineOptions } from "./pg-deadline";
 import { DirectPg } from "./pg-direct";
+import { pgConnection } from "./pg-failover";
 import { SqliteCheckpointer, WRITER_CHECKPOINT_PAGES } from "./sqlite-checkpointer";
 import { DirectSqlite } from "./sqlite-direct";
 import { ensureWal } from "./sqlite-wal";
@@ -52,8 +53,9 @@ function connect(url: string): Clients {
   if (provider === "postgresql") {
     const client = new PgClient({
       // Deadlines for a connection and each answer (pg-deadline.ts); an idle connection that
-      // fails is an error event the adapter handles, and the pool replaces it.
-      adapter: new PrismaPg({ connectionString: url, max: envSetting("DATABASE_POOL_SIZE"), ...deadlineOptions() }),
+      // fails is an error event the adapter handles, and the pool replaces it. Several hosts in
+      // the URL: each new connection looks for the primary (pg-failover.ts).
+      adapter: new PrismaPg({ max: envSetting("DATABASE_POOL_SIZE"), ...deadlineOptions(), ...pgConnection(url) }),
     }) as unknown as Db;
     let directPg: DirectPg | null = null;
     return {

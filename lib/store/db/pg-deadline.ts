@@ -14,7 +14,8 @@ import { envSetting } from "@/lib/domain/settings";
  *   (the driver's own `query_timeout` leaves it in use with the query still running, and a pool
  *   would hand it out again to wait behind it). The database sees the connection close and
  *   rolls its transaction back; whatever was waiting on that connection fails at once;
- * - TCP keep-alive, so that a connection idle in the pool across a partition is found dead.
+ * - TCP keep-alive, so that a connection idle in the pool across a partition is found dead;
+ * - a connection whose host turned read-only (25006: a standby, after a failover) is destroyed too.
  */
 export class DeadlineClient extends pg.Client {
   constructor(config?: string | pg.ClientConfig) {
@@ -26,14 +27,14 @@ export class DeadlineClient extends pg.Client {
     const last = args[args.length - 1];
     if (typeof last === "function") {
       args[args.length - 1] = (err: unknown, res: unknown) => {
-        if (timedOut(err)) this.abandon();
+        if (timedOut(err) || readOnly(err)) this.abandon();
         (last as (e: unknown, r: unknown) => void)(err, res);
       };
     }
     const result = (super.query as (...a: unknown[]) => unknown).apply(this, args);
     if (result && typeof (result as Promise<unknown>).catch === "function") {
       (result as Promise<unknown>).catch((e: unknown) => {
-        if (timedOut(e)) this.abandon();
+        if (timedOut(e) || readOnly(e)) this.abandon();
       });
     }
     return result as never;
@@ -41,11 +42,20 @@ export class DeadlineClient extends pg.Client {
 
   /** Destroys the socket: every query on this connection fails, and the pool drops it. */
   abandon(): void {
+    // Not queryable from now on, so that a pool given it back at once drops it rather than
+    // keeping it until the socket's close event arrives (pg-pool reads `_queryable` on release).
+    (this as unknown as { _queryable: boolean })._queryable = false;
     (this as unknown as { connection?: { stream?: { destroy: () => void } } }).connection?.stream?.destroy();
   }
 }
 
 const timedOut = (e: unknown) => e instanceof Error && e.message === "Query read timeout";
+/**
+ * A write refused because the host is read-only: after a failover, a connection still open to
+ * a host that became a standby. Kept, it would refuse every write; dropped, the pool opens a
+ * new one, which looks for the primary (pg-failover.ts).
+ */
+const readOnly = (e: unknown) => (e as { code?: unknown } | null)?.code === "25006";
 
 /** The deadline options of a pool: see the comment above. */
 export function deadlineOptions(): Pick<pg.PoolConfig, "Client" | "connectionTimeoutMillis" | "query_timeout" | "keepAlive" | "keepAliveInitialDelayMillis"> {

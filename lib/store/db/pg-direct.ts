@@ -6,6 +6,7 @@ import { envSetting } from "@/lib/domain/settings";
 import { pacer } from "./pace";
 import { combineWrites, INLINE_MAX_CHARS, inlineValues, MAX_STATEMENT_VALUES, namesTable, valueChars, type Write } from "./pg-statements";
 import { deadlineOptions, type DeadlineClient } from "./pg-deadline";
+import { pgConnection } from "./pg-failover";
 import { checkWrite, type Sql } from "./sql";
 import { isDatabaseUnavailable } from "./unavailable";
 
@@ -36,13 +37,14 @@ export class DirectPg {
 
   constructor(url: string, size = envSetting("DATABASE_INGEST_POOL_SIZE")) {
     this.pool = new pg.Pool({
-      connectionString: url,
       max: size,
       // Deadlines for a connection and for each answer (pg-deadline.ts): a black-holed network
       // or a stalled database ends the request in a 503 instead of a hang. The server ends a
       // statement after 60 s, and a transaction that sends nothing for 60 s (a stuck caller
       // holding the chain lock). PostgreSQL 15 has no limit on a whole transaction's time.
       ...deadlineOptions(),
+      // The URL's first host, and a connection class that tries each of several (pg-failover.ts).
+      ...pgConnection(url),
       statement_timeout: 60_000,
       idle_in_transaction_session_timeout: 60_000,
       // Told apart from the Prisma pool in pg_stat_activity.

@@ -16,9 +16,11 @@ const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT"
 /**
  * PostgreSQL's SQLSTATEs of the same kind: class 08 (connection exception), 57014 (a statement
  * cancelled by statement_timeout), 57P01–57P03 (shutting down, crashed, starting up), 53300 (too
- * many connections), 25P03 (idle_in_transaction_session_timeout).
+ * many connections), 25P03 (idle_in_transaction_session_timeout), 25006 (a write on a read-only
+ * host: a connection to a primary that became a standby, dropped by pg-deadline.ts; the
+ * application itself never writes in a read-only transaction).
  */
-const SQLSTATES = new Set(["57014", "57P01", "57P02", "57P03", "53300", "25P03"]);
+const SQLSTATES = new Set(["57014", "57P01", "57P02", "57P03", "53300", "25P03", "25006"]);
 
 /** The `pg` driver's and pg-pool's own messages for a lost or unanswered connection. */
 const DRIVER_MESSAGES = [
