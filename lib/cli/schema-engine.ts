@@ -20,6 +20,7 @@
  *
  * Set SCHEMA_ENGINE_DEBUG=1 to trace the engine's log and every call it makes on the adapter.
  */
+import { writableHostUrl } from "@/lib/store/db/pg-probe";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -55,8 +56,10 @@ export async function deployMigrations(
     log(`Deploying migrations to SQLite database ${file}`);
     connections = sqliteConnections(file);
   } else {
-    log(`Deploying migrations to PostgreSQL database ${redactUrl(databaseUrl)}`);
-    connections = postgresConnections(databaseUrl);
+    // Several hosts (a failover pair): the migrations go to the writable one.
+    const primary = await writableHostUrl(databaseUrl);
+    log(`Deploying migrations to PostgreSQL database ${redactUrl(primary)}`);
+    connections = postgresConnections(primary);
   }
   const migrationsList = await readMigrationsList(migrations);
   if (migrationsList.migrationDirectories.length === 0) {

@@ -10,18 +10,21 @@
  * a loss; docs/DEPLOY.md explains it). Before the kill, on the standby: a write through a kept connection is refused read-only
  * (25006), which drops that connection and counts as the database unavailable; a new
  * connection asking for read-write is refused as a standby (08001); and with a first host that
- * never answers, one connection fails at its deadline and the next find the primary.
+ * never answers, one connection fails at its deadline and the next find the primary; and
+ * migrations deployed on the pair's URL go to the primary (the engine reads one host).
  * `npm run soak:faults -- --fault failover --runs N` is the long version.
  */
 import net from "node:net";
 import pg from "pg";
 import { expect, it } from "vitest";
+import { deployMigrations } from "@/lib/cli/schema-engine";
 import { pgConnection } from "@/lib/store/db/pg-failover";
+import { writableHostUrl } from "@/lib/store/db/pg-probe";
 import { isDatabaseUnavailable } from "@/lib/store/db/unavailable";
 import { runFailover } from "./failover";
 
 it("the primary killed and the standby promoted: nothing acknowledged lost, ingest back by itself", async () => {
-  const seen: { standbyWrite?: unknown; evicted?: number; readWrite?: unknown; silentFirst?: unknown[] } = {};
+  const seen: { standbyWrite?: unknown; evicted?: number; readWrite?: unknown; silentFirst?: unknown[]; writable?: string; deployed?: string[]; primaryPort?: number } = {};
   const report = await runFailover({
     synchronousCommit: "remote_apply",
     // The standby stops receiving WAL a second before the kill: commits wait for it rather than being acknowledged and lost.
@@ -54,6 +57,11 @@ it("the primary killed and the standby promoted: nothing acknowledged lost, inge
       for (let i = 0; i < 3; i++) seen.silentFirst.push(await both.query<{ port: number }>("SELECT inet_server_port() AS port").then((r) => r.rows[0].port, (e: unknown) => e));
       await both.end();
       silent.close();
+      // The migration engine reads one host: deploying on the pair's URL (standby first) goes to the primary.
+      const pairUrl = `postgresql://dev:dev@127.0.0.1:${pair.standbyPort},127.0.0.1:${pair.primaryPort}/${database}?target_session_attrs=read-write`;
+      seen.primaryPort = pair.primaryPort;
+      seen.writable = await writableHostUrl(pairUrl);
+      seen.deployed = (await deployMigrations(pairUrl)).applied;
     },
   });
   expect(seen.standbyWrite).toMatchObject({ code: "25006" });
@@ -63,6 +71,8 @@ it("the primary killed and the standby promoted: nothing acknowledged lost, inge
   expect(String((seen.readWrite as Error).message)).toMatch(/is a standby/);
   expect(isDatabaseUnavailable(seen.silentFirst![0])).toBe(true);
   expect(seen.silentFirst!.slice(1)).toEqual([expect.any(Number), expect.any(Number)]);
+  expect(seen.writable).toMatch(new RegExp(`^postgresql://dev:dev@127\\.0\\.0\\.1:${seen.primaryPort}/`));
+  expect(seen.deployed).toEqual([]);
 
   expect(report.problems).toEqual([]);
   expect(report.lost).toBe(0);

@@ -1,7 +1,8 @@
 import "server-only";
 import pg from "pg";
 import { DeadlineClient } from "./pg-deadline";
-import { parsePgUrl, type PgHost, type TargetSessionAttrs } from "./pg-hosts";
+import { parsePgUrl, type PgHost } from "./pg-hosts";
+import { pointAt, probe } from "./pg-probe";
 
 /**
  * Several PostgreSQL hosts in DATABASE_URL (pg-hosts.ts), for failover: node-postgres has no
@@ -40,7 +41,7 @@ export function pgConnection(url: string): { connectionString: string; Client: t
       const done = this.choose().then((host) => {
         // The pool may have given up meanwhile (its own connect deadline destroys the socket).
         if ((this as unknown as { connection?: { stream?: { destroyed?: boolean } } }).connection?.stream?.destroyed) throw unavailable("timeout expired while looking for a writable PostgreSQL host");
-        this.at(this as unknown as pg.Client, host);
+        pointAt(this as unknown as pg.Client, host);
         return (super.connect as () => Promise<unknown>).call(this);
       });
       if (callback) {
@@ -50,18 +51,12 @@ export function pgConnection(url: string): { connectionString: string; Client: t
       return done.then(() => this) as never;
     }
 
-    private at(client: pg.Client, h: PgHost) {
-      const c = client as unknown as { host: string; port: number; connectionParameters: { host: string; port: number } };
-      c.host = c.connectionParameters.host = h.host;
-      c.port = c.connectionParameters.port = h.port;
-    }
-
     /** The first host, from the last good one on, that fits target_session_attrs. */
     private async choose(): Promise<PgHost> {
       const why: string[] = [];
       for (let k = 0; k < hosts.length; k++) {
         const i = (state.preferred + k) % hosts.length;
-        const verdict = await probe(this.config, hosts[i], targetSessionAttrs, (c, h) => this.at(c, h));
+        const verdict = await probe(this.config, hosts[i], targetSessionAttrs, pointAt);
         if (verdict === null) {
           state.preferred = i;
           return hosts[i];
@@ -74,26 +69,6 @@ export function pgConnection(url: string): { connectionString: string; Client: t
   return { connectionString: parsed.connectionString, Client: FailoverClient as unknown as typeof pg.Client };
 }
 
-/** null when `host` fits; otherwise why not. */
-async function probe(config: pg.ClientConfig, host: PgHost, attrs: TargetSessionAttrs, at: (c: pg.Client, h: PgHost) => void): Promise<string | null> {
-  const client = new pg.Client({ ...config, application_name: "reconcile-probe" });
-  at(client, host);
-  client.on("error", () => {});
-  try {
-    await client.connect();
-    if (attrs === "any") return null;
-    const r = await client.query<{ recovery: boolean; ro: string }>("SELECT pg_is_in_recovery() AS recovery, current_setting('transaction_read_only') AS ro");
-    const { recovery, ro } = r.rows[0];
-    if (recovery) return "is a standby (in recovery)";
-    if (attrs === "read-write" && ro === "on") return "is read-only (transaction_read_only on)";
-    return null;
-  } catch (e) {
-    return `could not be used (${e instanceof Error ? e.message : String(e)})`;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
 const unavailable = (message: string) => Object.assign(new Error(message), { code: "08001" });
 
 /** One client (not pooled) for `url`, one host or several: for the backup and such. */
@@ -101,3 +76,4 @@ export function pgClient(url: string, config: pg.ClientConfig = {}): pg.Client {
   const { connectionString, Client } = pgConnection(url);
   return new Client({ ...config, connectionString });
 }
+
