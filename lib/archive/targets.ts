@@ -100,6 +100,10 @@ class S3Target implements ArchiveTarget {
     const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL;
     this.client = new S3Client({
       region: env.AWS_REGION || env.AWS_DEFAULT_REGION || "us-east-1",
+      // Keys in the environment given (else the SDK's usual chain: profiles, instance roles, …).
+      ...(env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY
+        ? { credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, sessionToken: env.AWS_SESSION_TOKEN } }
+        : {}),
       // A custom endpoint (MinIO, s3rver, …) is addressed by path: bucket names need no DNS there.
       ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
     });

@@ -81,8 +81,15 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
       result = await verifyFile(values.file, { allowGaps: values.subset ?? false, watch, checkpoints: found });
     } else {
       const stored = await allCheckpoints();
-      found.push(...stored);
       result = await verifyStoredChain(undefined, { watch: [...(watch ?? []), ...stored.flatMap(checkpointSeqs)] });
+      const { sealed } = result;
+      // Checkpoints within what retention sealed are checked against the archive (--archive), not here.
+      found.push(...stored.filter((c) => !sealed || c.heads || c.size > sealed.seq));
+      if (sealed) {
+        console.log(
+          `starting at the last sealed head: seq ${sealed.seq} (sealed ${sealed.sealedAt}), hash ${sealed.hash}; the records up to it are in the archive (audit:verify --archive DIR_OR_URL checks them too)`,
+        );
+      }
     }
     const { verdict, hashes, counts } = result;
     let ok = verdict.ok;

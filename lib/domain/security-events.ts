@@ -36,6 +36,19 @@ export const securityEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("verifier.version"), name: z.string(), version: z.number(), tool: z.string(), enabled: z.boolean(), definition: z.record(z.string(), z.unknown()), ...base }),
   /** An admin set (or, with rate 0, removed) a tool's audit sampling rate (shared/METRICS.md). */
   z.object({ type: z.literal("audit_sampling.changed"), tool: z.string(), rate: z.number(), ...base }),
+  /** Retention sealed a segment of a chain into the archive and deleted its records (docs/DEPLOY.md "Retention and archive"). */
+  z.object({
+    type: z.literal("archive.sealed"),
+    chain: z.number(),
+    first_seq: z.number(),
+    last_seq: z.number(),
+    records: z.number(),
+    head_hash: z.string(),
+    segment: z.string(),
+    location: z.string(),
+    sha256: z.string(),
+    ...base,
+  }),
 ]);
 export type SecurityEvent = z.infer<typeof securityEventSchema>;
 

@@ -1,0 +1,163 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import S3rver from "s3rver";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { walkSegments } from "@/lib/archive/segments";
+import { openTarget, type ArchiveTarget } from "@/lib/archive/targets";
+import { systemSender } from "@/lib/domain/trust";
+import { freshDatabase, type FreshDatabase } from "@/lib/testing/own-server";
+
+/**
+ * Retention on the suite's kind of database (SQLite, or PostgreSQL with INTEGRATION_DATABASE_URL):
+ * a fresh database of its own (sealing deletes), the store's real sealing, the real append-only
+ * triggers. "Now" is moved two days ahead instead of records back: the chain's times are the server's.
+ */
+let fresh: FreshDatabase;
+const dirs: string[] = [];
+let s3: S3rver;
+let s3Endpoint = "";
+const LATER = new Date(Date.now() + 2 * 86_400_000);
+
+const store = {
+  seal: () => import("./seal"),
+  db: () => import("@/lib/store/db/db"),
+  ingest: () => import("@/lib/store/ingest/records"),
+  checkpoints: () => import("@/lib/store/chain/checkpoints"),
+  verify: () => import("@/lib/store/chain/verify-chain"),
+};
+
+beforeAll(async () => {
+  fresh = await freshDatabase("retention");
+  process.env.DATABASE_URL = fresh.url;
+  process.env.CHECKPOINT_KEY_FILE = path.join(tempDir(), "key.pem");
+  s3 = new S3rver({ port: 0, address: "127.0.0.1", silent: true, directory: tempDir() });
+  s3Endpoint = `http://127.0.0.1:${(await s3.run()).port}`;
+  const client = new S3Client({ endpoint: s3Endpoint, forcePathStyle: true, region: "us-east-1", credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" } });
+  await client.send(new CreateBucketCommand({ Bucket: "archive" }));
+});
+
+afterAll(async () => {
+  await (await store.db()).disconnect();
+  await s3?.close();
+  await fresh?.drop();
+  dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
+});
+
+function tempDir(): string {
+  const d = mkdtempSync(path.join(tmpdir(), "reconcile-retention-"));
+  dirs.push(d);
+  return d;
+}
+
+let n = 0;
+/** `count` operations, each an accepted receipt a canonical read confirms (nothing to review); `review`: a receipt alone, which needs review. */
+async function ingest(count: number, review = false): Promise<string[]> {
+  const { ingestRecords } = await store.ingest();
+  const ids = Array.from({ length: count }, () => `ret-${++n}`);
+  const at = "2026-08-28T10:00:00Z";
+  const raw = (id: string) => ({ operation_id: id, receipt: { status: "accepted", observed_at: at }, ...(review ? {} : { canonical_read: { status: "match", observed_at: "2026-08-28T10:05:00Z", evidence: { object_id: `obj-${id}` } } }) });
+  const results = await ingestRecords(ids.map((id, index) => ({ index, operationId: id, raw: raw(id), sender: systemSender("itest") })));
+  expect(results.filter((r) => "error" in r)).toEqual([]);
+  return ids;
+}
+
+async function raw(sql: string): Promise<unknown> {
+  const db = await (await store.db()).writer();
+  return db.$executeRawUnsafe(sql);
+}
+
+const refused = async (sql: string, what: RegExp) => {
+  await expect(raw(sql), sql).rejects.toThrow(what);
+};
+
+describe("retention", () => {
+  it("refuses every DELETE and UPDATE of the chain and operations until a segment is sealed, and keeps sealed_through append-only", async () => {
+    await ingest(3);
+    await refused("DELETE FROM chain_records WHERE seq = 1", /chain_records is append-only/);
+    await refused("UPDATE chain_records SET actor = 'x' WHERE seq = 1", /chain_records is append-only/);
+    await refused("DELETE FROM operations", /operations is append-only/);
+    await refused("UPDATE operations SET created_at = 'x'", /operations is append-only/);
+    await raw("INSERT INTO sealed_through (chain, first_seq, sealed_through_seq, head_hash, records, location, segment_sha256, sealed_at) VALUES (7, 1000000, 1000001, 'h', 2, 'l', 's', 't')");
+    await refused("INSERT INTO sealed_through (chain, first_seq, sealed_through_seq, head_hash, records, location, segment_sha256, sealed_at) VALUES (7, 1000001, 1000005, 'h', 2, 'l', 's', 't')", /must start after/);
+    await refused("UPDATE sealed_through SET location = 'elsewhere'", /sealed_through is append-only/);
+    await refused("DELETE FROM sealed_through", /sealed_through is append-only/);
+  });
+
+  it("seals the old records into a directory, deletes them, and the live chain verifies from the sealed head", async () => {
+    const { sealExpired, sealedSegments } = await store.seal();
+    const { writeCheckpoint } = await store.checkpoints();
+    await ingest(4);
+    const checkpoint = await writeCheckpoint();
+    const after = await ingest(2); // not covered by a signed checkpoint: stays live
+    const dir = tempDir();
+    const target = openTarget(`file://${dir}`);
+    const report = await sealExpired(target, 1, { now: LATER });
+    expect(report.stoppedAt?.why).toMatch(/no signed checkpoint covers it/);
+    expect(report.sealed.length).toBeGreaterThan(0);
+    const last = report.sealed[report.sealed.length - 1];
+    expect(last.last_seq).toBe(checkpoint!.size);
+    expect((await sealedSegments()).filter((s) => s.chain === 0)).toEqual(report.sealed);
+    // Gone from the database, down to the operations and their rows; the later ones stay.
+    expect(await fresh.query(`SELECT seq FROM chain_records WHERE seq <= ${last.last_seq}`)).toEqual([]);
+    expect(await fresh.query("SELECT operation_id FROM operations ORDER BY created_seq")).toEqual(after.map((operation_id) => ({ operation_id })));
+    expect((await fresh.query<{ operation_id: string }>("SELECT operation_id FROM operation_views")).map((r) => r.operation_id).sort()).toEqual([...after].sort());
+    // The archive.sealed record names the segment.
+    const [sealedRecord] = await fresh.query<{ payload: string }>("SELECT payload FROM chain_records WHERE kind = 'security' ORDER BY seq DESC LIMIT 1");
+    expect(JSON.parse(sealedRecord.payload)).toMatchObject({ type: "archive.sealed", last_seq: last.last_seq, location: last.location, sha256: last.sha256 });
+    // A live record is still refused.
+    await refused(`DELETE FROM chain_records WHERE seq = ${last.last_seq + 1}`, /chain_records is append-only/);
+    // The segments walk from the genesis hash to the sealed head, where the live chain continues.
+    const walked = [];
+    for await (const s of walkSegments(target, "default", 0, { linked: false })) walked.push(...s.records);
+    expect(walked.map((r) => r.seq)).toEqual(Array.from({ length: last.last_seq }, (_, i) => i + 1));
+    expect(walked[walked.length - 1].hash).toBe(last.head_hash);
+    const { verifyStoredChain } = await store.verify();
+    const { verdict, sealed } = await verifyStoredChain();
+    expect(sealed).toMatchObject({ seq: last.last_seq, hash: last.head_hash });
+    expect(verdict.ok, JSON.stringify(verdict)).toBe(true);
+    // Nothing more may go: running again seals nothing.
+    expect((await sealExpired(target, 1, { now: LATER })).sealed).toEqual([]);
+  });
+
+  it("a crash after writing a segment and before deleting is safe: the next run writes it again and goes on, to S3", async () => {
+    const { sealExpired } = await store.seal();
+    const { writeCheckpoint } = await store.checkpoints();
+    await writeCheckpoint();
+    const target: ArchiveTarget = openTarget("s3://archive/itest", { ...process.env, AWS_ENDPOINT_URL: s3Endpoint, AWS_ACCESS_KEY_ID: "S3RVER", AWS_SECRET_ACCESS_KEY: "S3RVER" });
+    // A target that fails on its last write (the checkpoint object) once: the seal stops before any delete.
+    let failed = false;
+    const crashing: ArchiveTarget = {
+      ...target,
+      url: target.url,
+      put: async (key, body) => {
+        if (!failed && key.endsWith(".checkpoint.json")) {
+          await target.put(key.replace(".checkpoint.json", ".ndjson.gz"), body);
+          failed = true;
+          throw new Error("crash");
+        }
+        return target.put(key, body);
+      },
+      get: (k) => target.get(k),
+      list: (p) => target.list(p),
+      locationOf: (k) => target.locationOf(k),
+    };
+    const before = await fresh.query<{ c: number }>("SELECT COUNT(*) AS c FROM chain_records");
+    await expect(sealExpired(crashing, 1, { now: LATER })).rejects.toThrow(/crash/);
+    expect(await fresh.query<{ c: number }>("SELECT COUNT(*) AS c FROM chain_records")).toEqual(before);
+    const report = await sealExpired(crashing, 1, { now: LATER });
+    expect(report.sealed.length).toBe(1);
+    expect(report.sealed[0].location).toMatch(/^s3:\/\/archive\/itest\/default\/0\/\d+-\d+\.ndjson\.gz$/);
+    const { verifyStoredChain } = await store.verify();
+    expect((await verifyStoredChain()).verdict.ok).toBe(true);
+    // An operation that needs review stays, and so does everything after it.
+    const [held] = await ingest(1, true);
+    expect(await fresh.query("SELECT needs_review FROM operation_views WHERE operation_id = $1", [held])).toEqual([{ needs_review: expect.anything() }]);
+    await ingest(1);
+    await writeCheckpoint();
+    const stopped = await sealExpired(target, 1, { now: LATER });
+    expect(stopped.stoppedAt?.why).toMatch(new RegExp(`operation ${held} needs review`));
+    expect(await fresh.query(`SELECT operation_id FROM operations WHERE operation_id = '${held}'`)).toEqual([{ operation_id: held }]);
+  });
+});
