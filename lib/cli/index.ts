@@ -23,13 +23,16 @@ import { verifyStoredChain } from "@/lib/store/chain/verify-chain";
 import { announceChainFailure, chainFailure } from "@/lib/store/work/webhook-outbox";
 import { runDbCommand } from "./schema-engine";
 import { backupCommand, BackupUsageError, restoreCommand } from "./backup";
+import { archiveSealCommand, verifyArchive } from "./archive";
 
 const HELP = `Reconcile command line: npm run cli -- <command> [options]
 
   users:add --email E --password P --role viewer|reviewer|admin
   tokens:add --email E --scopes ingest,verify,read,export,review --name N
-  audit:verify [--file EXPORT.ndjson [--subset]] [--checkpoint CHECKPOINT.txt] [--key PUBLIC.pem]
+  audit:verify [--file EXPORT.ndjson [--subset]] [--checkpoint CHECKPOINT.txt] [--key PUBLIC.pem] [--archive DIR_OR_URL]
                                --key (or RECONCILE_CHECKPOINT_PUBLIC_KEY): only checkpoints signed by this key count
+                               --archive: walk the sealed segments too, then the live chain, end to end
+  archive:seal                 seal what retention (RECONCILE_RETENTION_DAYS) lets go now, as the daily job does
   audit:export --format ndjson|csv|json --out FILE [--since T] [--until T] [--operation-id ID] [--trajectory-id ID]
   audit:checkpoint             sign the chain's current size and head now; prints the checkpoint
   projections:rebuild
@@ -54,6 +57,7 @@ const CLI_ACTOR = `cli:${process.env.USER || "unknown"}`;
 
 const commands: Record<string, (args: string[]) => Promise<number>> = {
   backup: backupCommand,
+  "archive:seal": () => archiveSealCommand(CLI_ACTOR),
   restore: restoreCommand,
   async "users:add"(args) {
     const { values } = parseArgs({ args, options: { email: { type: "string" }, password: { type: "string" }, role: { type: "string" } } });
@@ -70,11 +74,13 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
     return 0;
   },
   async "audit:verify"(args) {
-    const { values } = parseArgs({ args, options: { file: { type: "string" }, subset: { type: "boolean" }, checkpoint: { type: "string" }, key: { type: "string" } } });
+    const { values } = parseArgs({ args, options: { file: { type: "string" }, subset: { type: "boolean" }, checkpoint: { type: "string" }, key: { type: "string" }, archive: { type: "string" } } });
+    if (values.archive !== undefined && values.file) throw new UsageError("--archive verifies the database's chain with its archive; it does not go with --file");
     const pinned = pinnedKey(values.key);
     const external = values.checkpoint ? parseCheckpoint(readFileSync(values.checkpoint, "utf8")) : null;
     if (values.checkpoint && !external) throw new UsageError(`${values.checkpoint} is not a reconcile checkpoint`);
     const found: Checkpoint[] = [];
+    let archiveOk = true;
     const watch = external ? checkpointSeqs(external) : undefined;
     let result;
     if (values.file) {
@@ -85,6 +91,7 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
       const { sealed } = result;
       // Checkpoints within what retention sealed are checked against the archive (--archive), not here.
       found.push(...stored.filter((c) => !sealed || c.heads || c.size > sealed.seq));
+      if (values.archive !== undefined && !(await verifyArchive(values.archive, { sealed, checkpoints: stored, pinnedKey: pinned?.key }))) archiveOk = false;
       if (sealed) {
         console.log(
           `starting at the last sealed head: seq ${sealed.seq} (sealed ${sealed.sealedAt}), hash ${sealed.hash}; the records up to it are in the archive (audit:verify --archive DIR_OR_URL checks them too)`,
@@ -118,7 +125,7 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
         `note: signatures were checked only against the key each checkpoint carries (${keys}); anyone who can rewrite the chain can sign with a key of their own. Pin the key you trust with --key PUBLIC.pem or RECONCILE_CHECKPOINT_PUBLIC_KEY.`,
       );
     }
-    return ok ? 0 : 1;
+    return ok && archiveOk ? 0 : 1;
   },
   async "audit:export"(args) {
     const { values } = parseArgs({

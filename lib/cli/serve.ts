@@ -31,6 +31,8 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import next from "next";
 import { parseCheckpointEvery } from "@/lib/domain/checkpoint";
+import { openTarget } from "@/lib/archive/targets";
+import { retentionSettings } from "@/lib/retention/config";
 import { envSetting, settingProblems } from "@/lib/domain/settings";
 import { CLIENT_ADDRESS_HEADER, clientAddress, isLoopbackHost, parseTrustedProxies, type TrustedProxies } from "@/lib/auth/client-address";
 import { trustClientAddressHeader } from "@/lib/auth/request";
@@ -133,6 +135,10 @@ async function main() {
     }
   };
   checked(() => parseCheckpointEvery(process.env.RECONCILE_CHECKPOINT_EVERY));
+  checked(() => {
+    const r = retentionSettings(process.env);
+    if (r.archiveUrl) openTarget(r.archiveUrl);
+  });
   const proxies = checked(() => parseTrustedProxies(process.env.RECONCILE_TRUSTED_PROXIES));
   const verdictTarget = (await import("@/lib/verdicts/target")).verdictTargetProblem(process.env);
   if (verdictTarget) problems.push(verdictTarget);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { walkSegments } from "@/lib/archive/segments";
 import { openTarget, type ArchiveTarget } from "@/lib/archive/targets";
 import { systemSender } from "@/lib/domain/trust";
+import { runCli } from "@/lib/testing/cli";
 import { freshDatabase, type FreshDatabase } from "@/lib/testing/own-server";
 
 /**
@@ -52,6 +53,10 @@ function tempDir(): string {
 }
 
 let n = 0;
+/** The directory test 2 seals into, and the S3 target test 3 seals into. */
+let dirTarget: ArchiveTarget;
+let dirPath = "";
+let s3Target: ArchiveTarget;
 /** `count` operations, each an accepted receipt a canonical read confirms (nothing to review); `review`: a receipt alone, which needs review. */
 async function ingest(count: number, review = false): Promise<string[]> {
   const { ingestRecords } = await store.ingest();
@@ -91,8 +96,8 @@ describe("retention", () => {
     await ingest(4);
     const checkpoint = await writeCheckpoint();
     const after = await ingest(2); // not covered by a signed checkpoint: stays live
-    const dir = tempDir();
-    const target = openTarget(`file://${dir}`);
+    const dir = (dirPath = tempDir());
+    const target = (dirTarget = openTarget(`file://${dir}`));
     const report = await sealExpired(target, 1, { now: LATER });
     expect(report.stoppedAt?.why).toMatch(/no signed checkpoint covers it/);
     expect(report.sealed.length).toBeGreaterThan(0);
@@ -125,7 +130,7 @@ describe("retention", () => {
     const { sealExpired } = await store.seal();
     const { writeCheckpoint } = await store.checkpoints();
     await writeCheckpoint();
-    const target: ArchiveTarget = openTarget("s3://archive/itest", { ...process.env, AWS_ENDPOINT_URL: s3Endpoint, AWS_ACCESS_KEY_ID: "S3RVER", AWS_SECRET_ACCESS_KEY: "S3RVER" });
+    const target: ArchiveTarget = (s3Target = openTarget("s3://archive/itest", { ...process.env, AWS_ENDPOINT_URL: s3Endpoint, AWS_ACCESS_KEY_ID: "S3RVER", AWS_SECRET_ACCESS_KEY: "S3RVER" }));
     // A target that fails on its last write (the checkpoint object) once: the seal stops before any delete.
     let failed = false;
     const crashing: ArchiveTarget = {
@@ -159,5 +164,46 @@ describe("retention", () => {
     const stopped = await sealExpired(target, 1, { now: LATER });
     expect(stopped.stoppedAt?.why).toMatch(new RegExp(`operation ${held} needs review`));
     expect(await fresh.query(`SELECT operation_id FROM operations WHERE operation_id = '${held}'`)).toEqual([{ operation_id: held }]);
+  });
+
+  it("audit:verify starts at the last sealed head, and with --archive walks the segments and says where they meet the live chain", async () => {
+    const env = { RECONCILE_RETENTION_DAYS: "" };
+    const plain = await runCli(fresh.url, ["audit:verify"], env);
+    expect(plain.stdout).toMatch(/starting at the last sealed head: seq \d+/);
+    expect(plain.status, plain.stderr).toBe(0);
+    // The directory holds only the first segments (the later ones went to S3): they do not meet.
+    const partial = await runCli(fresh.url, ["audit:verify", "--archive", dirPath], env);
+    expect(partial.stderr).toMatch(/the archive ends at seq \d+, but the live chain continues from seq \d+/);
+    expect(partial.status).toBe(1);
+    // Copied together (segments move between targets as they are), they walk end to end.
+    for (const key of await s3Target.list("default/0/")) await dirTarget.put(key, (await s3Target.get(key))!);
+    const whole = await runCli(fresh.url, ["audit:verify", "--archive", `file://${dirPath}`], env);
+    expect(whole.stdout).toMatch(/the archive and the live chain meet at seq \d+/);
+    expect(whole.stdout).toMatch(/checkpoint \(size \d+, signed [^)]+\): matches the archive/);
+    expect(whole.status, whole.stderr).toBe(0);
+  });
+
+  it("the daily job seals, finishes and enqueues the next day's in one go; enqueueing today's twice adds one", async () => {
+    const { enqueueTodaysSeal, ARCHIVE_SEAL_JOB } = await import("./schedule");
+    const { claimJobs } = await import("@/lib/store/work/jobs");
+    const { runSealJob } = await import("@/lib/retention/jobs");
+    Object.assign(process.env, { RECONCILE_RETENTION_DAYS: "0", RECONCILE_ARCHIVE_URL: `file://${dirPath}` });
+    try {
+      await enqueueTodaysSeal();
+      await enqueueTodaysSeal();
+      const [job, ...more] = await claimJobs(ARCHIVE_SEAL_JOB, 5, 60_000);
+      expect(more).toEqual([]);
+      await runSealJob(job);
+      const today = new Date().toISOString().slice(0, 10);
+      const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+      const rows = await fresh.query<{ key: string; status: string }>(`SELECT key, status FROM job WHERE kind = '${ARCHIVE_SEAL_JOB}' ORDER BY key`);
+      expect(rows).toEqual([
+        { key: `archive-seal:${today}`, status: "done" },
+        { key: `archive-seal:${tomorrow}`, status: "pending" },
+      ]);
+    } finally {
+      delete process.env.RECONCILE_RETENTION_DAYS;
+      delete process.env.RECONCILE_ARCHIVE_URL;
+    }
   });
 });
