@@ -223,10 +223,11 @@ function readKeyFile(file: string, what: string): string {
 async function verifyFile(file: string, opts: { allowGaps: boolean; watch?: number[]; checkpoints: Checkpoint[] }) {
   const lines0: Checkpoint[] = [];
   let chains: number | undefined;
+  let start: { prevHash: string; prevSeq: number } | undefined;
   // Checkpoints ride at the end of an export; read them first so their sizes are watched. The
   // text test only skips parsing lines that cannot be one; what decides is the structure.
   for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
-    if (!line.includes('"checkpoint"') && !line.includes('"chains"')) continue;
+    if (!line.includes('"checkpoint"') && !line.includes('"chains"') && !line.includes('"archive"')) continue;
     let value: unknown;
     try {
       value = JSON.parse(line);
@@ -237,11 +238,15 @@ async function verifyFile(file: string, opts: { allowGaps: boolean; watch?: numb
     if (c) lines0.push(c);
     const n = chainsLine(value);
     if (n !== null) chains ??= n;
+    const a = archiveLine(value);
+    if (a && !a.from_archive) start ??= { prevHash: a.head_hash, prevSeq: a.sealed_through };
   }
-  opts.checkpoints.push(...lines0);
+  // Records retention sealed and this export left out: the records continue from their head (said so).
+  if (start) console.log(`starting at the sealed head the export names: seq ${start.prevSeq}, hash ${start.prevHash} (the records before it are in the archive)`);
+  opts.checkpoints.push(...lines0.filter((c) => !start || c.heads || c.size > start.prevSeq));
   // A trail of several chains names their count first; an older export's checkpoints say it too.
   chains ??= lines0.find((c) => c.heads)?.heads?.length ?? 1;
-  const verifier = new MultiChainVerifier(chains, { allowGaps: opts.allowGaps, watch: [...(opts.watch ?? []), ...lines0.flatMap(checkpointSeqs)] });
+  const verifier = new MultiChainVerifier(chains, { allowGaps: opts.allowGaps, watch: [...(opts.watch ?? []), ...lines0.flatMap(checkpointSeqs)], starts: start && chains === 1 ? [start] : undefined });
   const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
   let lineNo = 0;
   for await (const line of lines) {
@@ -253,7 +258,7 @@ async function verifyFile(file: string, opts: { allowGaps: boolean; watch?: numb
     } catch {
       return { verdict: { ok: false as const, badSeq: verifier.verdict().count + 1, count: verifier.verdict().count, problem: `line ${lineNo} is not JSON` }, hashes: verifier.hashes, counts: verifier.counts };
     }
-    if (chainsLine(value) !== null) continue;
+    if (chainsLine(value) !== null || archiveLine(value)) continue;
     if (isCheckpointLine(value)) {
       if (checkpointLine(value)) continue;
       return { verdict: { ok: false as const, badSeq: verifier.verdict().count + 1, count: verifier.verdict().count, problem: `line ${lineNo} is a checkpoint line without a size, head, time, key and signature` }, hashes: verifier.hashes, counts: verifier.counts };
@@ -288,6 +293,14 @@ function checkpointLine(v: unknown): Checkpoint | null {
 }
 
 /** The chain count line of a trail of several chains (`{"kind":"chains","chains":N}`, no seq), or null. */
+/** An export's note about archived records (lib/api/audit-archive.ts): kind "archive", no seq. */
+function archiveLine(v: unknown): { from_archive: boolean; sealed_through: number; head_hash: string } | null {
+  if (typeof v !== "object" || v === null || Array.isArray(v) || Object.hasOwn(v, "seq")) return null;
+  const { kind, from_archive, sealed_through, head_hash } = v as Record<string, unknown>;
+  if (kind !== "archive" || typeof from_archive !== "boolean" || !Number.isSafeInteger(sealed_through) || typeof head_hash !== "string" || !/^[0-9a-f]{64}$/.test(head_hash)) return null;
+  return { from_archive, sealed_through: sealed_through as number, head_hash };
+}
+
 function chainsLine(v: unknown): number | null {
   if (typeof v !== "object" || v === null || Array.isArray(v) || Object.hasOwn(v, "seq")) return null;
   const { kind, chains } = v as Record<string, unknown>;

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
@@ -181,6 +181,24 @@ describe("retention", () => {
     expect(whole.stdout).toMatch(/the archive and the live chain meet at seq \d+/);
     expect(whole.stdout).toMatch(/checkpoint \(size \d+, signed [^)]+\): matches the archive/);
     expect(whole.status, whole.stderr).toBe(0);
+    // The export answers for the sealed records from the archive (a note says so), and verifies from the genesis hash.
+    const file = path.join(tempDir(), "export.ndjson");
+    const exported = await runCli(fresh.url, ["audit:export", "--out", file], { ...env, RECONCILE_ARCHIVE_URL: `file://${dirPath}` });
+    expect(exported.status, exported.stderr).toBe(0);
+    const lines = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { kind: string; seq?: number; from_archive?: boolean });
+    expect(lines[0]).toMatchObject({ kind: "archive", from_archive: true });
+    expect(lines[1]).toMatchObject({ seq: 1 });
+    const fromFile = await runCli(fresh.url, ["audit:verify", "--file", file], env);
+    expect(fromFile.stdout).toMatch(/chain intact/);
+    expect(fromFile.status, fromFile.stderr).toBe(0);
+    // Without the archive, the export names the sealed head and verifies from there.
+    const liveOnly = path.join(tempDir(), "live.ndjson");
+    expect((await runCli(fresh.url, ["audit:export", "--out", liveOnly], env)).status).toBe(0);
+    const note = JSON.parse(readFileSync(liveOnly, "utf8").split("\n")[0]) as { from_archive: boolean; note: string };
+    expect(note).toMatchObject({ from_archive: false, note: expect.stringMatching(/no RECONCILE_ARCHIVE_URL/) });
+    const liveVerified = await runCli(fresh.url, ["audit:verify", "--file", liveOnly], env);
+    expect(liveVerified.stdout).toMatch(/starting at the sealed head the export names/);
+    expect(liveVerified.status, liveVerified.stderr).toBe(0);
   });
 
   it("the daily job seals, finishes and enqueues the next day's in one go; enqueueing today's twice adds one", async () => {
