@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { cutoffOf, daySegments, parseRetentionDays, sealablePrefix, type SealCandidate } from "./retention";
+import { cutoffOf, daySegments, parseRetentionDays, publishedThroughOf, sealablePrefix, type SealCandidate } from "./retention";
 
 const rec = (seq: number, operation_id: string | null, day: string, time = "12:00:00.000Z"): SealCandidate => ({ seq, operation_id, recorded_at: `${day}T${time}` });
 
@@ -82,5 +82,15 @@ describe("daySegments", () => {
       { day: "2026-11-02", first_seq: 4, last_seq: 4, count: 1 },
     ]);
     expect(daySegments(records, 0)).toEqual([]);
+  });
+});
+
+describe("publishedThroughOf", () => {
+  it("is the largest checkpoint below every one whose webhook announcement still waits", () => {
+    expect(publishedThroughOf([], [])).toBe(0);
+    expect(publishedThroughOf([10, 20, 30], [])).toBe(30);
+    expect(publishedThroughOf([10, 20, 30], [30])).toBe(20);
+    expect(publishedThroughOf([10, 20, 30], [20, 30])).toBe(10);
+    expect(publishedThroughOf([10, 20, 30], [10])).toBe(0);
   });
 });

@@ -67,3 +67,13 @@ export function daySegments(records: SealCandidate[], count: number): (SealRange
   }
   return out;
 }
+
+/**
+ * The last seq retention may seal up to: the largest signed checkpoint that is published, that
+ * is, below every checkpoint whose webhook announcement (checkpoint.created) is still waiting for
+ * delivery. A checkpoint someone is still to receive must not lose its records first. 0: none.
+ */
+export function publishedThroughOf(checkpointSizes: number[], undeliveredSizes: number[]): number {
+  const firstUndelivered = undeliveredSizes.length ? Math.min(...undeliveredSizes) : Infinity;
+  return checkpointSizes.filter((s) => s < firstUndelivered).reduce((a, b) => Math.max(a, b), 0);
+}

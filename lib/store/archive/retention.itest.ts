@@ -98,8 +98,15 @@ describe("retention", () => {
     const after = await ingest(2); // not covered by a signed checkpoint: stays live
     const dir = (dirPath = tempDir());
     const target = (dirTarget = openTarget(`file://${dir}`));
+    // The checkpoint's webhook announcement still waits for delivery: nothing it covers goes yet.
+    await raw(`INSERT INTO webhook_messages (id, type, body, link, created_at) VALUES ('msg-ret', 'checkpoint.created', '{"data":{"size":${checkpoint!.size}}}', 'l', 't')`);
+    await raw("INSERT INTO webhook_deliveries (id, message_id, endpoint_id, status, attempts, created_at, updated_at) VALUES ('del-ret', 'msg-ret', 'ep', 'pending', 0, 't', 't')");
+    const waiting = await sealExpired(target, 1, { now: LATER });
+    expect(waiting.sealed).toEqual([]);
+    expect(waiting.stoppedAt).toMatchObject({ seq: 1, why: expect.stringMatching(/webhook announcement is delivered/) });
+    await raw("UPDATE webhook_deliveries SET status = 'delivered' WHERE id = 'del-ret'");
     const report = await sealExpired(target, 1, { now: LATER });
-    expect(report.stoppedAt?.why).toMatch(/no signed checkpoint covers it/);
+    expect(report.stoppedAt?.why).toMatch(/no signed checkpoint whose webhook announcement is delivered covers it/);
     expect(report.sealed.length).toBeGreaterThan(0);
     const last = report.sealed[report.sealed.length - 1];
     expect(last.last_seq).toBe(checkpoint!.size);

@@ -1,7 +1,7 @@
 import "server-only";
 import { DEFAULT_PROJECT } from "@/lib/domain/archive-segment";
 import { GENESIS_HASH, type ChainRecord } from "@/lib/domain/hash";
-import { cutoffOf, daySegments, sealablePrefix, type SealCandidate } from "@/lib/domain/retention";
+import { cutoffOf, daySegments, publishedThroughOf, sealablePrefix, type SealCandidate } from "@/lib/domain/retention";
 import { writeSegment, type WrittenSegment } from "@/lib/archive/segments";
 import type { ArchiveTarget } from "@/lib/archive/targets";
 import { chainCountIn, lockChain, toChainRecord } from "../chain/chain";
@@ -99,15 +99,23 @@ export async function sealExpired(target: ArchiveTarget, retentionDays: number, 
 }
 
 function whyKept(r: SealCandidate, kept: Set<string>, cutoff: string, through: number): string {
-  if (r.seq > through) return "no signed checkpoint covers it yet";
+  if (r.seq > through) return "no signed checkpoint whose webhook announcement is delivered covers it yet";
   if (r.operation_id !== null && kept.has(r.operation_id)) return `operation ${r.operation_id} needs review, is claimed, awaits approval or has a record after ${cutoff}`;
   return `recorded at ${r.recorded_at}, after the cut-off ${cutoff}`;
 }
 
-/** The last seq a signed checkpoint covers: nothing beyond it is sealed (it would leave the archive unattested). */
+/**
+ * The last seq retention may seal: covered by a signed checkpoint whose webhook announcement
+ * (checkpoint.created) is delivered, or given up on (failed, cancelled), to every endpoint.
+ */
 async function publishedThrough(db: SqlLike): Promise<number> {
-  const [row] = await asSql(db).all<{ size: number | bigint | null }>("SELECT MAX(size) AS size FROM checkpoints");
-  return Number(row?.size ?? 0);
+  const sql = asSql(db);
+  const sizes = (await sql.all<{ size: number | bigint }>("SELECT size FROM checkpoints")).map((r) => Number(r.size));
+  const waiting = await sql.all<{ body: string }>(
+    "SELECT m.body FROM webhook_messages m WHERE m.type = 'checkpoint.created' AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.message_id = m.id AND d.status = 'pending')",
+  );
+  const undelivered = waiting.map((w) => Number((JSON.parse(w.body) as { data?: { size?: unknown } }).data?.size)).filter(Number.isSafeInteger);
+  return publishedThroughOf(sizes, undelivered);
 }
 
 /**
