@@ -113,7 +113,6 @@ describe("S3 (s3rver)", () => {
     server = new S3rver({ port: 0, address: "127.0.0.1", silent: true, directory: tempDir() });
     const { port } = await server.run();
     endpoint = `http://127.0.0.1:${port}`;
-    Object.assign(process.env, env);
     const client = new S3Client({ endpoint, forcePathStyle: true, region: "us-east-1", credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" } });
     await client.send(new CreateBucketCommand({ Bucket: "archive" }));
   });
@@ -121,9 +120,9 @@ describe("S3 (s3rver)", () => {
     await server?.close();
   });
   let n = 0;
-  behaves("s3", () => openTarget(`s3://archive/reconcile-${++n}`, { ...process.env, AWS_ENDPOINT_URL: endpoint }));
+  behaves("s3", () => openTarget(`s3://archive/reconcile-${++n}`, { ...env, AWS_ENDPOINT_URL: endpoint }));
 
   it("names locations by bucket and prefix", () => {
-    expect(openTarget("s3://archive/a/b/", { ...process.env, AWS_ENDPOINT_URL: endpoint }).locationOf("default/0/1-2.ndjson.gz")).toBe("s3://archive/a/b/default/0/1-2.ndjson.gz");
+    expect(openTarget("s3://archive/a/b/", { ...env, AWS_ENDPOINT_URL: endpoint }).locationOf("default/0/1-2.ndjson.gz")).toBe("s3://archive/a/b/default/0/1-2.ndjson.gz");
   });
 });
