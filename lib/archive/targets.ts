@@ -28,7 +28,7 @@ function checkKey(key: string, folder = false): void {
 }
 
 /** The target RECONCILE_ARCHIVE_URL names; throws with the reason when it is no archive URL. */
-export function openTarget(url: string, env: NodeJS.ProcessEnv = process.env): ArchiveTarget {
+export function openTarget(url: string, env: Record<string, string | undefined> = process.env): ArchiveTarget {
   let u: URL;
   try {
     u = new URL(url);
@@ -95,7 +95,7 @@ class S3Target implements ArchiveTarget {
     readonly url: string,
     private readonly bucket: string,
     private readonly prefix: string,
-    env: NodeJS.ProcessEnv,
+    env: Record<string, string | undefined>,
   ) {
     const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL;
     this.client = new S3Client({
