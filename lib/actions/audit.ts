@@ -29,13 +29,16 @@ export async function verifyChainAction(): Promise<VerifyState> {
     throw e;
   }
   try {
-    const checkpoints = await allCheckpoints();
-    const { verdict, hashes, counts } = await verifyStoredChain(undefined, { watch: checkpoints.flatMap(checkpointSeqs) });
+    const all = await allCheckpoints();
+    const { verdict, hashes, counts, sealed } = await verifyStoredChain(undefined, { watch: all.flatMap(checkpointSeqs) });
+    // Checkpoints within what retention sealed are the archive's to check (audit:verify --archive).
+    const checkpoints = all.filter((c) => !sealed || c.heads || c.size > sealed.seq);
     const bad = verdict.ok ? checkAgainstCheckpoints(verdict, hashes, checkpoints, undefined, counts).find((c) => !c.ok) : undefined;
     if (!verdict.ok || (bad && !bad.ok)) await announceChainFailure(chainFailure(verdict, bad), me.email);
     if (!verdict.ok) return { ok: false, message: `Broken at seq ${verdict.badSeq}: ${verdict.problem}.` };
     if (bad && !bad.ok) return { ok: false, message: `The chain links, but ${bad.problem}.` };
-    return { ok: true, message: `Intact: all ${verdict.count.toLocaleString()} records link${verdict.chains ? `, in ${verdict.chains.length} chains` : `, up to seq ${verdict.lastSeq}`}; ${checkpoints.length} checkpoint${checkpoints.length === 1 ? " matches" : "s match"}.` };
+    const from = sealed ? ` from the last sealed head (seq ${sealed.seq}, sealed ${sealed.sealedAt}; what is before it is in the archive)` : "";
+    return { ok: true, message: `Intact${from}: all ${verdict.count.toLocaleString()} ${sealed ? "live " : ""}records link${verdict.chains ? `, in ${verdict.chains.length} chains` : `, up to seq ${verdict.lastSeq}`}; ${checkpoints.length} checkpoint${checkpoints.length === 1 ? " matches" : "s match"}.` };
   } finally {
     await release();
   }

@@ -1,8 +1,9 @@
 import "server-only";
-import { csvChainsRow, csvCheckpointRow, csvHeader, csvRow, ndjsonLine, type AuditFormat } from "@/lib/domain/audit-format";
+import { csvChainsRow, csvCheckpointRow, csvNoteRow, csvHeader, csvRow, ndjsonLine, type AuditFormat } from "@/lib/domain/audit-format";
 import { formatCheckpoint } from "@/lib/domain/checkpoint";
 import { checkpointWithin, exportRecords, type ExportQuery, type ExportSnapshot } from "@/lib/store/chain/audit-export";
 import { allCheckpoints } from "@/lib/store/chain/checkpoints";
+import { archivedPart } from "./audit-archive";
 
 /**
  * The export as text chunks, for the HTTP stream and the CLI file alike. Signed checkpoints
@@ -23,8 +24,12 @@ export async function* exportText(q: ExportQuery): AsyncGenerator<string> {
   const next = await records.next();
   const chains = snapshot.chains ?? 1;
   if (chains > 1) batch += format === "ndjson" ? ndjsonLine({ kind: "chains", chains }) : format === "csv" ? csvChainsRow(chains) : "";
-  if (format === "json") batch += chains > 1 ? `{"chains":${chains},"records":[` : '{"records":[';
+  // Records retention sealed: a note first, then (when the archive is readable) those records from it.
+  const archived = chains === 1 ? await archivedPart(q) : null;
+  if (archived) batch += format === "ndjson" ? ndjsonLine(archived.note) : format === "csv" ? csvNoteRow(archived.note) : "";
+  if (format === "json") batch += `{${chains > 1 ? `"chains":${chains},` : ""}${archived ? `"archive":${JSON.stringify(archived.note)},` : ""}"records":[`;
   async function* all() {
+    if (archived?.records) yield* archived.records;
     if (!next.done) yield next.value;
     yield* records;
   }

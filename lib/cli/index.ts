@@ -23,13 +23,16 @@ import { verifyStoredChain } from "@/lib/store/chain/verify-chain";
 import { announceChainFailure, chainFailure } from "@/lib/store/work/webhook-outbox";
 import { runDbCommand } from "./schema-engine";
 import { backupCommand, BackupUsageError, restoreCommand } from "./backup";
+import { archiveSealCommand, verifyArchive } from "./archive";
 
 const HELP = `Reconcile command line: npm run cli -- <command> [options]
 
   users:add --email E --password P --role viewer|reviewer|admin
   tokens:add --email E --scopes ingest,verify,read,export,review --name N
-  audit:verify [--file EXPORT.ndjson [--subset]] [--checkpoint CHECKPOINT.txt] [--key PUBLIC.pem]
+  audit:verify [--file EXPORT.ndjson [--subset]] [--checkpoint CHECKPOINT.txt] [--key PUBLIC.pem] [--archive DIR_OR_URL]
                                --key (or RECONCILE_CHECKPOINT_PUBLIC_KEY): only checkpoints signed by this key count
+                               --archive: walk the sealed segments too, then the live chain, end to end
+  archive:seal                 seal what retention (RECONCILE_RETENTION_DAYS) lets go now, as the daily job does
   audit:export --format ndjson|csv|json --out FILE [--since T] [--until T] [--operation-id ID] [--trajectory-id ID]
   audit:checkpoint             sign the chain's current size and head now; prints the checkpoint
   projections:rebuild
@@ -54,6 +57,7 @@ const CLI_ACTOR = `cli:${process.env.USER || "unknown"}`;
 
 const commands: Record<string, (args: string[]) => Promise<number>> = {
   backup: backupCommand,
+  "archive:seal": () => archiveSealCommand(CLI_ACTOR),
   restore: restoreCommand,
   async "users:add"(args) {
     const { values } = parseArgs({ args, options: { email: { type: "string" }, password: { type: "string" }, role: { type: "string" } } });
@@ -70,19 +74,29 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
     return 0;
   },
   async "audit:verify"(args) {
-    const { values } = parseArgs({ args, options: { file: { type: "string" }, subset: { type: "boolean" }, checkpoint: { type: "string" }, key: { type: "string" } } });
+    const { values } = parseArgs({ args, options: { file: { type: "string" }, subset: { type: "boolean" }, checkpoint: { type: "string" }, key: { type: "string" }, archive: { type: "string" } } });
+    if (values.archive !== undefined && values.file) throw new UsageError("--archive verifies the database's chain with its archive; it does not go with --file");
     const pinned = pinnedKey(values.key);
     const external = values.checkpoint ? parseCheckpoint(readFileSync(values.checkpoint, "utf8")) : null;
     if (values.checkpoint && !external) throw new UsageError(`${values.checkpoint} is not a reconcile checkpoint`);
     const found: Checkpoint[] = [];
+    let archiveOk = true;
     const watch = external ? checkpointSeqs(external) : undefined;
     let result;
     if (values.file) {
       result = await verifyFile(values.file, { allowGaps: values.subset ?? false, watch, checkpoints: found });
     } else {
       const stored = await allCheckpoints();
-      found.push(...stored);
       result = await verifyStoredChain(undefined, { watch: [...(watch ?? []), ...stored.flatMap(checkpointSeqs)] });
+      const { sealed } = result;
+      // Checkpoints within what retention sealed are checked against the archive (--archive), not here.
+      found.push(...stored.filter((c) => !sealed || c.heads || c.size > sealed.seq));
+      if (values.archive !== undefined && !(await verifyArchive(values.archive, { sealed, checkpoints: stored, pinnedKey: pinned?.key }))) archiveOk = false;
+      if (sealed) {
+        console.log(
+          `starting at the last sealed head: seq ${sealed.seq} (sealed ${sealed.sealedAt}), hash ${sealed.hash}; the records up to it are in the archive (audit:verify --archive DIR_OR_URL checks them too)`,
+        );
+      }
     }
     const { verdict, hashes, counts } = result;
     let ok = verdict.ok;
@@ -111,7 +125,7 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
         `note: signatures were checked only against the key each checkpoint carries (${keys}); anyone who can rewrite the chain can sign with a key of their own. Pin the key you trust with --key PUBLIC.pem or RECONCILE_CHECKPOINT_PUBLIC_KEY.`,
       );
     }
-    return ok ? 0 : 1;
+    return ok && archiveOk ? 0 : 1;
   },
   async "audit:export"(args) {
     const { values } = parseArgs({
@@ -209,10 +223,11 @@ function readKeyFile(file: string, what: string): string {
 async function verifyFile(file: string, opts: { allowGaps: boolean; watch?: number[]; checkpoints: Checkpoint[] }) {
   const lines0: Checkpoint[] = [];
   let chains: number | undefined;
+  let start: { prevHash: string; prevSeq: number } | undefined;
   // Checkpoints ride at the end of an export; read them first so their sizes are watched. The
   // text test only skips parsing lines that cannot be one; what decides is the structure.
   for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
-    if (!line.includes('"checkpoint"') && !line.includes('"chains"')) continue;
+    if (!line.includes('"checkpoint"') && !line.includes('"chains"') && !line.includes('"archive"')) continue;
     let value: unknown;
     try {
       value = JSON.parse(line);
@@ -223,11 +238,15 @@ async function verifyFile(file: string, opts: { allowGaps: boolean; watch?: numb
     if (c) lines0.push(c);
     const n = chainsLine(value);
     if (n !== null) chains ??= n;
+    const a = archiveLine(value);
+    if (a && !a.from_archive) start ??= { prevHash: a.head_hash, prevSeq: a.sealed_through };
   }
-  opts.checkpoints.push(...lines0);
+  // Records retention sealed and this export left out: the records continue from their head (said so).
+  if (start) console.log(`starting at the sealed head the export names: seq ${start.prevSeq}, hash ${start.prevHash} (the records before it are in the archive)`);
+  opts.checkpoints.push(...lines0.filter((c) => !start || c.heads || c.size > start.prevSeq));
   // A trail of several chains names their count first; an older export's checkpoints say it too.
   chains ??= lines0.find((c) => c.heads)?.heads?.length ?? 1;
-  const verifier = new MultiChainVerifier(chains, { allowGaps: opts.allowGaps, watch: [...(opts.watch ?? []), ...lines0.flatMap(checkpointSeqs)] });
+  const verifier = new MultiChainVerifier(chains, { allowGaps: opts.allowGaps, watch: [...(opts.watch ?? []), ...lines0.flatMap(checkpointSeqs)], starts: start && chains === 1 ? [start] : undefined });
   const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
   let lineNo = 0;
   for await (const line of lines) {
@@ -239,7 +258,7 @@ async function verifyFile(file: string, opts: { allowGaps: boolean; watch?: numb
     } catch {
       return { verdict: { ok: false as const, badSeq: verifier.verdict().count + 1, count: verifier.verdict().count, problem: `line ${lineNo} is not JSON` }, hashes: verifier.hashes, counts: verifier.counts };
     }
-    if (chainsLine(value) !== null) continue;
+    if (chainsLine(value) !== null || archiveLine(value)) continue;
     if (isCheckpointLine(value)) {
       if (checkpointLine(value)) continue;
       return { verdict: { ok: false as const, badSeq: verifier.verdict().count + 1, count: verifier.verdict().count, problem: `line ${lineNo} is a checkpoint line without a size, head, time, key and signature` }, hashes: verifier.hashes, counts: verifier.counts };
@@ -274,6 +293,14 @@ function checkpointLine(v: unknown): Checkpoint | null {
 }
 
 /** The chain count line of a trail of several chains (`{"kind":"chains","chains":N}`, no seq), or null. */
+/** An export's note about archived records (lib/api/audit-archive.ts): kind "archive", no seq. */
+function archiveLine(v: unknown): { from_archive: boolean; sealed_through: number; head_hash: string } | null {
+  if (typeof v !== "object" || v === null || Array.isArray(v) || Object.hasOwn(v, "seq")) return null;
+  const { kind, from_archive, sealed_through, head_hash } = v as Record<string, unknown>;
+  if (kind !== "archive" || typeof from_archive !== "boolean" || !Number.isSafeInteger(sealed_through) || typeof head_hash !== "string" || !/^[0-9a-f]{64}$/.test(head_hash)) return null;
+  return { from_archive, sealed_through: sealed_through as number, head_hash };
+}
+
 function chainsLine(v: unknown): number | null {
   if (typeof v !== "object" || v === null || Array.isArray(v) || Object.hasOwn(v, "seq")) return null;
   const { kind, chains } = v as Record<string, unknown>;

@@ -10,4 +10,5 @@ export async function registerJobHandlers(): Promise<void> {
   (await import("@/lib/webhooks/register")).registerWebhookJobs();
   (await import("@/lib/approvals/jobs")).registerApprovalJobs();
   (await import("@/lib/verdicts/register")).registerVerdictJobs();
+  await (await import("@/lib/retention/jobs")).registerRetentionJobs();
 }

@@ -76,3 +76,11 @@ it("LOG_LEVEL, RECONCILE_METRICS_PORT and a RECONCILE_VERIFIER_ENV naming the se
   await expect(start).rejects.toThrow(/LOG_LEVEL=loud is not one of fatal, error, warn, info, debug, trace, silent/);
   await expect(start).rejects.toThrow(/RECONCILE_METRICS_PORT=9464x is not a port/);
 });
+
+it("retention without an archive, or an archive that is no URL, stops the server from starting, naming them", async () => {
+  const url = servers.url("bad-retention");
+  await prepareDatabase(url, "bad");
+  await expect(servers.start(url, { RECONCILE_RETENTION_DAYS: "400" })).rejects.toThrow(/RECONCILE_RETENTION_DAYS is set but RECONCILE_ARCHIVE_URL is not/);
+  await expect(servers.start(url, { RECONCILE_RETENTION_DAYS: "forever", RECONCILE_ARCHIVE_URL: "file:///tmp/a" })).rejects.toThrow(/RECONCILE_RETENTION_DAYS must be a whole number of days/);
+  await expect(servers.start(url, { RECONCILE_RETENTION_DAYS: "30", RECONCILE_ARCHIVE_URL: "ftp://x/y" })).rejects.toThrow(/RECONCILE_ARCHIVE_URL must be file:\/\/\/DIR or s3:\/\/BUCKET\/PREFIX/);
+});

@@ -31,6 +31,8 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import next from "next";
 import { parseCheckpointEvery } from "@/lib/domain/checkpoint";
+import { openTarget } from "@/lib/archive/targets";
+import { retentionSettings } from "@/lib/retention/config";
 import { envSetting, settingProblems } from "@/lib/domain/settings";
 import { parseSecretAllowlist } from "@/lib/domain/verifier-secrets";
 import { CLIENT_ADDRESS_HEADER, clientAddress, isLoopbackHost, parseTrustedProxies, type TrustedProxies } from "@/lib/auth/client-address";
@@ -134,6 +136,10 @@ async function main() {
     }
   };
   checked(() => parseCheckpointEvery(process.env.RECONCILE_CHECKPOINT_EVERY));
+  checked(() => {
+    const r = retentionSettings(process.env);
+    if (r.archiveUrl) openTarget(r.archiveUrl);
+  });
   const proxies = checked(() => parseTrustedProxies(process.env.RECONCILE_TRUSTED_PROXIES));
   const verdictTarget = (await import("@/lib/verdicts/target")).verdictTargetProblem(process.env);
   if (verdictTarget) problems.push(verdictTarget);

@@ -46,6 +46,11 @@ export function csvChainsRow(chains: number): string {
   return stringify([["", "chains", "", "", "", JSON.stringify({ chains }), "", ""]]);
 }
 
+/** A note about archived records as a CSV row: `kind` archive, an empty `seq`, the note in `payload`, the head they end at in `hash`. */
+export function csvNoteRow(note: { kind: string; sealed_at: string; head_hash: string }): string {
+  return stringify([["", note.kind, "", note.sealed_at, "", JSON.stringify(note), "", note.head_hash].map(inertCell)]);
+}
+
 export function csvRow(r: ChainRecord): string {
   const cells = [String(r.seq), r.kind, r.operation_id ?? "", r.recorded_at, r.actor ?? "", JSON.stringify(r.payload), r.prev_hash, r.hash];
   return stringify([cells.map(inertCell)]);

@@ -85,10 +85,13 @@ export class MultiChainVerifier {
 
   constructor(
     readonly n: number,
-    opts: { allowGaps?: boolean; watch?: Iterable<number> } = {},
+    opts: { allowGaps?: boolean; watch?: Iterable<number>; /** Where each chain's records continue from (retention: the last sealed head); the genesis hash otherwise. */ starts?: ({ prevHash: string; prevSeq: number } | null)[] } = {},
   ) {
     const watch = [...(opts.watch ?? [])];
-    this.chains = Array.from({ length: n }, () => new ChainVerifier({ prevHash: GENESIS_HASH, prevSeq: 0 }, { allowGaps: opts.allowGaps, watch, linked: n > 1 }));
+    this.chains = Array.from(
+      { length: n },
+      (_, c) => new ChainVerifier(opts.starts?.[c] ?? { prevHash: GENESIS_HASH, prevSeq: 0 }, { allowGaps: opts.allowGaps, watch, linked: n > 1 }),
+    );
   }
 
   push(r: ChainRecord): boolean {

@@ -39,6 +39,19 @@ export const securityEventSchema = z.discriminatedUnion("type", [
   /** An admin stored a verifier secret (`{secret.NAME}`), new or `replaced`; its value is never chained. */
   z.object({ type: z.literal("verifier.secret_set"), name: z.string(), replaced: z.boolean(), ...base }),
   z.object({ type: z.literal("verifier.secret_deleted"), name: z.string(), ...base }),
+  /** Retention sealed a segment of a chain into the archive and deleted its records (docs/DEPLOY.md "Retention and archive"). */
+  z.object({
+    type: z.literal("archive.sealed"),
+    chain: z.number(),
+    first_seq: z.number(),
+    last_seq: z.number(),
+    records: z.number(),
+    head_hash: z.string(),
+    segment: z.string(),
+    location: z.string(),
+    sha256: z.string(),
+    ...base,
+  }),
 ]);
 export type SecurityEvent = z.infer<typeof securityEventSchema>;
 

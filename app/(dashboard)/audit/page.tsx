@@ -2,6 +2,9 @@ import type { Metadata } from "next";
 import { AuditExportForm } from "@/components/audit/export-form";
 import { VerifyButton } from "@/components/audit/verify-button";
 import { ServerHealth } from "@/components/audit/server-health";
+import { ArchiveStatus, type ArchiveStatusProps } from "@/components/audit/archive-status";
+import { retentionSettings } from "@/lib/retention/config";
+import { sealedSegments } from "@/lib/store/archive/seal";
 import { serverHealth } from "@/lib/observability/health";
 import { requirePage } from "@/lib/auth/session";
 import { formatCheckpoint, keyFingerprint, publicKeyPem } from "@/lib/domain/checkpoint";
@@ -14,7 +17,7 @@ export default async function AuditPage() {
   await requirePage("audit:export", "/audit");
   // Looking at the trail is a good moment to sign one if it is due (it also starts the hourly timer).
   await maybeCheckpoint(true);
-  const [head, checkpoint, health] = await Promise.all([chainHead(), latestCheckpoint(), serverHealth()]);
+  const [head, checkpoint, health, archive] = await Promise.all([chainHead(), latestCheckpoint(), serverHealth(), archiveStatus()]);
   const key = checkpointPublicKey();
   const fingerprint = keyFingerprint(key);
   const every = checkpointEvery();
@@ -66,6 +69,7 @@ export default async function AuditPage() {
         ) : null}
       </section>
       <ServerHealth {...health} />
+      <ArchiveStatus {...archive} />
       <section aria-labelledby="export" className="space-y-3 rounded-xl border border-slate-200 p-4 dark:border-slate-800">
         <h2 id="export" className="font-semibold">Export</h2>
         <p className="text-sm text-slate-700 dark:text-slate-300">
@@ -77,6 +81,16 @@ export default async function AuditPage() {
       </section>
     </div>
   );
+}
+
+async function archiveStatus(): Promise<ArchiveStatusProps> {
+  const segments = await sealedSegments();
+  try {
+    const { days, archiveUrl } = retentionSettings();
+    return { days, archiveUrl, problem: null, segments };
+  } catch (e) {
+    return { days: null, archiveUrl: null, problem: e instanceof Error ? e.message : String(e), segments };
+  }
 }
 
 function duration(ms: number): string {

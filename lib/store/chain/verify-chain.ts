@@ -4,7 +4,7 @@ import type { ChainVerdict } from "@/lib/domain/hash";
 import { chainCountIn, committedHeads, createdSeqsOf, toChainRecord } from "./chain";
 import type { Db } from "../db/database";
 import { reader } from "../db/db";
-import { selectIn } from "../db/sql";
+import { asSql, selectIn } from "../db/sql";
 
 const PAGE = 5000;
 
@@ -35,6 +35,14 @@ async function opSeqProblem(db: Db, rows: Row[]): Promise<{ seq: number; problem
   return null;
 }
 
+/** Where the live chain starts: the head of the last segment retention sealed (null: nothing sealed, the genesis hash). */
+export async function sealedStart(db: Db, chain = 0): Promise<{ seq: number; hash: string; sealedAt: string } | null> {
+  const [row] = await asSql(db).all<{ seq: number | bigint; hash: string; sealed_at: string }>(
+    `SELECT sealed_through_seq AS seq, head_hash AS hash, sealed_at FROM sealed_through WHERE chain = ${chain} ORDER BY sealed_through_seq DESC LIMIT 1`,
+  );
+  return row ? { seq: Number(row.seq), hash: row.hash, sealedAt: row.sealed_at } : null;
+}
+
 /**
  * Checks every link of the stored chains, page by page, in seq order, and that each record's
  * op_seq names its operation (opSeqProblem). Several chains are checked in the same pass, each
@@ -44,26 +52,29 @@ async function opSeqProblem(db: Db, rows: Row[]): Promise<{ seq: number; problem
 export async function verifyStoredChain(
   onProgress?: (checked: number) => void,
   opts: { watch?: number[] } = {},
-): Promise<{ verdict: ChainVerdict; hashes: Map<number, string>; counts: Map<number, number>; chains: number }> {
+): Promise<{ verdict: ChainVerdict; hashes: Map<number, string>; counts: Map<number, number>; chains: number; sealed: { seq: number; hash: string; sealedAt: string } | null }> {
   const db = await reader();
   const n = await chainCountIn(db, { readOnly: true });
+  // Retention sealed the chain's start into the archive: the live records continue from its head
+  // (audit:verify --archive walks the segments too).
+  const sealed = n === 1 ? await sealedStart(db) : null;
   const heads = n > 1 ? await committedHeads(db, n) : null;
   const last = heads ? Math.max(...heads.map((h) => h.seq)) : undefined;
-  const verifier = new MultiChainVerifier(n, { watch: opts.watch });
-  const done = () => ({ verdict: verifier.verdict(), hashes: verifier.hashes, counts: verifier.counts, chains: n });
-  let after = 0;
+  const verifier = new MultiChainVerifier(n, { watch: opts.watch, starts: sealed ? [{ prevHash: sealed.hash, prevSeq: sealed.seq }] : undefined });
+  const done = () => ({ verdict: verifier.verdict(), hashes: verifier.hashes, counts: verifier.counts, chains: n, sealed });
+  let after = sealed?.seq ?? 0;
   for (;;) {
     const page = await db.chainRecord.findMany({ where: { seq: { gt: after, ...(last !== undefined ? { lte: last } : {}) } }, orderBy: { seq: "asc" }, take: PAGE });
     if (!page.length) break;
     const rows = heads ? page.filter((r) => r.seq <= heads[chainOf(r.operationId, n)].seq) : page;
     const wrong = await opSeqProblem(db, rows);
     for (const row of rows) {
-      if (wrong && row.seq === wrong.seq) return { verdict: { ok: false, badSeq: row.seq, count: verifier.verdict().count, problem: wrong.problem }, hashes: verifier.hashes, counts: verifier.counts, chains: n };
+      if (wrong && row.seq === wrong.seq) return { verdict: { ok: false, badSeq: row.seq, count: verifier.verdict().count, problem: wrong.problem }, hashes: verifier.hashes, counts: verifier.counts, chains: n, sealed };
       let record;
       try {
         record = toChainRecord(row);
       } catch {
-        return { verdict: { ok: false, badSeq: row.seq, count: verifier.verdict().count, problem: "payload is not valid JSON" }, hashes: verifier.hashes, counts: verifier.counts, chains: n };
+        return { verdict: { ok: false, badSeq: row.seq, count: verifier.verdict().count, problem: "payload is not valid JSON" }, hashes: verifier.hashes, counts: verifier.counts, chains: n, sealed };
       }
       if (!verifier.push(record)) return done();
     }
