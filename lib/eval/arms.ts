@@ -113,7 +113,7 @@ export type ArmBOptions = {
   world?: World;
   /**
    * The world's readers may lie (lib/eval/readers.ts): an audit sample whose effect did not hold
-   * is then resolved not_applied, as its reviewer finds it, instead of stopping the run.
+   * is then retracted and resolved not_applied, as its reviewer finds it, instead of stopping the run.
    */
   lyingReaders?: boolean;
 };
@@ -239,17 +239,14 @@ export async function runArmB(o: ArmBOptions): Promise<OpLog[]> {
       if (!l || !item.audit_sample || !l.sampled) throw new Mismatch(`${item.operation_id} is in the review queue, but the experiment expected only its audit samples there: ${JSON.stringify(item)}`);
       if (l.actual !== "held" && !o.lyingReaders) throw new Mismatch(`${item.operation_id}: an audit sample whose effect did not hold (the environment's reads are faithful)`);
       const held = l.actual === "held";
-      must(
-        `${held ? "confirm" : "refute"} ${l.id}`,
-        await http("POST", `/api/v1/operations/${encodeURIComponent(l.id)}/corrections`, {
-          action: "resolve",
-          outcome: held ? "verified" : "not_applied",
-          reason: held ? "audit sample: probed the backend, the effect is there" : "audit sample: probed the backend, the effect is not there (the reader lied)",
-          ...(held ? { evidence: { object_id: l.id } } : {}),
-          expected_last_correction_id: null,
-        }),
-        [201],
-      );
+      const post = (body: unknown) => http("POST", `/api/v1/operations/${encodeURIComponent(l.id)}/corrections`, body);
+      if (held) {
+        must(`confirm ${l.id}`, await post({ action: "resolve", outcome: "verified", reason: "audit sample: probed the backend, the effect is there", evidence: { object_id: l.id }, expected_last_correction_id: null }), [201]);
+      } else {
+        // A verified audit sample found wrong is retracted (it is divergent then), and settled not applied.
+        const retracted = must(`retract ${l.id}`, await post({ action: "retract", reason: "audit sample: probed the backend, the effect is not there (the reader lied)", expected_last_correction_id: null }), [201]);
+        must(`resolve ${l.id}`, await post({ action: "resolve", outcome: "not_applied", reason: "probed the backend: the effect is not there", expected_last_correction_id: retracted.correction.id }), [201]);
+      }
       l.review = held ? "verified" : "not_applied";
     }
   }

@@ -44,8 +44,8 @@ export function atRate(log: OpLog[], rate: number): RateRow {
   const s = sampledAt(log, rate);
   const ht = htRecall(
     s
-      .filter((l) => l.review === "verified" || l.review === "not_applied")
-      .map((l) => ({ flagged: l.verdict === "divergent", failed: l.review === "not_applied", probability: l.verdict === "verified" ? rate : 1 })),
+      .filter((l) => l.review !== "none")
+      .map((l) => ({ flagged: l.verdict === "divergent", failed: l.review === "not_applied" || l.review === "retracted", probability: l.verdict === "verified" ? rate : 1 })),
   );
   return {
     rate,
