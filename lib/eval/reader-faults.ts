@@ -12,9 +12,12 @@ export const AUDIT_RATES = [0.05, 0.1, 0.25] as const;
 export const MARK_START = "<!-- reader-faults:start -->";
 export const MARK_END = "<!-- reader-faults:end -->";
 
-/** The log as Reconcile can know it: a verified operation nobody reviewed is believed to have held. */
+/**
+ * The log as Reconcile can know it (metrics.ts actualOf): an operation nobody reviewed held when
+ * verified, and did not when rejected — a stale read can hide a false failure behind a rejection.
+ */
 export function asReconcileKnowsIt(log: OpLog[]): OpLog[] {
-  return log.map((l) => (l.verdict === "verified" && l.review === "none" ? { ...l, actual: "held" } : l));
+  return log.map((l) => (l.review !== "none" ? l : l.verdict === "verified" ? { ...l, actual: "held" } : l.verdict === "rejected" ? { ...l, actual: "not_held" } : l));
 }
 
 /** Metric 3 from the ground truth: flagged (divergent) operations whose effect did not hold. */
@@ -63,7 +66,7 @@ const frac = (m: Metric) => `${pct(m.value)} (${m.hit}/${m.n})`;
 export type ReaderFaultReport = { rows: RateRow[]; precision: Metric; recall: Metric; lies: Record<string, number>; verifiedNotHeld: number; text: string; markdown: string };
 
 /** The section: the lies told, Metrics 3 and 4 (Reconcile vs truth), and sampling at 5, 10 and 25 %. */
-export function readerFaultReport(r: { log: OpLog[]; world: LyingWorld; command: string; runRate: number; product: Metrics; checkMismatches: number }): ReaderFaultReport {
+export function readerFaultReport(r: { log: OpLog[]; world: LyingWorld; baseline: Metrics; command: string; runRate: number; product: Metrics; checkMismatches: number }): ReaderFaultReport {
   const rows = AUDIT_RATES.map((rate) => atRate(r.log, rate));
   const precision = truePrecision(r.log);
   const recall = trueRecall(r.log);
@@ -71,9 +74,9 @@ export function readerFaultReport(r: { log: OpLog[]; world: LyingWorld; command:
   for (const l of r.world.lies) lies[l.fault]++;
   const verifiedNotHeld = rows[0].hidden;
   const metricRows = [
-    ["Metric", "Reconcile (GET /api/v1/metrics)", "Ground truth (simulator)"],
-    ["3. Verification precision", frac(r.product.verification_precision), frac(precision)],
-    ["4. Verification recall", frac(r.product.verification_recall), frac(recall)],
+    ["Metric", "Without lies (same seed, truth = Reconcile)", "Reconcile (GET /api/v1/metrics)", "Ground truth (simulator)"],
+    ["3. Verification precision", frac(r.baseline.verification_precision), frac(r.product.verification_precision), frac(precision)],
+    ["4. Verification recall", frac(r.baseline.verification_recall), frac(r.product.verification_recall), frac(recall)],
   ];
   const rateRows = [
     ["Audit rate", "verified ops sampled", "lies caught (of hidden)", "Metric 4, Reconcile", "Metric 4, HT-weighted (1/rate)", "est. missed ± s.e.", "Metric 4, truth"],
@@ -87,7 +90,14 @@ export function readerFaultReport(r: { log: OpLog[]; world: LyingWorld; command:
       frac(recall),
     ]),
   ];
-  const liesLine = `Reader lies that changed what the agent saw: stale ${lies.stale}, empty body ${lies.empty_body}, cache ${lies.cache}; ${verifiedNotHeld} operations classified verified whose effect did not hold.`;
+  const count = (f: (l: LyingWorld["lies"][number]) => boolean) => r.world.lies.filter(f).length;
+  const toMatch = (fault: string) => count((l) => l.fault === fault && l.status === "match" && l.truth !== "match");
+  const falseAlarm = (fault: string) => count((l) => l.fault === fault && l.truth === "match" && l.status !== "match");
+  const liesLine =
+    `Reader lies that changed what the agent saw: stale ${lies.stale}, empty body ${lies.empty_body}, cache ${lies.cache}. ` +
+    `A failed write read as a match: empty body ${toMatch("empty_body")}, cache ${toMatch("cache")}, stale ${toMatch("stale")} ` +
+    `(some of them rejected or partial receipts, divergent all the same); a write in place read as absent or different: stale ${falseAlarm("stale")}. ` +
+    `${verifiedNotHeld} operations were classified verified whose effect did not hold.`;
   const text = ["Readers that lie (--reader-faults):", liesLine, "", renderText(metricRows), "", renderText(rateRows)].join("\n");
   const markdown = `${MARK_START}
 ## Readers that lie (\`--reader-faults\`)
@@ -96,7 +106,7 @@ Written by \`${r.command}\` (lib/eval/readers.ts, lib/eval/reader-faults.ts); th
 without them. Arm B's canonical read-back goes through readers that lie, each read drawing at most
 one fault, deterministically from the seed: a **stale replica** (${pct(READER_FAULT_RATES.stale)} of reads; for ${STALE_TICKS}
 ticks after a write it returns the state before it), a reader that answers **200 with an empty
-body** (${pct(READER_FAULT_RATES.empty_body)}; the agent's adapter reports a match naming the object, with no fingerprint), and
+body** (${pct(READER_FAULT_RATES.empty_body)}; the agent's adapter reports a match naming the object, its fingerprint empty), and
 a **cache** that returns the intended value whether or not it was written (${pct(READER_FAULT_RATES.cache)}; a match with
 the intended fingerprint). Reviewers and the ground truth probe the primary, which does not lie.
 
@@ -106,7 +116,9 @@ ${renderMarkdown(metricRows)}
 
 Reconcile's figures are checked against the records it was sent (a verified operation nobody
 reviewed counts as held, which is all it can know; the check ${r.checkMismatches ? `**FAILED** in ${r.checkMismatches} counts` : "passed"}).
-Metric 3 stays true: every flagged operation goes to a reviewer, who probes the primary. Metric 4
+Metric 3 stays true, because every flagged operation goes to a reviewer, who probes the primary.
+It still falls against the run without lies, because the stale replica's false absents are
+escalated and the reviewer finds the effect there. Metric 4
 is where the lies hide: a failure classified verified reaches a reviewer only as an audit sample,
 so Reconcile counts ${(r.runRate * 100).toFixed(0)} % of them, and its recall is biased upwards. What audit sampling catches, and
 the Horvitz–Thompson estimate (lib/domain/ht-recall.ts: each failure an audit sample found weighs
@@ -115,9 +127,11 @@ the Horvitz–Thompson estimate (lib/domain/ht-recall.ts: each failure an audit 
 ${renderMarkdown(rateRows)}
 
 The empty body is the lie Reconcile could refuse outright: a match whose evidence names an object
-but carries no fingerprint is accepted as verified (classify compares fingerprints only when both
-carry one). The stale replica mostly costs precision-side work (a false absent is escalated and
-the reviewer finds the effect there) but also verifies a retry from its predecessor's state.
+but carries an empty fingerprint is accepted as verified (lib/domain/classify.ts compares
+fingerprints only when both carry one, and an empty one counts as none). The cache's lie carries
+the intended fingerprint, so only a probe of the primary (an audit sample) can find it. A stale
+read that says absent also hides a false failure behind a rejection: Reconcile then counts it not
+applied (grounding and silent failures move with it; the check above reads the records that way).
 ${MARK_END}
 `;
   return { rows, precision, recall, lies, verifiedNotHeld, text, markdown };

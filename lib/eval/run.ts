@@ -96,9 +96,13 @@ export async function runEval(o: EvalOptions): Promise<EvalResult> {
   // checked against its records (an unreviewed verified operation held), the truth reported beside.
   const mismatches = compare(product, o.readerFaults ? metricsOfLog(asReconcileKnowsIt(logB), "B") : armB);
   const lying = o.readerFaults
-    ? readerFaultReport({ log: logB, world: worldB as LyingWorld, command: o.readerFaults.command, runRate: rate, product, checkMismatches: mismatches.length })
+    ? readerFaultReport({
+        log: logB,
+        world: worldB as LyingWorld,
+        // The same agent and seed with faithful readers, in-process (its metrics are the truth's then).
+        baseline: metricsOfLog(await runArmB({ seed: o.seed, tasks, prefix: runId, agent, startMs: 0, tickMs: 1, isSampled: (id) => isDrawn(id, rate) }), "B"), command: o.readerFaults.command, runRate: rate, product, checkMismatches: mismatches.length })
     : undefined;
-  const explained = mismatches.length ? await explain(http, agent, logB, mismatches) : [];
+  const explained = mismatches.length ? await explain(http, agent, o.readerFaults ? asReconcileKnowsIt(logB) : logB, mismatches) : [];
   const trialMismatches: EvalResult["trialMismatches"] = [];
   let trials: Trials | undefined;
   let trialSeconds = 0;
