@@ -290,10 +290,11 @@ ${renderMarkdown(faultRatesTable())}
   attempts are sometimes not enough. And a false alarm (divergent, the reviewer finds the effect
   there) is a detected failure that needs no recovery, yet counts as not recovered under the
   definition. Its rate can therefore come out below arm A's.
-- What this environment does not model: read-backs here are faithful (the canonical read sees
-  the primary, except for the index's lag), so a verified operation never hides a failure and
-  audit samples all confirm; with a lying reader, Metric 4 measured on the review queue alone
-  would be biased upwards, which is what audit samples are for. The agent is scripted, not an LLM.
+- Read-backs in the run above are faithful (the canonical read sees the primary, except for
+  the index's lag), so a verified operation never hides a failure and audit samples all confirm.
+  With lying readers (\`--reader-faults\`, the section above when it has been run) Metric 4
+  measured on the review queue alone is biased upwards, which is what audit samples, weighted by
+  1/rate, correct. The agent is scripted, not an LLM.
 
 ## Raw figures (JSON)
 
