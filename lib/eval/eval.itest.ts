@@ -85,7 +85,7 @@ describe("Protocol 2 (npm run eval)", () => {
     expect(compare(now.body.metrics, first.armB).length).toBeGreaterThan(0);
   });
 
-  // Issue 37 part 2: readers that lie. A small run through the server with every verified
+  // Issue 37 part 2: readers that lie. A small run (seed 13: three lies verified in 50 tasks) through the server with every verified
   // operation an audit sample (rate 1, so that the draw, which hashes the run's ids, cannot leave
   // the lies unseen): Reconcile's figures equal what its records say, the lies are real (verified,
   // effect absent), reviewers catch every one of them, and the product's Metric 4 is then the truth.
@@ -94,7 +94,7 @@ describe("Protocol 2 (npm run eval)", () => {
     const { setAuditSampling } = await import("@/lib/store/settings/audit-sampling");
     const setSampling = (tool: string, rate: number) => setAuditSampling({ tool, rate, by: "eval.itest" });
     const runId = unique("rf");
-    const r = await runEval({ seed: 3, tasks: 120, base: baseUrl, token, setSampling, runId, samplingRate: 1, readerFaults: { command: "eval.itest" } });
+    const r = await runEval({ seed: 13, tasks: 50, base: baseUrl, token, setSampling, runId, samplingRate: 1, readerFaults: { command: "eval.itest" } });
     for (const tool of ["env.users.create", "env.files.write", "env.ledger.transfer", "env.queue.publish", "env.index.put", "env.billing.charge_and_notify"]) await setSampling(tool, 0.1);
     expect(r.mismatches).toEqual([]);
     const rf = r.readerFaults!;
@@ -118,8 +118,8 @@ describe("Protocol 2 (npm run eval)", () => {
     expect(r.text).toContain("Readers that lie");
     expect(rf.markdown).toContain("| 25 % |");
     // The same agent in-process meets the same lies (the experiment is a function of its seed).
-    const offline = new LyingWorld(INDEX_LAG, 3);
-    const log = await runArmB({ seed: 3, tasks: makeTasks(3, 120), prefix: runId, agent: r.agent, startMs: 0, tickMs: 1, isSampled: () => true, world: offline, lyingReaders: true });
+    const offline = new LyingWorld(INDEX_LAG, 13);
+    const log = await runArmB({ seed: 13, tasks: makeTasks(13, 50), prefix: runId, agent: r.agent, startMs: 0, tickMs: 1, isSampled: () => true, world: offline, lyingReaders: true });
     expect(log).toEqual(r.logB);
   });
 });
