@@ -111,6 +111,11 @@ export type ArmBOptions = {
   isSampled: (operationId: string) => boolean;
   /** The environment (default a fresh one), to read its final state afterwards. */
   world?: World;
+  /**
+   * The world's readers may lie (lib/eval/readers.ts): an audit sample whose effect did not hold
+   * is then retracted and resolved not_applied, as its reviewer finds it, instead of stopping the run.
+   */
+  lyingReaders?: boolean;
 };
 
 class Mismatch extends Error {}
@@ -220,8 +225,8 @@ export async function runArmB(o: ArmBOptions): Promise<OpLog[]> {
   if (!server) {
     // The same reviewer without the queue: each sample probed and confirmed, as below.
     for (const l of log.filter((x) => x.sampled)) {
-      if (l.actual !== "held") throw new Mismatch(`${l.id}: an audit sample whose effect did not hold (the environment's reads are faithful)`);
-      l.review = "verified";
+      if (l.actual !== "held" && !o.lyingReaders) throw new Mismatch(`${l.id}: an audit sample whose effect did not hold (the environment's reads are faithful)`);
+      l.review = l.actual === "held" ? "verified" : "not_applied";
     }
     return log;
   }
@@ -232,19 +237,17 @@ export async function runArmB(o: ArmBOptions): Promise<OpLog[]> {
     for (const item of page.items as { operation_id: string; audit_sample: boolean; effective_outcome: string }[]) {
       const l = byId.get(item.operation_id);
       if (!l || !item.audit_sample || !l.sampled) throw new Mismatch(`${item.operation_id} is in the review queue, but the experiment expected only its audit samples there: ${JSON.stringify(item)}`);
-      if (l.actual !== "held") throw new Mismatch(`${item.operation_id}: an audit sample whose effect did not hold (the environment's reads are faithful)`);
-      must(
-        `confirm ${l.id}`,
-        await http("POST", `/api/v1/operations/${encodeURIComponent(l.id)}/corrections`, {
-          action: "resolve",
-          outcome: "verified",
-          reason: "audit sample: probed the backend, the effect is there",
-          evidence: { object_id: l.id },
-          expected_last_correction_id: null,
-        }),
-        [201],
-      );
-      l.review = "verified";
+      if (l.actual !== "held" && !o.lyingReaders) throw new Mismatch(`${item.operation_id}: an audit sample whose effect did not hold (the environment's reads are faithful)`);
+      const held = l.actual === "held";
+      const post = (body: unknown) => http("POST", `/api/v1/operations/${encodeURIComponent(l.id)}/corrections`, body);
+      if (held) {
+        must(`confirm ${l.id}`, await post({ action: "resolve", outcome: "verified", reason: "audit sample: probed the backend, the effect is there", evidence: { object_id: l.id }, expected_last_correction_id: null }), [201]);
+      } else {
+        // A verified audit sample found wrong is retracted (it is divergent then), and settled not applied.
+        const retracted = must(`retract ${l.id}`, await post({ action: "retract", reason: "audit sample: probed the backend, the effect is not there (the reader lied)", expected_last_correction_id: null }), [201]);
+        must(`resolve ${l.id}`, await post({ action: "resolve", outcome: "not_applied", reason: "probed the backend: the effect is not there", expected_last_correction_id: retracted.correction.id }), [201]);
+      }
+      l.review = held ? "verified" : "not_applied";
     }
   }
   const unconfirmed = log.filter((l) => l.sampled && l.review === "none");

@@ -6,6 +6,8 @@ import { compare, metricsOfLog } from "./report";
 import { makeTasks } from "./tasks";
 import { runEval } from "./run";
 import { World } from "./world";
+import { LyingWorld } from "./readers";
+import { trueRecall } from "./reader-faults";
 
 /**
  * `npm run eval` in small (300 tasks) against the suite's real server: Reconcile's metrics for
@@ -81,5 +83,43 @@ describe("Protocol 2 (npm run eval)", () => {
     expect(reopened.status, JSON.stringify(reopened.body)).toBe(201);
     const now = await call(`/api/v1/metrics?agent=${encodeURIComponent(first.agent)}`, { token });
     expect(compare(now.body.metrics, first.armB).length).toBeGreaterThan(0);
+  });
+
+  // Issue 37 part 2: readers that lie. A small run (seed 13: three lies verified in 50 tasks) through the server with every verified
+  // operation an audit sample (rate 1, so that the draw, which hashes the run's ids, cannot leave
+  // the lies unseen): Reconcile's figures equal what its records say, the lies are real (verified,
+  // effect absent), reviewers catch every one of them, and the product's Metric 4 is then the truth.
+  it("readers that lie: verified operations whose effect did not hold, caught by audit samples", { timeout: 120_000 }, async () => {
+    const { token } = await principal("reviewer", ["ingest", "verify", "read", "review"]);
+    const { setAuditSampling } = await import("@/lib/store/settings/audit-sampling");
+    const setSampling = (tool: string, rate: number) => setAuditSampling({ tool, rate, by: "eval.itest" });
+    const runId = unique("rf");
+    const r = await runEval({ seed: 13, tasks: 50, base: baseUrl, token, setSampling, runId, samplingRate: 1, readerFaults: { command: "eval.itest" } });
+    for (const tool of ["env.users.create", "env.files.write", "env.ledger.transfer", "env.queue.publish", "env.index.put", "env.billing.charge_and_notify"]) await setSampling(tool, 0.1);
+    expect(r.mismatches).toEqual([]);
+    const rf = r.readerFaults!;
+    expect(rf.lies.stale + rf.lies.empty_body + rf.lies.cache).toBeGreaterThan(0);
+    const hidden = r.logB.filter((l) => l.verdict === "verified" && l.actual === "not_held");
+    expect(hidden.length).toBeGreaterThan(0);
+    expect(rf.verifiedNotHeld).toBe(hidden.length);
+    // Every lie reached the queue, was retracted and resolved not applied through the API.
+    for (const l of hidden.slice(0, 3)) {
+      const op = await call(`/api/v1/operations/${encodeURIComponent(l.id)}`, { token });
+      expect(op.body.corrections.map((c: { action: string }) => c.action), JSON.stringify(op.body).slice(0, 300)).toEqual(["retract", "resolve"]);
+      expect(op.body.effective_outcome).toBe("not_applied");
+    }
+    expect(r.product.verification_recall.hit).toBe(trueRecall(r.logB).hit);
+    expect(r.product.verification_recall.n).toBe(trueRecall(r.logB).n);
+    // At 5 %, 10 % and 25 % the plain recall is biased upwards; each row's HT weight is 1/rate.
+    for (const row of rf.rows) {
+      expect(row.product.verification_recall.value!).toBeGreaterThanOrEqual(rf.recall.value!);
+      expect(row.ht.missed).toBeCloseTo(row.caught / row.rate + (row.product.verification_recall.n - row.product.verification_recall.hit - row.caught));
+    }
+    expect(r.text).toContain("Readers that lie");
+    expect(rf.markdown).toContain("| 25 % |");
+    // The same agent in-process meets the same lies (the experiment is a function of its seed).
+    const offline = new LyingWorld(INDEX_LAG, 13);
+    const log = await runArmB({ seed: 13, tasks: makeTasks(13, 50), prefix: runId, agent: r.agent, startMs: 0, tickMs: 1, isSampled: () => true, world: offline, lyingReaders: true });
+    expect(log).toEqual(r.logB);
   });
 });

@@ -11,14 +11,18 @@
  * arm B through the server in each (--trials-offline: trials after the first in-process); adds
  * the table to the output and to --out, and writes the plot to --plot FILE (default
  * eval/pass-k.svg beside --out; --plot - writes none).
+ * --reader-faults (issue 37 part 2): arm B's readers lie (stale replica, empty 200, cache); prints
+ * Reconcile's Metrics 3 and 4 against the ground truth and what audit sampling at 5, 10 and 25 %
+ * catches, and writes that section alone into --out (a run without the flag keeps it there).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { startBenchServer } from "../bench/bench-server";
 import { passKSvg } from "./plot";
 import { runEval } from "./run";
+import { sectionOf, withSection } from "./reader-faults";
 
 const { values } = parseArgs({
   options: {
@@ -30,6 +34,7 @@ const { values } = parseArgs({
     trials: { type: "string" },
     "trials-offline": { type: "boolean", default: false },
     plot: { type: "string" },
+    "reader-faults": { type: "boolean", default: false },
   },
 });
 
@@ -55,6 +60,10 @@ async function main() {
     console.error("--trials must be at least 1");
     process.exit(2);
   }
+  if (values["reader-faults"] && trials !== undefined) {
+    console.error("--reader-faults is a run of its own: leave out --trials");
+    process.exit(2);
+  }
   const plot = values.plot ?? (values.out === "-" ? "-" : path.join(path.dirname(values.out), "eval", "pass-k.svg"));
   const dir = values["database-url"] ? null : mkdtempSync(path.join(os.tmpdir(), "reconcile-eval-"));
   const url = values["database-url"] ?? `file:${path.join(dir!, "eval.db")}`;
@@ -68,12 +77,16 @@ async function main() {
       trials,
       trialsOffline: values["trials-offline"],
       plotPath: plot === "-" || values.out === "-" ? undefined : path.relative(path.dirname(values.out), plot),
+      readerFaults: values["reader-faults"] ? { command: `npm run eval -- ${process.argv.slice(2).filter((a) => !a.startsWith("--database-url") && !a.startsWith("postgres")).join(" ")}` } : undefined,
       onTrial: (i) => process.stderr.write(`trial ${i + 1}/${trials} done (${((Date.now() - started) / 1000).toFixed(0)} s)\n`),
     });
     console.log(result.text);
     console.log(`\n(${((Date.now() - started) / 1000).toFixed(1)} s)`);
     if (values.out !== "-") {
-      writeFileSync(values.out, result.markdown);
+      const old = existsSync(values.out) ? readFileSync(values.out, "utf8") : "";
+      // The reader-fault run writes its section alone; a run without it keeps the section there.
+      const kept = sectionOf(old);
+      writeFileSync(values.out, result.readerFaults ? withSection(old || result.markdown, result.readerFaults.markdown) : kept ? withSection(result.markdown, kept) : result.markdown);
       console.log(`Wrote ${values.out}.`);
     }
     if (result.trials && plot !== "-") {

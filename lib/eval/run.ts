@@ -4,6 +4,8 @@ import { byKind, compare, factsOfLog, faultRatesTable, metricsOfLog, renderMarkd
 import { makeTasks } from "./tasks";
 import { offlineArmB, passKMarkdown, passKTable, runTrials, type Trials } from "./trials";
 import { TOOLS, World } from "./world";
+import { LyingWorld } from "./readers";
+import { asReconcileKnowsIt, readerFaultReport, type ReaderFaultReport } from "./reader-faults";
 
 /**
  * Protocol 2 (000 §VII), end to end: the benchmark, both arms, the paper-style table, and the
@@ -32,6 +34,12 @@ export type EvalOptions = {
   /** Where the markdown finds the plot (relative to it), when trials are run. */
   plotPath?: string;
   onTrial?: (trial: number) => void;
+  /**
+   * Issue 37, part 2: arm B's readers lie (lib/eval/readers.ts). Reconcile's figures are then
+   * checked against what its records say, and compared with the ground truth in a section of its
+   * own; `command` names the run there. Not with trials.
+   */
+  readerFaults?: { command: string };
 };
 
 export type EvalResult = {
@@ -49,6 +57,7 @@ export type EvalResult = {
   trialMismatches: { trial: number; mismatches: Comparison }[];
   text: string;
   markdown: string;
+  readerFaults?: ReaderFaultReport;
 };
 
 export async function runEval(o: EvalOptions): Promise<EvalResult> {
@@ -73,17 +82,27 @@ export async function runEval(o: EvalOptions): Promise<EvalResult> {
   };
   const tasks = makeTasks(o.seed, o.tasks);
   const logA = runArmA(o.seed, tasks);
-  const worldB = new World(INDEX_LAG);
+  if (o.readerFaults && o.trials !== undefined) throw new Error("reader faults and trials are separate runs");
+  const worldB = o.readerFaults ? new LyingWorld(INDEX_LAG, o.seed) : new World(INDEX_LAG);
   // Receipt times: within the last two hours, so that no read is dated ahead of the server's clock.
   const tickMs = Math.max(1, Math.floor(5_400_000 / (o.tasks * 20)));
-  const logB = await runArmB({ seed: o.seed, tasks, http, prefix: runId, agent, startMs: Date.now() - 7_200_000, tickMs, isSampled: (id) => isDrawn(id, rate), world: worldB });
+  const logB = await runArmB({ seed: o.seed, tasks, http, prefix: runId, agent, startMs: Date.now() - 7_200_000, tickMs, isSampled: (id) => isDrawn(id, rate), world: worldB, lyingReaders: !!o.readerFaults });
   const armA = metricsOfLog(logA, "A");
   const armB = metricsOfLog(logB, "B");
   const res = await http("GET", `/api/v1/metrics?agent=${encodeURIComponent(agent)}`);
   if (res.status !== 200) throw new Error(`GET /api/v1/metrics: HTTP ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
   const product = (res.body as { metrics: Metrics }).metrics;
-  const mismatches = compare(product, armB);
-  const explained = mismatches.length ? await explain(http, agent, logB, mismatches) : [];
+  // With lying readers the ground truth differs from anything Reconcile can know: its figures are
+  // checked against its records (an unreviewed verified operation held), the truth reported beside.
+  const mismatches = compare(product, o.readerFaults ? metricsOfLog(asReconcileKnowsIt(logB), "B") : armB);
+  const lying = o.readerFaults
+    ? readerFaultReport({
+        log: logB,
+        world: worldB as LyingWorld,
+        // The same agent and seed with faithful readers, in-process (its metrics are the truth's then).
+        baseline: metricsOfLog(await runArmB({ seed: o.seed, tasks, prefix: runId, agent, startMs: 0, tickMs: 1, isSampled: (id) => isDrawn(id, rate) }), "B"), command: o.readerFaults.command, runRate: rate, product, checkMismatches: mismatches.length })
+    : undefined;
+  const explained = mismatches.length ? await explain(http, agent, o.readerFaults ? asReconcileKnowsIt(logB) : logB, mismatches) : [];
   const trialMismatches: EvalResult["trialMismatches"] = [];
   let trials: Trials | undefined;
   let trialSeconds = 0;
@@ -117,7 +136,10 @@ export async function runEval(o: EvalOptions): Promise<EvalResult> {
     "",
     mismatches.length
       ? `MISMATCH: Reconcile's metrics for arm B differ from the ground truth:\n${mismatches.map((m) => `  ${m.metric}.${m.field}: Reconcile ${m.product}, ground truth ${m.truth}`).join("\n")}\n${explained.join("\n")}`
-      : `Check: the metrics Reconcile computed from arm B's records (GET /api/v1/metrics?agent=${agent}) equal the ground truth (hit, n, unknown and audit samples of all five).`,
+      : lying
+        ? `Check: the metrics Reconcile computed from arm B's records (GET /api/v1/metrics?agent=${agent}) equal what those records say (an unreviewed verified operation held); the ground truth differs, below.`
+        : `Check: the metrics Reconcile computed from arm B's records (GET /api/v1/metrics?agent=${agent}) equal the ground truth (hit, n, unknown and audit samples of all five).`,
+    ...(lying ? ["", lying.text] : []),
     ...(trials
       ? [
           "",
@@ -137,7 +159,7 @@ export async function runEval(o: EvalOptions): Promise<EvalResult> {
   ].join("\n");
   const passK = trials ? passKMarkdown(trials, { plot: o.plotPath, offline: !!o.trialsOffline, seconds: trialSeconds, mismatches: trialMismatches.length }) : "";
   const markdown = evaluationMarkdown({ passK, trials: trials?.trials, seed: o.seed, tasks: o.tasks, steps: tasks.reduce((a, t) => a + t.steps.length, 0), logA, logB, armA, armB, rows, mismatches, rate, agent });
-  return { seed: o.seed, tasks: o.tasks, agent, logA, logB, armA, armB, product, mismatches, trials, trialMismatches, text, markdown };
+  return { seed: o.seed, tasks: o.tasks, agent, logA, logB, armA, armB, product, mismatches, trials, trialMismatches, text, markdown, readerFaults: lying };
 }
 
 /** The operations behind a mismatch: Reconcile's list for each part of the metric against the log's. */
@@ -268,10 +290,11 @@ ${renderMarkdown(faultRatesTable())}
   attempts are sometimes not enough. And a false alarm (divergent, the reviewer finds the effect
   there) is a detected failure that needs no recovery, yet counts as not recovered under the
   definition. Its rate can therefore come out below arm A's.
-- What this environment does not model: read-backs here are faithful (the canonical read sees
-  the primary, except for the index's lag), so a verified operation never hides a failure and
-  audit samples all confirm; with a lying reader, Metric 4 measured on the review queue alone
-  would be biased upwards, which is what audit samples are for. The agent is scripted, not an LLM.
+- Read-backs in the run above are faithful (the canonical read sees the primary, except for
+  the index's lag), so a verified operation never hides a failure and audit samples all confirm.
+  With lying readers (\`--reader-faults\`, the section above when it has been run) Metric 4
+  measured on the review queue alone is biased upwards, which is what audit samples, weighted by
+  1/rate, correct. The agent is scripted, not an LLM.
 
 ## Raw figures (JSON)
 

@@ -51,7 +51,7 @@ export type ToolReceipt = {
 /** A canonical read-back of the resource that owns the effect. */
 export type Read = { status: "match" | "absent" | "mismatch" | "unavailable"; evidence?: { object_id: string; fingerprint: string } };
 
-type Entry = { value: Record<string, unknown>; fingerprint: string; complete: boolean; visibleAt: number };
+export type Entry = { value: Record<string, unknown>; fingerprint: string; complete: boolean; visibleAt: number };
 
 /** One backend: keyed state; the search index makes writes visible only after a lag. */
 class Backend {
@@ -75,7 +75,7 @@ class Backend {
 }
 
 /** Which backends each tool writes: the cross-system tool writes two. */
-const BACKENDS: Record<Tool, string[]> = {
+export const BACKENDS: Record<Tool, string[]> = {
   "env.users.create": ["users"],
   "env.files.write": ["files"],
   "env.ledger.transfer": ["ledger"],
@@ -91,7 +91,7 @@ export class World {
   constructor(indexLag: number) {
     this.backends = new Map(["users", "files", "ledger", "queue", "index"].map((n) => [n, new Backend(n, n === "index" ? indexLag : 0)]));
   }
-  private backend(name: string): Backend {
+  protected backend(name: string): Backend {
     return this.backends.get(name)!;
   }
 
