@@ -17,7 +17,7 @@ import { disconnect } from "@/lib/store/db/db";
 import { verifyStoredChain } from "@/lib/store/chain/verify-chain";
 import { divergentRecord, prepareDatabase, startApp, verifiedRecord, type App } from "./harness";
 import { startReplicatedPair, type ReplicatedPair, type SynchronousCommit } from "./pg-replica";
-import { CONNECT_TIMEOUT_MS, QUERY_TIMEOUT_MS, REQUEST_DEADLINE_MS } from "./faults";
+import { CONNECT_TIMEOUT_MS, postRecords, QUERY_TIMEOUT_MS, REQUEST_DEADLINE_MS, stageCounts } from "./faults";
 
 export type FailoverReport = {
   synchronousCommit: SynchronousCommit;
@@ -67,20 +67,7 @@ export async function runFailover(opts: { synchronousCommit: SynchronousCommit; 
       const i = n++;
       const records = Array.from({ length: 1 + (i % 6) }, (_, k) => (k % 3 === 0 ? divergentRecord : verifiedRecord)(`${tag}-${i}-${k}`, `${tag}-${c}`));
       const s: Sent = { operationIds: records.map((r) => r.operation_id), stages: records.map((r) => splitRecord(r).length), status: 0, started: Date.now(), ms: 0, retryAfter: false };
-      try {
-        const res = await fetch(`${apps[i % apps.length].base}/api/v1/receipts`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${tokens.ingest}`, "content-type": "application/json" },
-          body: JSON.stringify({ records }),
-          signal: AbortSignal.timeout(REQUEST_DEADLINE_MS + 5000),
-        });
-        const text = await res.text();
-        s.status = res.status;
-        s.retryAfter = /^\d+$/.test(res.headers.get("retry-after") ?? "");
-        if (res.status >= 500 && res.status !== 503) s.error = text.slice(0, 300);
-      } catch (e) {
-        s.error = e instanceof Error ? e.message : String(e);
-      }
+      await postRecords(apps[i % apps.length].base, tokens.ingest, records, s);
       s.ms = Date.now() - s.started;
       sent.push(s);
       if (killedAt && !recoveredAt && acked(s.status) && s.started >= killedAt) recoveredAt = Date.now();
@@ -126,8 +113,7 @@ export async function runFailover(opts: { synchronousCommit: SynchronousCommit; 
     await client.connect();
     let lost = 0;
     try {
-      const counts = new Map<string, number>();
-      for (const r of (await client.query<{ id: string; n: string }>("SELECT operation_id AS id, count(*) AS n FROM chain_records WHERE kind = 'stage' AND operation_id LIKE $1 GROUP BY operation_id", [`${tag}-%`])).rows) counts.set(r.id, Number(r.n));
+      const counts = await stageCounts(client, tag);
       for (const s of sent) {
         const per = s.operationIds.map((id) => counts.get(id) ?? 0);
         const complete = per.every((c, k) => c === s.stages[k]);

@@ -92,6 +92,35 @@ export async function startRig(url: string, instances = 2, cluster?: Cluster): P
 
 type Sent = { operationIds: string[]; stages: number[]; divergent: string[]; status: number; ms: number; retryAfter: boolean; error?: string };
 
+/** Stage records stored per operation of a run (`tag`), read straight from the database. */
+export async function stageCounts(client: pg.Client, tag: string): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  const rows = (await client.query<{ id: string; n: string }>("SELECT operation_id AS id, count(*) AS n FROM chain_records WHERE kind = 'stage' AND operation_id LIKE $1 GROUP BY operation_id", [`${tag}-%`])).rows;
+  for (const r of rows) counts.set(r.id, Number(r.n));
+  return counts;
+}
+
+/**
+ * One ingest request of a fault harness, its answer written into `s`: the status, whether a
+ * Retry-After came with it, and an error for anything but a 2xx or a 503 (or no answer at all).
+ */
+export async function postRecords(base: string, token: string, records: unknown[], s: { status: number; retryAfter: boolean; error?: string }): Promise<void> {
+  try {
+    const res = await fetch(`${base}/api/v1/receipts`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ records }),
+      signal: AbortSignal.timeout(REQUEST_DEADLINE_MS + 5000),
+    });
+    const text = await res.text();
+    s.status = res.status;
+    s.retryAfter = /^\d+$/.test(res.headers.get("retry-after") ?? "");
+    if (res.status >= 500 && res.status !== 503) s.error = text.slice(0, 300);
+  } catch (e) {
+    s.error = e instanceof Error ? e.message : String(e);
+  }
+}
+
 export type FaultReport = {
   fault: Fault;
   sent: number;
@@ -129,20 +158,7 @@ export async function runFault(rig: Rig, fault: Fault, opts: { faultMs?: number;
     const s: Sent = { operationIds: records.map((r) => r.operation_id), stages: records.map((r) => splitRecord(r).length), divergent: records.filter((_, k) => k % 3 === 0).map((r) => r.operation_id), status: 0, ms: 0, retryAfter: false };
     const app = rig.apps[i % rig.apps.length];
     const started = Date.now();
-    try {
-      const res = await fetch(`${app.base}/api/v1/receipts`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${rig.tokens.ingest}`, "content-type": "application/json" },
-        body: JSON.stringify({ records }),
-        signal: AbortSignal.timeout(REQUEST_DEADLINE_MS + 5000),
-      });
-      const text = await res.text();
-      s.status = res.status;
-      s.retryAfter = /^\d+$/.test(res.headers.get("retry-after") ?? "");
-      if (res.status >= 500 && res.status !== 503) s.error = text.slice(0, 300);
-    } catch (e) {
-      s.error = e instanceof Error ? e.message : String(e);
-    }
+    await postRecords(app.base, rig.tokens.ingest, records, s);
     s.ms = Date.now() - started;
     sent.push(s);
     if (healedAt && !recoveredAt && acked(s.status) && started >= healedAt) recoveredAt = Date.now();
@@ -204,8 +220,7 @@ export async function runFault(rig: Rig, fault: Fault, opts: { faultMs?: number;
   let stored = 0;
   let messages = 0;
   try {
-    const counts = new Map<string, number>();
-    for (const r of (await client.query<{ id: string; n: string }>("SELECT operation_id AS id, count(*) AS n FROM chain_records WHERE kind = 'stage' AND operation_id LIKE $1 GROUP BY operation_id", [`${tag}-%`])).rows) counts.set(r.id, Number(r.n));
+    const counts = await stageCounts(client, tag);
     for (const s of sent) {
       const per = s.operationIds.map((id) => counts.get(id) ?? 0);
       const complete = per.every((c, k) => c === s.stages[k]);
