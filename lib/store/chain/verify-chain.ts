@@ -61,7 +61,8 @@ export async function verifyStoredChain(
   const heads = n > 1 ? await committedHeads(db, n) : null;
   const last = heads ? Math.max(...heads.map((h) => h.seq)) : undefined;
   const verifier = new MultiChainVerifier(n, { watch: opts.watch, starts: sealed ? [{ prevHash: sealed.hash, prevSeq: sealed.seq }] : undefined });
-  const done = () => ({ verdict: verifier.verdict(), hashes: verifier.hashes, counts: verifier.counts, chains: n, sealed });
+  const done = (verdict = verifier.verdict()) => ({ verdict, hashes: verifier.hashes, counts: verifier.counts, chains: n, sealed });
+  const broken = (badSeq: number, problem: string) => done({ ok: false, badSeq, count: verifier.verdict().count, problem });
   let after = sealed?.seq ?? 0;
   for (;;) {
     const page = await db.chainRecord.findMany({ where: { seq: { gt: after, ...(last !== undefined ? { lte: last } : {}) } }, orderBy: { seq: "asc" }, take: PAGE });
@@ -69,12 +70,12 @@ export async function verifyStoredChain(
     const rows = heads ? page.filter((r) => r.seq <= heads[chainOf(r.operationId, n)].seq) : page;
     const wrong = await opSeqProblem(db, rows);
     for (const row of rows) {
-      if (wrong && row.seq === wrong.seq) return { verdict: { ok: false, badSeq: row.seq, count: verifier.verdict().count, problem: wrong.problem }, hashes: verifier.hashes, counts: verifier.counts, chains: n, sealed };
+      if (wrong && row.seq === wrong.seq) return broken(row.seq, wrong.problem);
       let record;
       try {
         record = toChainRecord(row);
       } catch {
-        return { verdict: { ok: false, badSeq: row.seq, count: verifier.verdict().count, problem: "payload is not valid JSON" }, hashes: verifier.hashes, counts: verifier.counts, chains: n, sealed };
+        return broken(row.seq, "payload is not valid JSON");
       }
       if (!verifier.push(record)) return done();
     }
