@@ -24,8 +24,12 @@ export async function runSealJob(job: Job): Promise<void> {
   await finishSealJob(job, { status: "done" });
 }
 
-/** Registers the daily seal with the worker (lib/cli/job-handlers.ts) and, with retention on, enqueues today's. */
-export async function registerRetentionJobs(): Promise<void> {
+/** Registers the daily seal with the worker (lib/cli/job-handlers.ts). */
+export function registerRetentionJobs(): void {
   registerJobHandler(ARCHIVE_SEAL_JOB, runSealJob, { concurrency: 1 });
+}
+
+/** With retention on, enqueues today's seal in the current project (when its worker starts). */
+export async function scheduleRetention(): Promise<void> {
   if (retentionSettings().days !== null) await enqueueTodaysSeal();
 }
