@@ -1,5 +1,6 @@
 import type { Metrics } from "@/lib/domain/metrics";
 import type { OpLog } from "./arms";
+import type { ArmCReport } from "./run";
 import { byKind, faultRatesTable, renderMarkdown, undetectedSilentFailures, type Comparison } from "./report";
 
 /** docs/EVALUATION.md as `npm run eval` writes it (lib/eval/run.ts computes the figures). */
@@ -19,8 +20,18 @@ export function evaluationMarkdown(r: {
   mismatches: Comparison;
   rate: number;
   agent: string;
+  armC?: ArmCReport;
 }): string {
-  const json = { seed: r.seed, tasks: r.tasks, calls: { A: r.logA.length, B: r.logB.length }, arm_a: r.armA, arm_b: r.armB, check: { passed: r.mismatches.length === 0, mismatches: r.mismatches } };
+  const c = r.armC;
+  const json = {
+    seed: r.seed,
+    tasks: r.tasks,
+    calls: { A: r.logA.length, B: r.logB.length, ...(c ? { C: c.log.length } : {}) },
+    arm_a: r.armA,
+    arm_b: r.armB,
+    ...(c ? { arm_c: c.metrics, arm_c_duplicates: { held_back: c.heldBack.length, prevented: c.prevented, applied_twice: c.duplicates } } : {}),
+    check: { passed: r.mismatches.length === 0, mismatches: r.mismatches, ...(c ? { arm_c_passed: c.mismatches.length === 0, arm_c_mismatches: c.mismatches } : {}) },
+  };
   return `# Evaluation: Protocol 2, run
 
 Written by \`npm run eval -- --seed ${r.seed} --tasks ${r.tasks}${r.trials ? ` --trials ${r.trials}` : ""}\` (lib/eval/); rerun it to reproduce
@@ -30,7 +41,7 @@ Metrics 1–5 and Protocol 2 and runs neither; this is that experiment, with def
 
 ## Result
 
-${r.tasks} tasks, ${r.steps} steps; arm A made ${r.logA.length} tool calls, arm B ${r.logB.length} (retries included).
+${r.tasks} tasks, ${r.steps} steps; arm A made ${r.logA.length} tool calls, arm B ${r.logB.length}${c ? `, arm C ${c.log.length}` : ""} (retries included${c ? `; arm C's agent sent ${c.calls}, of which the gateway held ${c.heldBack.length} back` : ""}).
 
 ${renderMarkdown(r.rows)}
 
@@ -43,8 +54,8 @@ ${
 
 Where the difference comes from, by task kind:
 
-${renderMarkdown(byKind(r.logA, r.logB))}
-${r.passK}
+${renderMarkdown(byKind(r.logA, r.logB, c?.log))}
+${c ? armCMarkdown(c, r.armA, r.armB, r.logA) : ""}${r.passK}
 ## Method
 
 - **Environment** (lib/eval/world.ts): in-process services with real state — a user store, a file
@@ -81,9 +92,37 @@ ${renderMarkdown(faultRatesTable())}
   the agent then obeys the retry gate (it retries only when Reconcile says a new operation may
   be issued) and never builds on an unverified premise. ${(r.rate * 100).toFixed(0)} % of each tool's verified
   operations are drawn as audit samples; the reviewer confirms them from the queue.
+- **Arm C** (lib/eval/arm-c.ts, issue 37 part 3) is arm A's agent with no code of its own for
+  recording or gating, talking MCP (the official SDK's \`Client\`) to the real gateway
+  (lib/gateway, started by the run with the configuration below), which records every call to
+  the same Reconcile server under a token of its own (a viewer with \`ingest\` and \`read\`) and
+  forwards it to the world's tools served as a real MCP server (lib/eval/world-mcp.ts: the SDK's
+  \`Server\` over Streamable HTTP on 127.0.0.1, in the evaluator's process, so the ground truth
+  stays readable). The n-th call of a step that reaches the tools meets the fault arms A and B
+  meet at attempt n. A tool's answer is a result whose \`structuredContent\` is the receipt; an
+  honest refusal is a result with \`isError: true\`; a false failure (applied, but the wrapper
+  failed) is the wrapper's crash after the write, a JSON-RPC error, whose effect the caller
+  cannot know. **The agent's policy** is arm A's, read off MCP: a result without \`isError\` is
+  believed (a replay, "already done (verified …)", is such a result), one with \`isError\` is a
+  failure and the same call is sent again with the same request id, at most ${3} times, then the
+  task is given up; the agent does not read the text (a refusal's "a reviewer must reconcile…" is
+  a failure like any other). Calls go one at a time in task order, so the run is a function of
+  the seed. After the run — the agent never waits for it — a reviewer resolves each of arm C's
+  uncertain operations by probing the world, so that Reconcile's figures can be compared with
+  the truth. No verifier is configured (see the section on arm C).
+
+  \`\`\`json
+  { "reconcile": { "url": "<the eval's server>", "token_env": "RECONCILE_EVAL_GATEWAY_TOKEN" },
+    "listen": { "http": { "port": 0 } }, "upstreams": { "world": { "url": "http://127.0.0.1:<port>/mcp" } },
+    "tools": { "env.*": { "operation_id_from": "/request_id", "receipt_id_from": "/receipt_id" } },
+    "journal_dir": null }
+  \`\`\`
 - **The check**: Metrics 1–5 for arm B are computed twice — from the experiment's log and the
   environment's ground truth, and by Reconcile from its own records (the API) — and must agree
-  in every count. \`npm run eval\` exits non-zero when they do not.
+  in every count; for arm C, Reconcile's figures from the gateway's records (after the reviewer)
+  must equal the log's without the agent's claims (the gateway records none, so Metric 1 is
+  empty in Reconcile; the table's column C takes the agent's beliefs from the run). \`npm run
+  eval\` exits non-zero when they do not.
 
 ## Reading the result
 
@@ -116,5 +155,59 @@ ${renderMarkdown(faultRatesTable())}
 \`\`\`json
 ${JSON.stringify(json, null, 2)}
 \`\`\`
+`;
+}
+
+/** The arm C section: duplicates prevented, the check, how close C comes to B and why. */
+function armCMarkdown(c: ArmCReport, a: Metrics, b: Metrics, logA: OpLog[]): string {
+  const refused = c.heldBack.filter((h) => h.answer === "refused").length;
+  const inPlace = new Set(c.heldBack.filter((h) => h.effectInPlace).map((h) => h.operation)).size;
+  const rows = [
+    ["", "Arm A", "Arm B", "Arm C"],
+    ["Repeats the gateway held back (refused / replayed)", "—", "—", `${c.heldBack.length} (${refused} / ${c.heldBack.length - refused})`],
+    ["… steps they belong to whose effect was wholly in place", "—", "—", String(inPlace)],
+    ["**Duplicates prevented** (the held-back repeat would have applied it again)", "—", "—", `**${c.prevented}**`],
+    ["Effects applied again while wholly in place (each arm's world)", String(c.duplicates.A), String(c.duplicates.B), String(c.duplicates.C)],
+  ];
+  const share = (m: keyof Metrics) => {
+    const [x, y, z] = [a[m].value, b[m].value, c.metrics[m].value];
+    return x === null || y === null || z === null || y === x ? "—" : `${(((z - x) / (y - x)) * 100).toFixed(0)} %`;
+  };
+  return `
+## Arm C: the same agent behind the MCP gateway
+
+${renderMarkdown(rows)}
+
+A repeat is *held back* when the agent sent it and the tools never saw it (counted from the
+world's side, lib/eval/world-mcp.ts); it *prevents a duplicate* when, at that moment, the step's
+intended effect was wholly in place in the world and the call would have applied it again (its
+attempt's fault writes the key) — what the same call did in arm A, whose world counts those
+effects in the last row. Each step counts once (the agent sends a refused call again, and is
+refused again). **Check:** ${
+    c.mismatches.length
+      ? `**FAILED**: Reconcile's metrics for arm C differ from the ground truth: ${c.mismatches.map((m) => `${m.metric}.${m.field} ${m.product} ≠ ${m.truth}`).join("; ")}.`
+      : `passed — the metrics Reconcile computed from the gateway's records (\`GET /api/v1/metrics?agent=${c.agent}\`) equal the ground truth in every count, claims aside (the gateway records none).`
+  }
+
+**How close C comes to B.** Arm C achieves ${share("grounding_accuracy")} of B's gain in grounding accuracy and
+${share("verification_recall")} of it in verification recall; its agent believed ${pct(undetectedSilentFailures(c.log).value)} of its accepted calls' silent failures
+(A ${pct(undetectedSilentFailures(logA).value)}, B 0 %). That is the gap to expect: the gateway sees what the tool *answers*,
+never the resource the tool changed. Without a verifier (Reconcile's own canonical read,
+shared/VERIFIERS.md) every accepted call stays *uncertain*; the gateway passes the tool's result
+through unchanged, so the agent believes a success without effect exactly as arm A does, and
+builds on it. What the gateway changes is the repeat: a call whose fate is unknown (the
+wrapper's error after the write) is not sent again, so its effect is not applied twice —
+${c.prevented} duplicates prevented, against ${c.duplicates.A} effects arm A applied twice — at a price: the agent,
+refused, gives the task up where arm A went on (pass^k below). A refusal the tool itself
+reports (\`isError\`) is taken at its word: recorded rejected, its repeat forwarded.
+
+**No verifier was configured.** A verifier is an HTTP read the server schedules on wall-clock
+time after each receipt (checks at 5 s, 30 s, …); the world's clock is a tick counter, so the
+moment a read saw the world would depend on the machine's speed and the run would no longer be
+a function of its seed; it would also need the server started with
+\`RECONCILE_VERIFIER_ALLOW_HTTP\` and \`RECONCILE_VERIFIER_ALLOW_PRIVATE\` for a reader on 127.0.0.1.
+With one, accepted calls would become verified or divergent as in arm B, a verified repeat would
+be replayed instead of refused, and a divergent one refused until a reviewer acts — what arm B's
+agent does by itself.
 `;
 }

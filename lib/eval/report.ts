@@ -51,7 +51,8 @@ export function undetectedSilentFailures(log: OpLog[]): Metric {
 
 /**
  * How much of B's gain over A arm C achieves: (C − A) / (B − A), as a share; "—" when B and A
- * agree or a value is missing.
+ * agree or a value is missing. Shown for the rows where B's change is the gain verification brings
+ * (1, 2′ and 4); Metric 2 is the tools' and Metric 5's denominators differ by arm (EVALUATION.md).
  */
 export function shareOfGain(a: Metric, b: Metric, c: Metric): string {
   if (a.value === null || b.value === null || c.value === null || Math.abs(b.value - a.value) < 1e-9) return "—";
@@ -61,18 +62,18 @@ export function shareOfGain(a: Metric, b: Metric, c: Metric): string {
 /** The paper-style table: Metrics 1–5 for arms A and B (and C, the gateway, when given), the deltas, n and 95 % intervals. */
 export function table(a: Metrics, b: Metrics, extra?: { a: Metric; b: Metric; c?: Metric }, c?: Metrics): string[][] {
   const rows = [["Metric", "Arm A: believes the tool", "n (A)", "Arm B: with Reconcile", "n (B)", "Δ (B − A)", ...(c ? ["Arm C: behind the gateway", "n (C)", "Δ (C − A)", "C's share of B's gain"] : [])]];
-  const row = (label: string, x: Metric, y: Metric, z?: Metric) => [
+  const row = (label: string, x: Metric, y: Metric, z?: Metric, gain = true) => [
     label,
     `${pct(x.value)} ${ci(x)}`.trim(),
     String(x.n),
     `${pct(y.value)} ${ci(y)}`.trim(),
     String(y.n),
     delta(x, y),
-    ...(c && z ? [`${pct(z.value)} ${ci(z)}`.trim(), String(z.n), delta(x, z), shareOfGain(x, y, z)] : []),
+    ...(c && z ? [`${pct(z.value)} ${ci(z)}`.trim(), String(z.n), delta(x, z), gain ? shareOfGain(x, y, z) : "—"] : []),
   ];
   for (const name of METRIC_NAMES) {
     const t = METRIC_TITLES[name];
-    rows.push(row(`${t.number}. ${t.title}`, a[name], b[name], c?.[name]));
+    rows.push(row(`${t.number}. ${t.title}`, a[name], b[name], c?.[name], name === "grounding_accuracy" || name === "verification_recall"));
     if (name === "silent_failure_rate" && extra) rows.push(row("2′. … of them believed by the agent", extra.a, extra.b, extra.c));
   }
   return rows;

@@ -6,6 +6,7 @@ import { offlineArmB, passKMarkdown, passKTable, runTrials, type Trials } from "
 import { TOOLS, World } from "./world";
 import { LyingWorld } from "./readers";
 import { evaluationMarkdown } from "./markdown";
+import { runArmC, withoutClaims, type ArmCResult } from "./arm-c";
 import { asReconcileKnowsIt, readerFaultReport, type ReaderFaultReport } from "./reader-faults";
 
 /**
@@ -41,6 +42,21 @@ export type EvalOptions = {
    * own; `command` names the run there. Not with trials.
    */
   readerFaults?: { command: string };
+  /**
+   * Issue 37 part 3: arm C, arm A's agent behind the MCP gateway (lib/eval/arm-c.ts), run when
+   * given the gateway's own token (ingest, read). Its trials go through the gateway too.
+   */
+  gatewayToken?: string;
+};
+
+/** Arm C's figures: its log, Reconcile's metrics for it, and the duplicates each arm left in its world. */
+export type ArmCReport = ArmCResult & {
+  agent: string;
+  metrics: Metrics;
+  product: Metrics;
+  mismatches: Comparison;
+  /** Effects applied again while wholly in place, per arm, from each arm's world. */
+  duplicates: { A: number; B: number; C: number };
 };
 
 export type EvalResult = {
@@ -59,6 +75,7 @@ export type EvalResult = {
   text: string;
   markdown: string;
   readerFaults?: ReaderFaultReport;
+  armC?: ArmCReport;
 };
 
 export async function runEval(o: EvalOptions): Promise<EvalResult> {
@@ -82,7 +99,8 @@ export async function runEval(o: EvalOptions): Promise<EvalResult> {
     return { status: res.status, body: parsed };
   };
   const tasks = makeTasks(o.seed, o.tasks);
-  const logA = runArmA(o.seed, tasks);
+  const worldA = new World(INDEX_LAG);
+  const logA = runArmA(o.seed, tasks, worldA);
   if (o.readerFaults && o.trials !== undefined) throw new Error("reader faults and trials are separate runs");
   const worldB = o.readerFaults ? new LyingWorld(INDEX_LAG, o.seed) : new World(INDEX_LAG);
   // Receipt times: within the last two hours, so that no read is dated ahead of the server's clock.
@@ -103,6 +121,17 @@ export async function runEval(o: EvalOptions): Promise<EvalResult> {
         // The same agent and seed with faithful readers, in-process (its metrics are the truth's then).
         baseline: metricsOfLog(await runArmB({ seed: o.seed, tasks, prefix: runId, agent, startMs: 0, tickMs: 1, isSampled: (id) => isDrawn(id, rate) }), "B"), command: o.readerFaults.command, runRate: rate, product, checkMismatches: mismatches.length })
     : undefined;
+  let armC: ArmCReport | undefined;
+  if (o.gatewayToken) {
+    if (o.readerFaults) throw new Error("arm C runs without reader faults");
+    const agentC = `${runId}-arm-c`;
+    const c = await runArmC({ seed: o.seed, tasks, base: o.base, gatewayToken: o.gatewayToken, prefix: `${runId}-c`, agent: agentC, review: http });
+    const got = await http("GET", `/api/v1/metrics?agent=${encodeURIComponent(agentC)}`);
+    if (got.status !== 200) throw new Error(`GET /api/v1/metrics: HTTP ${got.status} ${JSON.stringify(got.body).slice(0, 300)}`);
+    const productC = (got.body as { metrics: Metrics }).metrics;
+    // The gateway records no claim: Reconcile's figures are checked against the log without the agent's beliefs.
+    armC = { ...c, agent: agentC, metrics: metricsOfLog(c.log, "B"), product: productC, mismatches: compare(productC, metricsOfLog(withoutClaims(c.log), "B")), duplicates: { A: worldA.duplicates, B: worldB.duplicates, C: c.world.duplicates } };
+  }
   const explained = mismatches.length ? await explain(http, agent, o.readerFaults ? asReconcileKnowsIt(logB) : logB, mismatches) : [];
   const trialMismatches: EvalResult["trialMismatches"] = [];
   let trials: Trials | undefined;
@@ -126,12 +155,22 @@ export async function runEval(o: EvalOptions): Promise<EvalResult> {
         if (m.length) trialMismatches.push({ trial, mismatches: m });
         return world;
       },
+      ...(armC
+        ? {
+            armC: async (faultSeed: number, trial: number) => {
+              if (trial === 0) return armC.world;
+              const world = new World(INDEX_LAG);
+              await runArmC({ seed: faultSeed, tasks, base: o.base, gatewayToken: o.gatewayToken!, prefix: `${runId}-t${trial}-c`, agent: `${runId}-t${trial}-arm-c`, world });
+              return world;
+            },
+          }
+        : {}),
     });
     trialSeconds = (Date.now() - started) / 1000;
   }
-  const rows = table(armA, armB, { a: undetectedSilentFailures(logA), b: undetectedSilentFailures(logB) });
+  const rows = table(armA, armB, { a: undetectedSilentFailures(logA), b: undetectedSilentFailures(logB), c: armC && undetectedSilentFailures(armC.log) }, armC?.metrics);
   const text = [
-    `Protocol 2, seed ${o.seed}: ${o.tasks} tasks (${tasks.reduce((a, t) => a + t.steps.length, 0)} steps); arm A made ${logA.length} calls, arm B ${logB.length}.`,
+    `Protocol 2, seed ${o.seed}: ${o.tasks} tasks (${tasks.reduce((a, t) => a + t.steps.length, 0)} steps); arm A made ${logA.length} calls, arm B ${logB.length}${armC ? `, arm C ${armC.log.length} (the agent sent ${armC.calls})` : ""}.`,
     "",
     renderText(rows),
     "",
@@ -141,6 +180,7 @@ export async function runEval(o: EvalOptions): Promise<EvalResult> {
         ? `Check: the metrics Reconcile computed from arm B's records (GET /api/v1/metrics?agent=${agent}) equal what those records say (an unreviewed verified operation held); the ground truth differs, below.`
         : `Check: the metrics Reconcile computed from arm B's records (GET /api/v1/metrics?agent=${agent}) equal the ground truth (hit, n, unknown and audit samples of all five).`,
     ...(lying ? ["", lying.text] : []),
+    ...(armC ? ["", armCText(armC)] : []),
     ...(trials
       ? [
           "",
@@ -159,8 +199,8 @@ export async function runEval(o: EvalOptions): Promise<EvalResult> {
       : []),
   ].join("\n");
   const passK = trials ? passKMarkdown(trials, { plot: o.plotPath, offline: !!o.trialsOffline, seconds: trialSeconds, mismatches: trialMismatches.length }) : "";
-  const markdown = evaluationMarkdown({ passK, trials: trials?.trials, seed: o.seed, tasks: o.tasks, steps: tasks.reduce((a, t) => a + t.steps.length, 0), logA, logB, armA, armB, rows, mismatches, rate, agent });
-  return { seed: o.seed, tasks: o.tasks, agent, logA, logB, armA, armB, product, mismatches, trials, trialMismatches, text, markdown, readerFaults: lying };
+  const markdown = evaluationMarkdown({ passK, trials: trials?.trials, seed: o.seed, tasks: o.tasks, steps: tasks.reduce((a, t) => a + t.steps.length, 0), logA, logB, armA, armB, rows, mismatches, rate, agent, armC });
+  return { seed: o.seed, tasks: o.tasks, agent, logA, logB, armA, armB, product, mismatches, trials, trialMismatches, text, markdown, readerFaults: lying, armC };
 }
 
 /** The operations behind a mismatch: Reconcile's list for each part of the metric against the log's. */
@@ -187,4 +227,16 @@ async function explain(http: Http, agent: string, log: OpLog[], mismatches: Comp
     }
   }
   return out;
+}
+
+/** Arm C's lines in the command's output: duplicates, and the check of Reconcile's figures. */
+export function armCText(c: ArmCReport): string {
+  const refused = c.heldBack.filter((h) => h.answer === "refused").length;
+  return [
+    `Arm C (the gateway): ${c.heldBack.length} repeats held back (${refused} refused, ${c.heldBack.length - refused} replayed); duplicates prevented: ${c.prevented}.`,
+    `Effects applied again while wholly in place (each arm's world): A ${c.duplicates.A}, B ${c.duplicates.B}, C ${c.duplicates.C}.`,
+    c.mismatches.length
+      ? `MISMATCH: Reconcile's metrics for arm C differ from the ground truth:\n${c.mismatches.map((m) => `  ${m.metric}.${m.field}: Reconcile ${m.product}, ground truth ${m.truth}`).join("\n")}`
+      : `Check: the metrics Reconcile computed from the gateway's records of arm C (GET /api/v1/metrics?agent=${c.agent}) equal the ground truth (claims aside: the gateway records none).`,
+  ].join("\n");
 }

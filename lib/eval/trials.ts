@@ -120,7 +120,11 @@ trial: arm A ${t.perTrial.A.join(", ")}; arm B ${t.perTrial.B.join(", ")}. Of th
 ${t.strayOnly.B} had every step's postcondition in place and failed only by a stray write left behind
 (a misrouted call: Reconcile flags it, the receipt names another tool, but nothing undoes it);
 the others were given up after ${MAX_ATTEMPTS} attempts at a step. Arm A: ${failed("A")} failed trials, ${t.strayOnly.A} of
-them by a stray write alone. ${server}
+them by a stray write alone. ${server}${
+    t.curves.C
+      ? `\n\nArm C (behind the gateway; every trial through it, recorded in Reconcile): pass^1 ${all("C", 1)}, pass^${t.trials} ${all("C", t.trials)}; passing tasks per trial ${t.perTrial.C!.join(", ")}; ${failed("C")} failed trials, ${t.strayOnly.C} of them by a stray write alone. Where C passes less often than A, the gateway refused a repeat whose effect was in place (a duplicate prevented) and the agent gave the rest of the task up; where more often, the repeat arm A sent met a fault of its own.\n`
+      : ""
+  }
 (The trials took ${o.seconds.toFixed(0)} s on the machine that wrote this. The CI test, lib/eval/eval.itest.ts,
 runs 300 tasks × 8 with the trials after the first in-process, having checked that the agent
 without the server makes the same calls, leaves the same environment and logs the same as through
