@@ -5,7 +5,7 @@ import { parseConfig } from "../gateway/src/config";
 import { startGateway } from "../gateway/src/server";
 import { INDEX_LAG, MAX_ATTEMPTS, Mismatch, type Http, type OpLog } from "./arms";
 import { draw, type Task } from "./tasks";
-import { World } from "./world";
+import { World, type Fault } from "./world";
 import { WorldTools, type WorldCall } from "./world-mcp";
 
 /**
@@ -37,18 +37,27 @@ export type ArmCOptions = {
 };
 
 /** A repeat the gateway did not forward (the tool never saw it). */
-export type HeldBack = { operation: string; task: string; step: number; attempt: number; answer: "refused" | "replayed"; text: string; effectInPlace: boolean; wouldWrite: boolean };
+export type HeldBack = {
+  operation: string;
+  task: string;
+  step: number;
+  attempt: number;
+  answer: "refused" | "replayed";
+  text: string;
+  /** The step's intended effect was wholly in place in the world when the repeat was held back. */
+  effectInPlace: boolean;
+  /** The fault this attempt would have met at the tool (arm A met it). */
+  fault: Fault;
+  /** Forwarded, it would have applied that effect again. */
+  wouldWrite: boolean;
+};
 
 export type ArmCResult = {
   log: OpLog[];
   world: World;
   /** Every agent call the gateway answered without forwarding. */
   heldBack: HeldBack[];
-  /**
-   * Duplicates prevented, from the world's ground truth: steps whose first held-back repeat found
-   * the step's intended effect wholly in place, and would have applied it again (the tool's fault
-   * for that attempt writes), as the same call did in arm A.
-   */
+  /** Duplicates prevented, from the world's ground truth (see duplicatesPrevented). */
   prevented: number;
   calls: number;
 };
@@ -99,6 +108,7 @@ export async function runArmC(o: ArmCOptions): Promise<ArmCResult> {
               answer: result.isError ? "refused" : "replayed",
               text: textOf(result),
               effectInPlace: world.holds(intent),
+              fault: draw(o.seed, task, s, attempt).fault,
               wouldWrite: world.wouldDuplicate(intent, draw(o.seed, task, s, attempt).fault),
             });
           } else throw new Mismatch(`arm C: one agent call reached the tool ${tools.calls.length - before} times`);
@@ -115,9 +125,25 @@ export async function runArmC(o: ArmCOptions): Promise<ArmCResult> {
   if (log.length) throw new Mismatch(`arm C: the gateway reported problems: ${log.slice(0, 3).join("; ")}`);
   const ops = opLogOf(tools.calls, o.prefix);
   if (o.review) await reviewAfterwards(o.review, ops);
-  const first = new Map<string, HeldBack>();
-  for (const h of heldBack) if (!first.has(h.operation)) first.set(h.operation, h);
-  return { log: ops, world, heldBack, prevented: [...first.values()].filter((h) => h.wouldWrite).length, calls: agentCalls };
+  return { log: ops, world, heldBack, prevented: duplicatesPrevented(heldBack), calls: agentCalls };
+}
+
+/**
+ * The effects the held-back repeats would have applied again, had the gateway forwarded them: the
+ * calls arm A made. A step's held-back repeats in order: one whose fault writes while the effect
+ * is wholly in place is a duplicate; the agent would have stopped at the first one that answered
+ * (neither refused nor failed). Nothing in between changes whether the effect holds: a refusal
+ * writes nothing, a false failure writes the same value.
+ */
+export function duplicatesPrevented(heldBack: HeldBack[]): number {
+  let n = 0;
+  const stopped = new Set<string>();
+  for (const h of heldBack) {
+    if (stopped.has(h.operation)) continue;
+    if (h.wouldWrite) n++;
+    if (h.fault !== "rejected" && h.fault !== "false_failure") stopped.add(h.operation);
+  }
+  return n;
 }
 
 /**

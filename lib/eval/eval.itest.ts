@@ -145,19 +145,14 @@ describe("Protocol 2 (npm run eval)", () => {
     expect(c.log.length).toBeGreaterThan(20);
     const op = await call(`/api/v1/operations/${encodeURIComponent(c.log[0].id)}`, { token });
     expect(op.body).toMatchObject({ agent: { name: c.agent }, tool: { name: c.log[0].tool } });
-    // Duplicates prevented, from the world: each refused repeat found its step's effect wholly in
-    // place, and the tool was never called again; arm A's world applied those effects twice.
+    // Duplicates prevented, from the world: every refused repeat found its step's effect wholly in
+    // place, the tool never saw it, and the effects arm A applied twice are exactly those prevented.
     expect(c.prevented).toBeGreaterThan(0);
-    const steps = new Set(c.heldBack.map((h) => h.operation));
-    const inPlace = [...steps].filter((id) => {
-      const h = c.heldBack.find((x) => x.operation === id)!;
-      const task = makeTasks(7, 20).find((t) => t.id === h.task)!;
-      return c.world.holds(task.steps[h.step]);
-    });
-    expect(c.prevented).toBe(inPlace.length);
+    expect(c.prevented).toBe(c.duplicates.A);
+    const tasks20 = makeTasks(7, 20);
+    for (const h of c.heldBack) expect(c.world.holds(tasks20.find((t) => t.id === h.task)!.steps[h.step])).toBe(true);
     for (const h of c.heldBack) expect(h.text).toMatch(/^not sent again: the earlier env\.[a-z._]+ call is uncertain/);
     expect(c.duplicates.C).toBe(0);
-    expect(c.duplicates.A).toBeGreaterThanOrEqual(c.prevented);
     expect(r.trials!.curves.C!.all).toHaveLength(2);
     expect(r.markdown).toContain("Arm C");
     // The same seed, the same arm C.

@@ -165,7 +165,7 @@ function armCMarkdown(c: ArmCReport, a: Metrics, b: Metrics, logA: OpLog[]): str
   const rows = [
     ["", "Arm A", "Arm B", "Arm C"],
     ["Repeats the gateway held back (refused / replayed)", "—", "—", `${c.heldBack.length} (${refused} / ${c.heldBack.length - refused})`],
-    ["… steps they belong to whose effect was wholly in place", "—", "—", String(inPlace)],
+    ["… in steps whose effect was then wholly in place", "—", "—", String(inPlace)],
     ["**Duplicates prevented** (the held-back repeat would have applied it again)", "—", "—", `**${c.prevented}**`],
     ["Effects applied again while wholly in place (each arm's world)", String(c.duplicates.A), String(c.duplicates.B), String(c.duplicates.C)],
   ];
@@ -179,11 +179,12 @@ function armCMarkdown(c: ArmCReport, a: Metrics, b: Metrics, logA: OpLog[]): str
 ${renderMarkdown(rows)}
 
 A repeat is *held back* when the agent sent it and the tools never saw it (counted from the
-world's side, lib/eval/world-mcp.ts); it *prevents a duplicate* when, at that moment, the step's
-intended effect was wholly in place in the world and the call would have applied it again (its
-attempt's fault writes the key) — what the same call did in arm A, whose world counts those
-effects in the last row. Each step counts once (the agent sends a refused call again, and is
-refused again). **Check:** ${
+world's side, lib/eval/world-mcp.ts). **Duplicates prevented** counts the effects those repeats
+would have applied again had the gateway forwarded them — the calls arm A made: in each step,
+held-back repeats in order, one whose attempt's fault writes the key while the step's intended
+effect is wholly in place in the world is a duplicate, and the agent would have stopped at the
+first that answered (lib/eval/arm-c.ts, duplicatesPrevented). The last row is the world's own
+count in each arm, which that figure should equal wherever arm C reached the step. **Check:** ${
     c.mismatches.length
       ? `**FAILED**: Reconcile's metrics for arm C differ from the ground truth: ${c.mismatches.map((m) => `${m.metric}.${m.field} ${m.product} ≠ ${m.truth}`).join("; ")}.`
       : `passed — the metrics Reconcile computed from the gateway's records (\`GET /api/v1/metrics?agent=${c.agent}\`) equal the ground truth in every count, claims aside (the gateway records none).`

@@ -6,6 +6,7 @@ import { INDEX_LAG, runArmA } from "./arms";
 import { draw, makeTasks } from "./tasks";
 import { World } from "./world";
 import { WorldTools } from "./world-mcp";
+import { duplicatesPrevented, type HeldBack } from "./arm-c";
 
 /** Arm C's upstream: the world's tools over MCP meet the faults arms A and B meet, call by call. */
 async function connected(tools: WorldTools): Promise<Client> {
@@ -69,3 +70,17 @@ describe("the world's tools as an MCP server", () => {
     await client.close();
   });
 });
+
+describe("duplicates prevented", () => {
+  const held = (operation: string, fault: HeldBack["fault"], wouldWrite: boolean): HeldBack => ({ operation, task: "t", step: 0, attempt: 1, answer: "refused", text: "", effectInPlace: true, fault, wouldWrite });
+  it("counts the effects the held-back repeats would have applied again, up to the first that would have answered", () => {
+    // A refusal in between writes nothing; the agent goes on and the next repeat applies it again.
+    expect(duplicatesPrevented([held("a", "rejected", false), held("a", "none", true)])).toBe(1);
+    // A second false failure applies it again and fails again: the agent would have sent a third.
+    expect(duplicatesPrevented([held("b", "false_failure", true), held("b", "none", true)])).toBe(2);
+    // The first repeat would have answered: the agent stops there, the second never happens.
+    expect(duplicatesPrevented([held("c", "none", true), held("c", "none", true)])).toBe(1);
+    expect(duplicatesPrevented([held("d", "no_effect", false), held("d", "none", true)])).toBe(0);
+  });
+});
+
