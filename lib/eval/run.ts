@@ -10,9 +10,9 @@ import { runArmC, withoutClaims, type ArmCResult } from "./arm-c";
 import { asReconcileKnowsIt, readerFaultReport, type ReaderFaultReport } from "./reader-faults";
 
 /**
- * Protocol 2 (000 §VII), end to end: the benchmark, both arms, the paper-style table, and the
- * check that the metrics Reconcile computes from arm B's records (GET /api/v1/metrics) equal
- * the environment's ground truth. `npm run eval` (lib/eval/main.ts) runs it against a server of
+ * Protocol 2 (000 §VII), end to end: the benchmark, arms A and B (and C, behind the MCP gateway,
+ * given the gateway's token), the paper-style table, and the check that the metrics Reconcile
+ * computes from arm B's (and C's) records (GET /api/v1/metrics) equal the environment's ground truth. `npm run eval` (lib/eval/main.ts) runs it against a server of
  * its own; lib/eval/eval.itest.ts against the test suite's.
  */
 export type EvalOptions = {
