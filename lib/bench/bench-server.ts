@@ -38,6 +38,12 @@ export async function startBenchServer(url: string, scopes: string, extraEnv: Re
   return { base, token, server, env };
 }
 
+/** Another user of the benchmark's database with a token of these scopes (e.g. a service account of its own). */
+export function addBenchToken(env: NodeJS.ProcessEnv, email: string, role: "viewer" | "reviewer" | "admin", scopes: string): string {
+  execFileSync(process.execPath, [...tsx, "users:add", "--email", email, "--password", "bench-password-123", "--role", role], { env, stdio: "pipe" });
+  return execFileSync(process.execPath, [...tsx, "tokens:add", "--email", email, "--scopes", scopes, "--name", "bench"], { env, encoding: "utf8" }).trim().split("\n").pop()!;
+}
+
 /** Stops a server startBenchServer started and waits until it has exited (its port is free again). */
 export async function stopBenchServer(server: ChildProcess): Promise<void> {
   if (server.exitCode !== null || server.signalCode !== null) return;

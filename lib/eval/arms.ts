@@ -19,7 +19,8 @@ export type OpLog = {
   kind: TaskKind;
   trajectory: string;
   tool: string;
-  fingerprint: string;
+  /** The intent's fingerprint as recorded (arm C's gateway records none: null). */
+  fingerprint: string | null;
   /** Order of recording: what "later" means for recovery. */
   order: number;
   claim: Claim;

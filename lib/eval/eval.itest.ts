@@ -8,6 +8,7 @@ import { runEval } from "./run";
 import { World } from "./world";
 import { LyingWorld } from "./readers";
 import { trueRecall } from "./reader-faults";
+import { withoutClaims } from "./arm-c";
 
 /**
  * `npm run eval` in small (300 tasks) against the suite's real server: Reconcile's metrics for
@@ -121,5 +122,43 @@ describe("Protocol 2 (npm run eval)", () => {
     const offline = new LyingWorld(INDEX_LAG, 13);
     const log = await runArmB({ seed: 13, tasks: makeTasks(13, 50), prefix: runId, agent: r.agent, startMs: 0, tickMs: 1, isSampled: () => true, world: offline, lyingReaders: true });
     expect(log).toEqual(r.logB);
+  });
+
+  // Issue 37 part 3: arm C, arm A's agent behind the real MCP gateway. A small run (seed 7, 20 tasks:
+  // three false failures whose repeats arm A applies twice), twice, through the suite's server.
+  it("arm C: the gateway records every call, and refuses the repeats that would have applied an effect twice", { timeout: 120_000 }, async () => {
+    const { token } = await principal("reviewer", ["ingest", "verify", "read", "review"]);
+    const gateway = await principal("viewer", ["ingest", "read"]);
+    const { setAuditSampling } = await import("@/lib/store/settings/audit-sampling");
+    const setSampling = (tool: string, rate: number) => setAuditSampling({ tool, rate, by: "eval.itest" });
+    const ids = [unique("ac"), unique("ac")];
+    const run = (runId: string) => runEval({ seed: 7, tasks: 20, base: baseUrl, token, setSampling, runId, gatewayToken: gateway.token, trials: 2, trialsOffline: true });
+    const r = await run(ids[0]);
+    const c = r.armC!;
+    expect(r.mismatches).toEqual([]);
+    // Reconcile's metrics from the gateway's records equal the world's truth (claims aside: the gateway records none).
+    expect(c.mismatches).toEqual([]);
+    expect(c.product).toEqual(metricsOfLog(withoutClaims(c.log), "B"));
+    expect(c.product.silent_failure_rate.n).toBeGreaterThan(0);
+    expect(c.product.recovery_rate.n).toBeGreaterThan(0);
+    // The gateway forwarded what arm A would have sent, up to each refused repeat.
+    expect(c.log.length).toBeGreaterThan(20);
+    const op = await call(`/api/v1/operations/${encodeURIComponent(c.log[0].id)}`, { token });
+    expect(op.body).toMatchObject({ agent: { name: c.agent }, tool: { name: c.log[0].tool } });
+    // Duplicates prevented, from the world: every refused repeat found its step's effect wholly in
+    // place, the tool never saw it, and the effects arm A applied twice are exactly those prevented.
+    expect(c.prevented).toBeGreaterThan(0);
+    expect(c.prevented).toBe(c.duplicates.A);
+    const tasks20 = makeTasks(7, 20);
+    for (const h of c.heldBack) expect(c.world.holds(tasks20.find((t) => t.id === h.task)!.steps[h.step])).toBe(true);
+    for (const h of c.heldBack) expect(h.text).toMatch(/^not sent again: the earlier env\.[a-z._]+ call is uncertain/);
+    expect(c.duplicates.C).toBe(0);
+    expect(r.trials!.curves.C!.all).toHaveLength(2);
+    expect(r.markdown).toContain("Arm C");
+    // The same seed, the same arm C.
+    const again = await run(ids[1]);
+    const same = (x: unknown, runId: string) => JSON.parse(JSON.stringify(x).replaceAll(runId, "RUN"));
+    expect(same({ ...again.armC!, world: undefined, product: undefined }, ids[1])).toEqual(same({ ...c, world: undefined, product: undefined }, ids[0]));
+    expect(again.trials!.curves).toEqual(r.trials!.curves);
   });
 });

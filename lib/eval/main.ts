@@ -14,12 +14,15 @@
  * --reader-faults (issue 37 part 2): arm B's readers lie (stale replica, empty 200, cache); prints
  * Reconcile's Metrics 3 and 4 against the ground truth and what audit sampling at 5, 10 and 25 %
  * catches, and writes that section alone into --out (a run without the flag keeps it there).
+ * --arms a,b,c (default; issue 37 part 3): arm C is arm A's agent behind the MCP gateway
+ * (lib/eval/arm-c.ts), which records to the server under a token of its own; --arms a,b leaves
+ * it out (A and B always run). Not with --reader-faults.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { startBenchServer } from "../bench/bench-server";
+import { addBenchToken, startBenchServer } from "../bench/bench-server";
 import { passKSvg } from "./plot";
 import { runEval } from "./run";
 import { sectionOf, withSection } from "./reader-faults";
@@ -35,6 +38,7 @@ const { values } = parseArgs({
     "trials-offline": { type: "boolean", default: false },
     plot: { type: "string" },
     "reader-faults": { type: "boolean", default: false },
+    arms: { type: "string" },
   },
 });
 
@@ -64,10 +68,21 @@ async function main() {
     console.error("--reader-faults is a run of its own: leave out --trials");
     process.exit(2);
   }
+  const arms = new Set((values.arms ?? (values["reader-faults"] ? "a,b" : "a,b,c")).split(",").map((a) => a.trim().toLowerCase()));
+  if (!arms.has("a") || !arms.has("b") || [...arms].some((a) => !["a", "b", "c"].includes(a))) {
+    console.error(`--arms is a,b or a,b,c (arms A and B always run), not ${values.arms}`);
+    process.exit(2);
+  }
+  if (arms.has("c") && values["reader-faults"]) {
+    console.error("--reader-faults runs arms A and B only: leave out c");
+    process.exit(2);
+  }
   const plot = values.plot ?? (values.out === "-" ? "-" : path.join(path.dirname(values.out), "eval", "pass-k.svg"));
   const dir = values["database-url"] ? null : mkdtempSync(path.join(os.tmpdir(), "reconcile-eval-"));
   const url = values["database-url"] ?? `file:${path.join(dir!, "eval.db")}`;
-  const { base, token, server } = await startBenchServer(url, "ingest,verify,read,review");
+  const { base, token, server, env } = await startBenchServer(url, "ingest,verify,read,review");
+  // Arm C's gateway records under a service account of its own (lib/gateway/README.md "Token").
+  const gatewayToken = arms.has("c") ? addBenchToken(env, "eval-gateway@bench.test", "viewer", "ingest,read") : undefined;
   try {
     // The sampling rates are an admin's setting: set here straight on the server's database.
     process.env.DATABASE_URL = url;
@@ -75,6 +90,7 @@ async function main() {
     const started = Date.now();
     const result = await runEval({ seed, tasks, base, token, samplingRate: rate, setSampling: (tool, r) => setAuditSampling({ tool, rate: r, by: "npm run eval" }),
       trials,
+      gatewayToken,
       trialsOffline: values["trials-offline"],
       plotPath: plot === "-" || values.out === "-" ? undefined : path.relative(path.dirname(values.out), plot),
       readerFaults: values["reader-faults"] ? { command: `npm run eval -- ${process.argv.slice(2).filter((a) => !a.startsWith("--database-url") && !a.startsWith("postgres")).join(" ")}` } : undefined,
@@ -94,7 +110,7 @@ async function main() {
       writeFileSync(plot, passKSvg(result.trials));
       console.log(`Wrote ${plot}.`);
     }
-    if (result.mismatches.length || result.trialMismatches.length) process.exitCode = 1;
+    if (result.mismatches.length || result.trialMismatches.length || result.armC?.mismatches.length) process.exitCode = 1;
   } finally {
     server.kill("SIGTERM");
     const { disconnect } = await import("@/lib/store/db/db");

@@ -3,7 +3,8 @@ import type { Trials } from "./trials";
 
 /**
  * The pass^k plot (issue 37) as a hand-written SVG line chart: pass^k against k, one line per
- * arm and task kind — colour by kind, solid for arm B (with Reconcile), dashed for arm A.
+ * arm and task kind — colour by kind, solid for arm B (with Reconcile), dashed for arm A, dotted
+ * for arm C (behind the MCP gateway) when it was run.
  */
 const COLOURS: Record<TaskKind | "all", string> = {
   all: "#111111",
@@ -38,12 +39,12 @@ export function passKSvg(t: Trials, title = `pass^k, seed ${t.seed}: ${t.tasks} 
   out.push(`<line x1="${m.left}" y1="${m.top}" x2="${m.left}" y2="${m.top + ph}" stroke="#333"/>`);
   out.push(`<text x="${m.left + pw / 2}" y="${H - 10}" text-anchor="middle">k (trials that must all pass)</text>`);
   out.push(`<text transform="translate(14 ${m.top + ph / 2}) rotate(-90)" text-anchor="middle">pass^k</text>`);
-  for (const arm of ["A", "B"] as const) {
+  const DASH = { A: ` stroke-dasharray="6 4"`, B: "", C: ` stroke-dasharray="1.5 3"` };
+  for (const arm of t.arms) {
     for (const kind of ["all", ...TASK_KINDS] as const) {
-      const pts = t.curves[arm][kind].flatMap((v, i) => (v === null ? [] : [`${x(i + 1).toFixed(1)},${y(v).toFixed(1)}`]));
+      const pts = t.curves[arm]![kind].flatMap((v, i) => (v === null ? [] : [`${x(i + 1).toFixed(1)},${y(v).toFixed(1)}`]));
       if (!pts.length) continue;
-      const dash = arm === "A" ? ` stroke-dasharray="6 4"` : "";
-      out.push(`<polyline data-arm="${arm}" data-kind="${kind}" fill="none" stroke="${COLOURS[kind]}" stroke-width="${kind === "all" ? 3 : 1.8}"${dash} points="${pts.join(" ")}"/>`);
+      out.push(`<polyline data-arm="${arm}" data-kind="${kind}" fill="none" stroke="${COLOURS[kind]}" stroke-width="${kind === "all" ? 3 : 1.8}"${DASH[arm]} points="${pts.join(" ")}"/>`);
     }
   }
   // Legend: colours for the kinds, line styles for the arms.
@@ -58,6 +59,10 @@ export function passKSvg(t: Trials, title = `pass^k, seed ${t.seed}: ${t.tasks} 
   out.push(`<line x1="${lx}" y1="${ly}" x2="${lx + 26}" y2="${ly}" stroke="#333" stroke-width="1.8"/><text x="${lx + 34}" y="${ly + 4}">arm B: with Reconcile</text>`);
   ly += 20;
   out.push(`<line x1="${lx}" y1="${ly}" x2="${lx + 26}" y2="${ly}" stroke="#333" stroke-width="1.8" stroke-dasharray="6 4"/><text x="${lx + 34}" y="${ly + 4}">arm A: believes the tool</text>`);
+  if (t.arms.includes("C")) {
+    ly += 20;
+    out.push(`<line x1="${lx}" y1="${ly}" x2="${lx + 26}" y2="${ly}" stroke="#333" stroke-width="1.8"${DASH.C}/><text x="${lx + 34}" y="${ly + 4}">arm C: behind the MCP gateway</text>`);
+  }
   out.push(`</svg>`);
   return out.join("\n") + "\n";
 }

@@ -49,14 +49,32 @@ export function undetectedSilentFailures(log: OpLog[]): Metric {
   return metricFrom("silent_failure_rate", hit, known.length, 0, 0);
 }
 
-/** The paper-style table: Metrics 1–5 for both arms, the delta, n and 95 % intervals. */
-export function table(a: Metrics, b: Metrics, extra?: { a: Metric; b: Metric }): string[][] {
-  const rows = [["Metric", "Arm A: believes the tool", "n (A)", "Arm B: with Reconcile", "n (B)", "Δ (B − A)"]];
-  const row = (label: string, x: Metric, y: Metric) => [label, `${pct(x.value)} ${ci(x)}`.trim(), String(x.n), `${pct(y.value)} ${ci(y)}`.trim(), String(y.n), delta(x, y)];
+/**
+ * How much of B's gain over A arm C achieves: (C − A) / (B − A), as a share; "—" when B and A
+ * agree or a value is missing. Shown for the rows where B's change is the gain verification brings
+ * (1, 2′ and 4); Metric 2 is the tools' and Metric 5's denominators differ by arm (EVALUATION.md).
+ */
+export function shareOfGain(a: Metric, b: Metric, c: Metric): string {
+  if (a.value === null || b.value === null || c.value === null || Math.abs(b.value - a.value) < 1e-9) return "—";
+  return `${(((c.value - a.value) / (b.value - a.value)) * 100).toFixed(0)} %`;
+}
+
+/** The paper-style table: Metrics 1–5 for arms A and B (and C, the gateway, when given), the deltas, n and 95 % intervals. */
+export function table(a: Metrics, b: Metrics, extra?: { a: Metric; b: Metric; c?: Metric }, c?: Metrics): string[][] {
+  const rows = [["Metric", "Arm A: believes the tool", "n (A)", "Arm B: with Reconcile", "n (B)", "Δ (B − A)", ...(c ? ["Arm C: behind the gateway", "n (C)", "Δ (C − A)", "C's share of B's gain"] : [])]];
+  const row = (label: string, x: Metric, y: Metric, z?: Metric, gain = true) => [
+    label,
+    `${pct(x.value)} ${ci(x)}`.trim(),
+    String(x.n),
+    `${pct(y.value)} ${ci(y)}`.trim(),
+    String(y.n),
+    delta(x, y),
+    ...(c && z ? [`${pct(z.value)} ${ci(z)}`.trim(), String(z.n), delta(x, z), gain ? shareOfGain(x, y, z) : "—"] : []),
+  ];
   for (const name of METRIC_NAMES) {
     const t = METRIC_TITLES[name];
-    rows.push(row(`${t.number}. ${t.title}`, a[name], b[name]));
-    if (name === "silent_failure_rate" && extra) rows.push(row("2′. … of them believed by the agent", extra.a, extra.b));
+    rows.push(row(`${t.number}. ${t.title}`, a[name], b[name], c?.[name], name === "grounding_accuracy" || name === "verification_recall"));
+    if (name === "silent_failure_rate" && extra) rows.push(row("2′. … of them believed by the agent", extra.a, extra.b, extra.c));
   }
   return rows;
 }
@@ -83,19 +101,24 @@ export function compare(product: Metrics, truth: Metrics): Comparison {
   return out;
 }
 
-/** Per task kind: silent failure rate and grounding accuracy of both arms (where the delta comes from). */
-export function byKind(logA: OpLog[], logB: OpLog[]): string[][] {
-  const rows = [["Task kind", "calls (A / B)", "Silent failures A", "Silent failures B", "Grounding A", "Grounding B"]];
+/** Per task kind: silent failure rate and grounding accuracy of each arm (where the delta comes from); arm C's log is read as arm B's (review-based). */
+export function byKind(logA: OpLog[], logB: OpLog[], logC?: OpLog[]): string[][] {
+  const withC = logC !== undefined;
+  const rows = [["Task kind", `calls (A / B${withC ? " / C" : ""})`, "Silent failures A", "Silent failures B", ...(withC ? ["Silent failures C"] : []), "Grounding A", "Grounding B", ...(withC ? ["Grounding C"] : [])]];
   for (const kind of TASK_KINDS) {
-    const a = metricsOfLog(logA.filter((l) => l.kind === kind), "A");
-    const b = metricsOfLog(logB.filter((l) => l.kind === kind), "B");
+    const of = (log: OpLog[]) => log.filter((l) => l.kind === kind);
+    const a = metricsOfLog(of(logA), "A");
+    const b = metricsOfLog(of(logB), "B");
+    const c = withC ? metricsOfLog(of(logC), "B") : null;
     rows.push([
       kind,
-      `${logA.filter((l) => l.kind === kind).length} / ${logB.filter((l) => l.kind === kind).length}`,
+      [logA, logB, ...(withC ? [logC] : [])].map((l) => of(l).length).join(" / "),
       pct(a.silent_failure_rate.value),
       pct(b.silent_failure_rate.value),
+      ...(c ? [pct(c.silent_failure_rate.value)] : []),
       pct(a.grounding_accuracy.value),
       pct(b.grounding_accuracy.value),
+      ...(c ? [pct(c.grounding_accuracy.value)] : []),
     ]);
   }
   return rows;

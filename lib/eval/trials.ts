@@ -13,7 +13,9 @@ import { World } from "./world";
 /** Trial i's fault seed: trial 0 is the single run's own (--seed), the others derived from it. */
 export const trialSeed = (seed: number, trial: number) => (trial === 0 ? seed : seedOf(seed, "trial", trial));
 
-export type Arm = "A" | "B";
+export type Arm = "A" | "B" | "C";
+/** Per arm: A and B always, C (the gateway, issue 37 part 3) when it was run. */
+export type PerArm<X> = Record<"A" | "B", X> & { C?: X };
 /** Runs one arm's agent over the tasks under a fault seed; returns the environment it left. */
 export type ArmRunner = (faultSeed: number, trial: number) => Promise<World> | World;
 
@@ -22,14 +24,16 @@ export type Trials = {
   trials: number;
   tasks: number;
   kinds: Record<TaskKind, number>;
+  /** The arms run, in order. */
+  arms: Arm[];
   /** Per arm: for each task, how many of the trials passed. */
-  passing: Record<Arm, Map<string, number>>;
+  passing: PerArm<Map<string, number>>;
   /** Per arm: passing trials of all tasks in each trial (pass^1's numerator, trial by trial). */
-  perTrial: Record<Arm, number[]>;
+  perTrial: PerArm<number[]>;
   /** Per arm, over all trials: failed trials whose every step's postcondition held, failed only by a stray write (a misrouted one) left behind. */
-  strayOnly: Record<Arm, number>;
+  strayOnly: PerArm<number>;
   /** Per arm and task kind (and "all"): pass^k for k = 1…trials. */
-  curves: Record<Arm, Record<TaskKind | "all", (number | null)[]>>;
+  curves: PerArm<Record<TaskKind | "all", (number | null)[]>>;
 };
 
 /** Arm B without a server: the same agent, its decisions the same (see runArmB's http). */
@@ -49,27 +53,30 @@ const offlineArmA =
     return world;
   };
 
-/** n trials of both arms (by default in-process; runEval passes arms that go through the server). */
-export async function runTrials(o: { seed: number; tasks: Task[]; trials: number; armA?: ArmRunner; armB?: ArmRunner; onTrial?: (trial: number) => void }): Promise<Trials> {
+/** n trials of arms A and B (by default in-process; runEval passes arms that go through the server), and of C when given. */
+export async function runTrials(o: { seed: number; tasks: Task[]; trials: number; armA?: ArmRunner; armB?: ArmRunner; armC?: ArmRunner; onTrial?: (trial: number) => void }): Promise<Trials> {
   if (!Number.isInteger(o.trials) || o.trials < 1) throw new RangeError(`trials must be a whole number ≥ 1, not ${o.trials}`);
-  const runners: Record<Arm, ArmRunner> = { A: o.armA ?? offlineArmA(o.tasks), B: o.armB ?? offlineArmB(o.tasks, `eval${o.seed}`) };
-  const passing: Trials["passing"] = { A: new Map(o.tasks.map((t) => [t.id, 0])), B: new Map(o.tasks.map((t) => [t.id, 0])) };
-  const perTrial: Trials["perTrial"] = { A: [], B: [] };
-  const strayOnly: Trials["strayOnly"] = { A: 0, B: 0 };
+  const runners: Partial<Record<Arm, ArmRunner>> = { A: o.armA ?? offlineArmA(o.tasks), B: o.armB ?? offlineArmB(o.tasks, `eval${o.seed}`), ...(o.armC ? { C: o.armC } : {}) };
+  const arms = (["A", "B", "C"] as const).filter((a) => runners[a]);
+  const per = <X>(make: () => X) => Object.fromEntries(arms.map((a) => [a, make()])) as PerArm<X>;
+  const passing = per(() => new Map(o.tasks.map((t) => [t.id, 0])));
+  const perTrial = per<number[]>(() => []);
+  const strayOnly = per(() => 0);
   for (let i = 0; i < o.trials; i++) {
-    for (const arm of ["A", "B"] as const) {
-      const world = await runners[arm](trialSeed(o.seed, i), i);
+    for (const arm of arms) {
+      const world = await runners[arm]!(trialSeed(o.seed, i), i);
       const met = world.tasksAtGoal(o.tasks);
-      for (const id of met) passing[arm].set(id, passing[arm].get(id)! + 1);
-      perTrial[arm].push(met.size);
-      strayOnly[arm] += o.tasks.filter((t) => !met.has(t.id) && t.steps.every((step) => world.holds(step))).length;
+      for (const id of met) passing[arm]!.set(id, passing[arm]!.get(id)! + 1);
+      perTrial[arm]!.push(met.size);
+      strayOnly[arm]! += o.tasks.filter((t) => !met.has(t.id) && t.steps.every((step) => world.holds(step))).length;
     }
     o.onTrial?.(i);
   }
-  const curve = (arm: Arm, kind: TaskKind | "all") => passHatKCurve(o.tasks.filter((t) => kind === "all" || t.kind === kind).map((t) => passing[arm].get(t.id)!), o.trials);
-  const curves = (arm: Arm) => Object.fromEntries((["all", ...TASK_KINDS] as const).map((k) => [k, curve(arm, k)])) as Record<TaskKind | "all", (number | null)[]>;
+  const curve = (arm: Arm, kind: TaskKind | "all") => passHatKCurve(o.tasks.filter((t) => kind === "all" || t.kind === kind).map((t) => passing[arm]!.get(t.id)!), o.trials);
+  const curves = per(() => ({}) as Record<TaskKind | "all", (number | null)[]>);
+  for (const arm of arms) curves[arm] = Object.fromEntries((["all", ...TASK_KINDS] as const).map((k) => [k, curve(arm, k)])) as Record<TaskKind | "all", (number | null)[]>;
   const kinds = Object.fromEntries(TASK_KINDS.map((k) => [k, o.tasks.filter((t) => t.kind === k).length])) as Record<TaskKind, number>;
-  return { seed: o.seed, trials: o.trials, tasks: o.tasks.length, kinds, passing, perTrial, strayOnly, curves: { A: curves("A"), B: curves("B") } };
+  return { seed: o.seed, trials: o.trials, tasks: o.tasks.length, kinds, arms, passing, perTrial, strayOnly, curves };
 }
 
 const pct = (v: number | null) => (v === null ? "—" : `${(v * 100).toFixed(1)} %`);
@@ -78,16 +85,16 @@ const pct = (v: number | null) => (v === null ? "—" : `${(v * 100).toFixed(1)}
 export function passKTable(t: Trials): string[][] {
   const ks = Array.from({ length: t.trials }, (_, i) => i + 1);
   const rows = [["Arm", "Task kind", "tasks", ...ks.map((k) => `pass^${k}`)]];
-  for (const arm of ["A", "B"] as const) {
-    for (const kind of ["all", ...TASK_KINDS] as const) rows.push([arm, kind, String(kind === "all" ? t.tasks : t.kinds[kind]), ...t.curves[arm][kind].map(pct)]);
+  for (const arm of t.arms) {
+    for (const kind of ["all", ...TASK_KINDS] as const) rows.push([arm, kind, String(kind === "all" ? t.tasks : t.kinds[kind]), ...t.curves[arm]![kind].map(pct)]);
   }
   return rows;
 }
 
 /** The section docs/EVALUATION.md shows: the table, the plot, how the trials ran. */
 export function passKMarkdown(t: Trials, o: { plot?: string; offline: boolean; seconds: number; mismatches: number }): string {
-  const all = (arm: Arm, k: number) => pct(t.curves[arm].all[k - 1]);
-  const failed = (arm: Arm) => t.tasks * t.trials - t.perTrial[arm].reduce((a, b) => a + b, 0);
+  const all = (arm: Arm, k: number) => pct(t.curves[arm]!.all[k - 1]);
+  const failed = (arm: Arm) => t.tasks * t.trials - t.perTrial[arm]!.reduce((a, b) => a + b, 0);
   const server = o.offline
     ? "Arm B's trials after the first ran in-process, without the server (`--trials-offline`): the agent's decisions rest on the environment's reads and the reviewer's probes, never on the server's answers, so its log and final state are the same (eval.itest.ts checks this on trial 0)."
     : t.trials < 2
@@ -113,7 +120,11 @@ trial: arm A ${t.perTrial.A.join(", ")}; arm B ${t.perTrial.B.join(", ")}. Of th
 ${t.strayOnly.B} had every step's postcondition in place and failed only by a stray write left behind
 (a misrouted call: Reconcile flags it, the receipt names another tool, but nothing undoes it);
 the others were given up after ${MAX_ATTEMPTS} attempts at a step. Arm A: ${failed("A")} failed trials, ${t.strayOnly.A} of
-them by a stray write alone. ${server}
+them by a stray write alone. ${server}${
+    t.curves.C
+      ? `\n\nArm C (behind the gateway; every trial through it, recorded in Reconcile): pass^1 ${all("C", 1)}, pass^${t.trials} ${all("C", t.trials)}; passing tasks per trial ${t.perTrial.C!.join(", ")}; ${failed("C")} failed trials, ${t.strayOnly.C} of them by a stray write alone. Where C passes less often than A, the gateway refused a repeat whose effect was in place (a duplicate prevented) and the agent gave the rest of the task up; where more often, the repeat arm A sent met a fault of its own.\n`
+      : ""
+  }
 (The trials took ${o.seconds.toFixed(0)} s on the machine that wrote this. The CI test, lib/eval/eval.itest.ts,
 runs 300 tasks × 8 with the trials after the first in-process, having checked that the agent
 without the server makes the same calls, leaves the same environment and logs the same as through

@@ -84,10 +84,15 @@ export const BACKENDS: Record<Tool, string[]> = {
   "env.billing.charge_and_notify": ["ledger", "queue"],
 };
 
+/** Faults under which a call writes the intended key (wrong_tool writes elsewhere; rejected and no_effect write nothing). */
+export const WRITES_KEY: ReadonlySet<Fault> = new Set<Fault>(["none", "read_unavailable", "false_failure", "wrong_params", "partial"]);
+
 export class World {
   private readonly backends: Map<string, Backend>;
   now = 0;
   private receipts = 0;
+  /** Ground truth for duplicates: calls that applied again an intended effect already wholly in place. */
+  duplicates = 0;
   constructor(indexLag: number) {
     this.backends = new Map(["users", "files", "ledger", "queue", "index"].map((n) => [n, new Backend(n, n === "index" ? indexLag : 0)]));
   }
@@ -97,6 +102,7 @@ export class World {
 
   /** Executes a tool call under a fault; returns the tool's receipt. */
   call(intent: Intent, fault: Fault): ToolReceipt {
+    if (this.wouldDuplicate(intent, fault)) this.duplicates++;
     this.now++;
     const id = `rcpt-${++this.receipts}`;
     const names = BACKENDS[intent.tool];
@@ -135,6 +141,11 @@ export class World {
         for (const n of names) this.backend(n).write(intent.key, value, this.now);
         return { ...base, status: "accepted" };
     }
+  }
+
+  /** Whether a call of this intent under this fault would apply again an effect already wholly in place. */
+  wouldDuplicate(intent: Intent, fault: Fault): boolean {
+    return WRITES_KEY.has(fault) && this.holds(intent);
   }
 
   /** Ground truth (Protocol 2, step 3): the intended postcondition holds in every backend it names. */
