@@ -7,13 +7,13 @@ import { isProjectPage, unprojectedPath } from "@/lib/domain/projects";
  * The proxy only does these things, none of them security decisions about who may do what
  * (every page, route handler and server action checks that itself):
  * 1. answers 400 to a path that is not valid percent-encoding;
- * 2. routes a project's URLs: `/p/{slug}/…` goes to the page (or API route) `/…` with the slug in
+ * 2. sends a visitor without a session cookie to /login (a convenience, not a gate);
+ * 3. routes a project's URLs: `/p/{slug}/…` goes to the page (or API route) `/…` with the slug in
  *    PROJECT_HEADER; a project page's URL from before projects (`/operations/…`) is redirected to
  *    the default project's. Next.js runs the proxy again on the rewritten path, which then
  *    carries the header and is left as it is. A client that sends the header itself only picks
  *    among the projects it may open: every reader of it checks the user's role in that project,
  *    and a token's project is its own whatever the header says (lib/api/route.ts);
- * 3. sends a visitor without a session cookie to /login (a convenience, not a gate);
  * 4. sets a per-request Content-Security-Policy with a nonce that Next.js puts on its scripts.
  */
 const PUBLIC = ["/login", "/setup", "/forbidden", "/api/", "/_next/", "/favicon"];
@@ -50,12 +50,6 @@ export function proxy(request: NextRequest) {
   const policy = csp(nonce);
   const { pathname, search } = request.nextUrl;
   const inProject = unprojectedPath(pathname);
-  const routed = request.headers.has(PROJECT_HEADER);
-  if (!inProject && !routed && isProjectPage(pathname) && (request.method === "GET" || request.method === "HEAD")) {
-    const url = request.nextUrl.clone();
-    url.pathname = pathname === "/" ? "/p/default" : `/p/default${pathname}`;
-    return NextResponse.redirect(url, 308);
-  }
   const hasSession = request.cookies.getAll().some((c) => c.name.endsWith("authjs.session-token"));
   // A project's API path (`/p/{slug}/api/…`) answers for itself, as /api/ does.
   const inner = inProject?.path ?? pathname;
@@ -66,6 +60,12 @@ export function proxy(request: NextRequest) {
     const from = safeRedirectPath(pathname + search);
     url.search = from === "/" ? "" : `?from=${encodeURIComponent(from)}`;
     return NextResponse.redirect(url);
+  }
+  const routed = request.headers.has(PROJECT_HEADER);
+  if (!inProject && !routed && isProjectPage(pathname) && (request.method === "GET" || request.method === "HEAD")) {
+    const url = request.nextUrl.clone();
+    url.pathname = pathname === "/" ? "/p/default" : `/p/default${pathname}`;
+    return NextResponse.redirect(url, 308);
   }
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set("x-nonce", nonce);

@@ -11,7 +11,7 @@ export default async function DashboardLayout({ children }: { children: React.Re
   const projects = await projectsOf(me.userId);
   const at = (path: string) => projectPath(me.project.slug, path);
   const nav = [
-    { href: at("/"), label: "Overview" },
+    { href: at("/"), label: "Overview", exact: true },
     { href: at("/operations"), label: "Operations" },
     { href: at("/review"), label: "Review" },
     { href: at("/trajectories"), label: "Trajectories" },
@@ -21,7 +21,6 @@ export default async function DashboardLayout({ children }: { children: React.Re
     ...(can(me, "verifiers:manage") ? [{ href: at("/settings/verifiers"), label: "Verifiers" }] : []),
     ...(can(me, "webhooks:manage") ? [{ href: at("/settings/webhooks"), label: "Webhooks" }] : []),
     { href: at("/settings/tokens"), label: "API tokens" },
-    ...(can(me, "users:manage") ? [{ href: "/settings/users", label: "Users" }] : []),
   ];
   return (
     <AppShell

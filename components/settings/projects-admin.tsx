@@ -1,7 +1,6 @@
 "use client";
 
 import { useActionState } from "react";
-import Link from "next/link";
 import { createProjectAction, removeMemberAction, setMemberAction } from "@/lib/actions/projects";
 import type { FormState } from "@/lib/actions/guard";
 import { ROLES } from "@/lib/domain/permissions";
@@ -30,9 +29,9 @@ export function NewProjectForm() {
           <Notice kind="ok">
             {state.ok}{" "}
             {made ? (
-              <Link href={`/p/${made}`} className="font-medium underline underline-offset-2">
+              <a href={`/p/${made}`} className="font-medium underline underline-offset-2">
                 Open it
-              </Link>
+              </a>
             ) : null}
           </Notice>
         ) : null}

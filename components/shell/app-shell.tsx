@@ -17,7 +17,7 @@ export function AppShell(props: {
   standing: string;
   project: ShellProject | null;
   projects: ShellProject[];
-  nav: { href: string; label: string }[];
+  nav: { href: string; label: string; exact?: boolean }[];
   instanceAdmin: boolean;
   children: React.ReactNode;
 }) {
@@ -28,10 +28,10 @@ export function AppShell(props: {
         Skip to content
       </a>
       <header className="border-b border-slate-200 dark:border-slate-800">
-        <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-5 gap-y-2 px-4 py-3">
-          <Link href={project ? `/p/${project.slug}` : "/"} className="font-semibold tracking-tight">
+        <div className="mx-auto flex max-w-screen-2xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3">
+          <a href={project ? `/p/${project.slug}` : "/"} className="font-semibold tracking-tight">
             Reconcile
-          </Link>
+          </a>
           <details className="relative text-sm">
             <summary className="cursor-pointer list-none rounded-md border border-slate-300 px-2 py-1 font-medium dark:border-slate-700" title="Switch project">
               <span className="sr-only">Project: </span>
@@ -41,28 +41,38 @@ export function AppShell(props: {
               <ul aria-label="Your projects">
                 {projects.map((p) => (
                   <li key={p.slug}>
-                    <Link
+                    {/* A whole page load: the frame (its links, its role) is the other project's. */}
+                    <a
                       href={`/p/${p.slug}`}
                       aria-current={p.slug === project?.slug ? "page" : undefined}
                       className="flex justify-between gap-3 rounded px-2 py-1.5 hover:bg-slate-100 aria-[current=page]:font-semibold dark:hover:bg-slate-900"
                     >
                       <span>{p.name}</span>
                       <span className="text-slate-500 dark:text-slate-400">{p.role}</span>
-                    </Link>
+                    </a>
                   </li>
                 ))}
               </ul>
               {props.instanceAdmin ? (
-                <Link href="/settings/projects" className="mt-1 block border-t border-slate-200 px-2 py-1.5 text-indigo-700 hover:underline dark:border-slate-800 dark:text-indigo-300">
-                  Manage projects
-                </Link>
+                <ul aria-label="This server" className="mt-1 border-t border-slate-200 pt-1 dark:border-slate-800">
+                  <li>
+                    <Link href="/settings/projects" className="block rounded px-2 py-1.5 text-indigo-700 hover:bg-slate-100 dark:text-indigo-300 dark:hover:bg-slate-900">
+                      Manage projects
+                    </Link>
+                  </li>
+                  <li>
+                    <Link href="/settings/users" className="block rounded px-2 py-1.5 text-indigo-700 hover:bg-slate-100 dark:text-indigo-300 dark:hover:bg-slate-900">
+                      Users
+                    </Link>
+                  </li>
+                </ul>
               ) : null}
             </div>
           </details>
           <CollapsibleMenu>
             <nav aria-label="Main" className="flex flex-col gap-1 sm:flex-1 sm:flex-row sm:flex-wrap">
               {props.nav.map((n) => (
-                <NavLink key={n.href} href={n.href}>
+                <NavLink key={n.href} href={n.href} exact={n.exact}>
                   {n.label}
                 </NavLink>
               ))}
@@ -70,7 +80,7 @@ export function AppShell(props: {
             <div className="flex flex-wrap items-center gap-3 text-sm">
               {/* A long address is cut short on a wide screen, so the header stays one line; the title has it whole. */}
               <Link href="/settings/account" className="min-w-0 text-slate-700 underline-offset-4 hover:underline dark:text-slate-300" title={`${props.email} (${props.standing}): your account, change your password`}>
-                <span className="inline-block max-w-[11rem] truncate align-bottom">{props.email}</span> · <span className="font-medium">{props.standing}</span>
+                <span className="inline-block max-w-[9rem] truncate align-bottom">{props.email}</span> · <span className="font-medium">{props.standing}</span>
               </Link>
               <form action={logoutAction}>
                 <button type="submit" className="rounded-md px-2 py-1 text-slate-700 underline-offset-4 hover:underline dark:text-slate-300">
@@ -81,7 +91,7 @@ export function AppShell(props: {
           </CollapsibleMenu>
         </div>
       </header>
-      <main id="main" className="mx-auto max-w-7xl px-4 py-8">
+      <main id="main" className="mx-auto max-w-screen-2xl px-4 py-8">
         <ProjectBase slug={project?.slug ?? null}>{props.children}</ProjectBase>
       </main>
     </div>

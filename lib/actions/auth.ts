@@ -1,5 +1,6 @@
 "use server";
 
+import { landingPath } from "@/lib/domain/projects";
 import { revalidatePath } from "next/cache";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
@@ -33,7 +34,7 @@ export async function loginAction(_prev: FormState, form: FormData): Promise<For
     await signIn("credentials", {
       email: field(form, "email"),
       password: field(form, "password"),
-      redirectTo: safeRedirectPath(field(form, "from")),
+      redirectTo: landingPath(safeRedirectPath(field(form, "from"))),
     });
   } catch (e) {
     if (e instanceof AuthError) {
@@ -54,7 +55,7 @@ export async function loginAction(_prev: FormState, form: FormData): Promise<For
 
 /** Single sign-on: off to the identity provider, and back to `from` (on this origin only). */
 export async function ssoSignInAction(form: FormData): Promise<void> {
-  await signIn("oidc", { redirectTo: safeRedirectPath(field(form, "from")) });
+  await signIn("oidc", { redirectTo: landingPath(safeRedirectPath(field(form, "from"))) });
 }
 
 export async function logoutAction(): Promise<void> {
@@ -77,7 +78,7 @@ export async function setupAction(_prev: FormState, form: FormData): Promise<For
     if (known) return { error: sentence(known.message), values };
     throw e;
   }
-  await signIn("credentials", { email: field(form, "email"), password, redirectTo: "/" });
+  await signIn("credentials", { email: field(form, "email"), password, redirectTo: landingPath("/") });
   return null;
 }
 
@@ -159,7 +160,7 @@ export async function changePasswordAction(_prev: FormState, form: FormData): Pr
     await changeOwnPassword({ userId: me.userId, current: field(form, "current"), next, source: sourceAddress(await headers()) });
     return { ok: "Password changed. Use the new one from now on." };
   });
-  if (pending && result?.ok) redirect("/");
+  if (pending && result?.ok) redirect(landingPath("/"));
   return result;
 }
 

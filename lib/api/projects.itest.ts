@@ -136,6 +136,18 @@ describe("nothing crosses a project", () => {
     expect(defaultExport.text).not.toContain("billing.refund");
   });
 
+  it("secrets stop at the project line: one project's stored verifier secret is not another's", async () => {
+    const name = `CROSS_${unique("s").replace(/\W/g, "_").toUpperCase()}`;
+    expect((await call(`/api/v1/verifier-secrets/${name}`, { method: "PUT", token: admin.token, body: { value: "default-project-credential" } })).status).toBe(201);
+    const inProject = await tokenIn(admin.email, slug, ["admin"]);
+    const theirs = await call("/api/v1/verifier-secrets", { token: inProject });
+    expect(theirs.status).toBe(200);
+    expect(theirs.text).not.toContain(name);
+    // Deleting it from the other project finds nothing there; it stays in its own.
+    expect((await call(`/api/v1/verifier-secrets/${name}`, { method: "DELETE", token: inProject })).status).toBe(404);
+    expect((await call("/api/v1/verifier-secrets", { token: admin.token })).text).toContain(name);
+  });
+
   it("a token sent to another project's path is 404, not 403", async () => {
     const r = await call(`/p/${slug}/api/v1/operations?limit=1`, { token: admin.token });
     expect(r.status).toBe(404);

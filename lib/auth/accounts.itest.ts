@@ -28,7 +28,7 @@ describe("passwords an admin sets", () => {
     const { cookie } = await signInHttp(email, "set-by-the-admin");
     expect(cookie).toBeTruthy();
     expect((await call("/api/v1/operations?limit=1", { headers: { cookie: cookie! } })).status).toBe(401);
-    const page = await fetch(new URL("/operations", (await import("@/lib/testing/integration")).baseUrl), { headers: { cookie: cookie! }, redirect: "manual" });
+    const page = await fetch(new URL("/p/default/operations", (await import("@/lib/testing/integration")).baseUrl), { headers: { cookie: cookie! }, redirect: "manual" });
     expect(page.headers.get("location") ?? (await page.text())).toContain("/password");
     // Another action is refused as signed out; creating a token would have been a way around.
     const token = await callAction("createTokenAction", { name: "escape", scopes: ["read"] }, cookie);

@@ -6,7 +6,7 @@ import { auth } from "./auth";
 import { can, type Permission, type Principal } from "@/lib/domain/permissions";
 import { safeRedirectPath } from "./redirect";
 import { activeUser } from "@/lib/store/people/users";
-import { projectBySlug, standingIn } from "@/lib/store/people/projects";
+import { projectBySlug, projectsOf, standingIn } from "@/lib/store/people/projects";
 import { DEFAULT_PROJECT } from "@/lib/domain/projects";
 import { PROJECT_HEADER } from "./project-header";
 
@@ -77,7 +77,15 @@ export async function requirePage(permission?: Permission, from?: string): Promi
   const principal = await currentPrincipal();
   const back = from ? safeRedirectPath(from) : "/";
   if (!principal && (await pendingPasswordChange())) redirect(PASSWORD_CHANGE_PATH);
-  if (!principal && (await currentUser())) notFound();
+  const user = principal ? null : await currentUser();
+  if (user) {
+    // Someone in no role in the default project, sent there by an old URL or "/": to their first project.
+    if (((await headers()).get(PROJECT_HEADER) ?? DEFAULT_PROJECT) === DEFAULT_PROJECT) {
+      const first = (await projectsOf(user.userId))[0];
+      if (first) redirect(`/p/${first.slug}`);
+    }
+    notFound();
+  }
   if (!principal) redirect(back !== "/" ? `/login?from=${encodeURIComponent(back)}` : "/login");
   if (permission && !can(principal, permission)) redirect("/forbidden");
   return principal;

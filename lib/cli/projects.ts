@@ -11,6 +11,7 @@ import { inInstance, inProject } from "@/lib/store/db/project-context";
 import { recordChainCount } from "@/lib/store/chain/chain";
 import { createProject, listProjects, markProjectReady, projectBySlug, setMember } from "@/lib/store/people/projects";
 import { deployMigrations, type Log } from "./schema-engine";
+import { missingMigrations } from "@/lib/observability/health";
 
 /** Makes and migrates a project's database, records its chain count, and marks the project ready. */
 export async function prepareProject(id: string, log?: Log): Promise<void> {
@@ -19,13 +20,28 @@ export async function prepareProject(id: string, log?: Log): Promise<void> {
   await markProjectReady(id);
 }
 
-/** Brings every project's database but the default one's (which `npm start` deployed first) up to date, and finishes any left half-made. */
+/**
+ * Brings every project's database but the default one's (which `npm start` deployed first) up
+ * to date, and finishes any left half-made. The migration engine runs only for a database that
+ * lacks one of this code's migrations (it takes the database's locks, which another running
+ * instance may hold). A project that cannot be brought up to date now is said and skipped: the
+ * others start, and it is tried again at the next start.
+ */
 export async function deployProjects(log: Log = () => {}): Promise<void> {
   for (const p of await inInstance(() => listProjects())) {
     if (p.id === DEFAULT_PROJECT) continue;
-    const { applied } = await deployMigrations(projectDatabaseUrl(databaseUrl(), p.id));
-    if (applied.length) log(`project ${p.slug}: applied ${applied.length} migration(s)`);
-    if (!p.ready) await prepareProject(p.id);
+    try {
+      if (!p.ready) {
+        await prepareProject(p.id);
+        continue;
+      }
+      const missing = await inProject(p.id, () => missingMigrations().catch(() => ["(unknown)"]));
+      if (!missing.length) continue;
+      const { applied } = await deployMigrations(projectDatabaseUrl(databaseUrl(), p.id));
+      if (applied.length) log(`project ${p.slug}: applied ${applied.length} migration(s)`);
+    } catch (e) {
+      log(`project ${p.slug}: its database could not be brought up to date now (${e instanceof Error ? e.message.split("\n")[0] : String(e)}); the next start tries again`);
+    }
   }
 }
 

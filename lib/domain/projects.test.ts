@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_PROJECT, effectiveRole, isProjectPage, projectDatabaseUrl, projectPath, slugProblem, unprojectedPath } from "./projects";
+import { DEFAULT_PROJECT, effectiveRole, isProjectPage, landingPath, projectDatabaseUrl, projectPath, slugProblem, unprojectedPath } from "./projects";
 
 describe("project slugs", () => {
   it("accepts lower-case letters, digits and single hyphens, 2–40 characters, starting with a letter", () => {
@@ -95,5 +95,15 @@ describe("which pages are a project's", () => {
 
   it("not sign-in, one's account, users, projects, the API or look-alikes", () => {
     for (const p of ["/login", "/setup", "/password", "/forbidden", "/settings/account", "/settings/users", "/settings/projects", "/api/v1/operations", "/operationsx", "/p/default"]) expect(isProjectPage(p), p).toBe(false);
+  });
+});
+
+describe("where an action sends someone", () => {
+  it("puts an old project page's path in the default project, and leaves every other as it is", () => {
+    expect(landingPath("/")).toBe("/p/default");
+    expect(landingPath("/operations?outcome=divergent")).toBe("/p/default/operations?outcome=divergent");
+    expect(landingPath("/p/billing/review")).toBe("/p/billing/review");
+    expect(landingPath("/settings/account")).toBe("/settings/account");
+    expect(landingPath("/login")).toBe("/login");
   });
 });

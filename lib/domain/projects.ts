@@ -90,3 +90,13 @@ const PROJECT_PAGES = ["/operations", "/review", "/trajectories", "/metrics", "/
 export function isProjectPage(path: string): boolean {
   return path === "/" || PROJECT_PAGES.some((p) => path === p || path.startsWith(`${p}/`));
 }
+
+/**
+ * A path to send someone to after an action: a project page's URL from before projects
+ * (`/operations`, `/`) is put in the default project directly, not left to the proxy's redirect
+ * (Next.js follows an action's redirect itself, and loses its way through a second one).
+ */
+export function landingPath(path: string): string {
+  const bare = path.split(/[?#]/)[0];
+  return unprojectedPath(bare) === null && isProjectPage(bare) ? projectPath(DEFAULT_PROJECT, path) : path;
+}

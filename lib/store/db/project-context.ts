@@ -79,3 +79,14 @@ export function perProject<T>(name: string, make: () => T): () => T {
 export function currentProjectKey(): string {
   return currentProjectSlug() ?? currentProjectId();
 }
+
+/**
+ * `fn`, bound to the project the caller works in now: for work that runs later, outside the
+ * caller's async context (a response stream's reads, pulled by the server after the handler
+ * returned).
+ */
+export function boundToProject<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
+  const scope = storage.getStore();
+  if (!scope) return fn;
+  return (...args) => storage.run(scope, () => fn(...args));
+}

@@ -1,5 +1,4 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { redirect } from "next/navigation";
 import { ChangePasswordForm } from "@/components/settings/account";
 import { currentUser } from "@/lib/auth/session";
@@ -27,9 +26,9 @@ export default async function AccountPage() {
           <ul className="space-y-1 text-sm">
             {projects.map((p) => (
               <li key={p.slug}>
-                <Link href={`/p/${p.slug}`} className="text-indigo-700 underline underline-offset-2 dark:text-indigo-300">
+                <a href={`/p/${p.slug}`} className="text-indigo-700 underline underline-offset-2 dark:text-indigo-300">
                   {p.name}
-                </Link>{" "}
+                </a>{" "}
                 <span className="text-slate-600 dark:text-slate-400">({p.role})</span>
               </li>
             ))}

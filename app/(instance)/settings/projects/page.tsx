@@ -1,5 +1,4 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { NewProjectForm } from "@/components/settings/projects-admin";
 import { requirePage } from "@/lib/auth/session";
 import { listProjects } from "@/lib/store/people/projects";
@@ -44,9 +43,9 @@ export default async function ProjectsPage() {
               <tr key={p.id} className="border-t border-slate-200 dark:border-slate-800">
                 <td className="py-3 pr-4">
                   {p.ready ? (
-                    <Link href={`/p/${p.slug}`} className="font-medium text-indigo-700 underline underline-offset-2 dark:text-indigo-300">
+                    <a href={`/p/${p.slug}`} className="font-medium text-indigo-700 underline underline-offset-2 dark:text-indigo-300">
                       {p.name}
-                    </Link>
+                    </a>
                   ) : (
                     <span>{p.name} (being prepared)</span>
                   )}
