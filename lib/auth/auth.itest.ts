@@ -374,10 +374,11 @@ describe("no open redirect: from= is followed only to this origin", () => {
     for (const from of ["/\\evil.example", "//evil.example", "https://evil.example", "/\\\\evil.example"]) {
       const res = await callAction("loginAction", { email: p.email, password: PASSWORD, from }, null, "/login");
       expect(res.location, from).not.toMatch(/evil/);
-      expect(target(res.location).path, from).toBe("/");
+      // The overview: in the default project, where the old paths lead.
+      expect(target(res.location).path, from).toBe("/p/default");
     }
     const good = await callAction("loginAction", { email: p.email, password: PASSWORD, from: "/operations?x=1" }, null, "/login");
-    expect(target(good.location)).toEqual({ origin: new URL(baseUrl).origin, path: "/operations?x=1" });
+    expect(target(good.location)).toEqual({ origin: new URL(baseUrl).origin, path: "/p/default/operations?x=1" });
     // The credentials endpoint itself, with a foreign callbackUrl.
     const csrfRes = await fetch(`${baseUrl}/api/auth/csrf`);
     const { csrfToken } = (await csrfRes.json()) as { csrfToken: string };

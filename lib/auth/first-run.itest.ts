@@ -39,7 +39,7 @@ describe("first run", () => {
     const users = await db.query<{ email: string; role: string }>("SELECT u.email, m.role FROM users u JOIN project_members m ON m.user_id = u.id AND m.project_id = 'default'");
     expect(users).toHaveLength(1);
     expect(users[0].role).toBe("admin");
-    const won = answers.filter((a) => a.location === "/" || a.location.endsWith(`${new URL(app.base).host}/`));
+    const won = answers.filter((a) => a.location === "/p/default" || a.location.endsWith(`${new URL(app.base).host}/p/default`));
     expect(won).toHaveLength(1);
     expect(answers.filter((a) => a.text.includes("already has an admin"))).toHaveLength(9);
     const created = await db.query<{ payload: string }>("SELECT payload FROM chain_records WHERE kind = 'security'");
