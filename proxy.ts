@@ -1,12 +1,20 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { safeRedirectPath } from "@/lib/auth/redirect";
+import { PROJECT_HEADER } from "@/lib/auth/project-header";
+import { isProjectPage, unprojectedPath } from "@/lib/domain/projects";
 
 /**
- * The proxy only does three things, none of them security decisions about who may do what
+ * The proxy only does these things, none of them security decisions about who may do what
  * (every page, route handler and server action checks that itself):
  * 1. answers 400 to a path that is not valid percent-encoding;
  * 2. sends a visitor without a session cookie to /login (a convenience, not a gate);
- * 3. sets a per-request Content-Security-Policy with a nonce that Next.js puts on its scripts.
+ * 3. routes a project's URLs: `/p/{slug}/…` goes to the page (or API route) `/…` with the slug in
+ *    PROJECT_HEADER; a project page's URL from before projects (`/operations/…`) is redirected to
+ *    the default project's. Next.js runs the proxy again on the rewritten path, which then
+ *    carries the header and is left as it is. A client that sends the header itself only picks
+ *    among the projects it may open: every reader of it checks the user's role in that project,
+ *    and a token's project is its own whatever the header says (lib/api/route.ts);
+ * 4. sets a per-request Content-Security-Policy with a nonce that Next.js puts on its scripts.
  */
 const PUBLIC = ["/login", "/setup", "/forbidden", "/api/", "/_next/", "/favicon"];
 
@@ -41,8 +49,11 @@ export function proxy(request: NextRequest) {
   const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
   const policy = csp(nonce);
   const { pathname, search } = request.nextUrl;
+  const inProject = unprojectedPath(pathname);
   const hasSession = request.cookies.getAll().some((c) => c.name.endsWith("authjs.session-token"));
-  if (!hasSession && !PUBLIC.some((p) => pathname.startsWith(p))) {
+  // A project's API path (`/p/{slug}/api/…`) answers for itself, as /api/ does.
+  const inner = inProject?.path ?? pathname;
+  if (!hasSession && !PUBLIC.some((p) => inner.startsWith(p))) {
     const url = request.nextUrl.clone();
     url.pathname = "/login";
     // The way back, only as a path on this origin (a request for `//evil.example` gets none).
@@ -50,10 +61,24 @@ export function proxy(request: NextRequest) {
     url.search = from === "/" ? "" : `?from=${encodeURIComponent(from)}`;
     return NextResponse.redirect(url);
   }
+  const routed = request.headers.has(PROJECT_HEADER);
+  if (!inProject && !routed && isProjectPage(pathname) && (request.method === "GET" || request.method === "HEAD")) {
+    const url = request.nextUrl.clone();
+    url.pathname = pathname === "/" ? "/p/default" : `/p/default${pathname}`;
+    return NextResponse.redirect(url, 308);
+  }
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set("x-nonce", nonce);
   requestHeaders.set("content-security-policy", policy);
-  const response = NextResponse.next({ request: { headers: requestHeaders } });
+  let response: NextResponse;
+  if (inProject) {
+    requestHeaders.set(PROJECT_HEADER, inProject.slug);
+    const url = request.nextUrl.clone();
+    url.pathname = inProject.path;
+    response = NextResponse.rewrite(url, { request: { headers: requestHeaders } });
+  } else {
+    response = NextResponse.next({ request: { headers: requestHeaders } });
+  }
   response.headers.set("content-security-policy", policy);
   return response;
 }

@@ -83,7 +83,9 @@ test("an admin signs a user out everywhere from the users page; that user's open
   const adminContext = await browser.newContext();
   const admin = await adminContext.newPage();
   await signIn(admin, demo.admin.email, demo.admin.password);
-  await admin.getByRole("link", { name: "Users" }).click();
+  // Users are the instance's: in the header's project menu, for instance admins.
+  await admin.getByTitle("Switch project").click();
+  await admin.getByRole("list", { name: "This server" }).getByRole("link", { name: "Users" }).click();
   await admin.getByRole("button", { name: `Sign out ${demo.viewer.email} everywhere` }).click();
   await expect(admin.getByRole("status").filter({ hasText: `Every session of ${demo.viewer.email} has ended.` })).toBeVisible();
   await admin.screenshot({ path: "test-results/screenshots/users.png", fullPage: true });

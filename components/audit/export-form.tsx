@@ -1,5 +1,6 @@
 "use client";
 
+import { inCurrentProject } from "@/components/shell/project-base";
 import { useRef, useState } from "react";
 import { Button, Field, Input, Notice, Select } from "@/components/ui/form";
 import { exportRecordCounter } from "@/lib/domain/audit-count";
@@ -30,7 +31,7 @@ export function AuditExportForm({ total }: { total: number }) {
     abort.current = new AbortController();
     setProgress({ records: 0, bytes: 0 });
     try {
-      const res = await fetch(`/api/v1/audit/export?${q}`, { signal: abort.current.signal });
+      const res = await fetch(inCurrentProject(`/api/v1/audit/export?${q}`), { signal: abort.current.signal });
       if (!res.ok || !res.body) {
         const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
         const message = body?.error?.message ?? `the server answered ${res.status}`;

@@ -1,4 +1,5 @@
-import Link from "next/link";
+import { ProjectForm } from "@/components/shell/project-form";
+import Link from "@/components/shell/link";
 import { EFFECTIVE_OUTCOMES, FAILURE_CATEGORIES, OUTCOMES } from "@/lib/domain/outcomes";
 
 type Values = Record<string, string | undefined>;
@@ -84,7 +85,7 @@ export function OperationFilters({ values, tools }: { values: Values; tools: str
   return (
     // autoComplete off: otherwise the browser restores the fields as they were typed when Back
     // returns to a list the URL says is unfiltered.
-    <form method="get" action="/operations" autoComplete="off" aria-label="Filter operations" className="space-y-3 rounded-xl border border-slate-200 p-4 dark:border-slate-800">
+    <ProjectForm method="get" action="/operations" autoComplete="off" aria-label="Filter operations" className="space-y-3 rounded-xl border border-slate-200 p-4 dark:border-slate-800">
       <div className="grid grid-cols-2 items-end gap-3 lg:grid-cols-[2fr_1fr_1fr_1fr_auto]">
         <div className="col-span-2 lg:col-span-1">{text("q", "Search", "words or an id: refund, order 5531, op-…", "search")}</div>
         {select("outcome", "Effective outcome", EFFECTIVE_OUTCOMES.map((o) => [o, o.replace("_", " ")]))}
@@ -115,7 +116,7 @@ export function OperationFilters({ values, tools }: { values: Values; tools: str
       </details>
       {/* Parameters without a field (the overview's links use some) ride along, so Apply keeps them. */}
       {HIDDEN_PARAMS.map((k) => (values[k] ? <input key={k} type="hidden" name={k} value={values[k]} /> : null))}
-    </form>
+    </ProjectForm>
   );
 }
 

@@ -3,7 +3,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useTransition } from "react";
-import { operationKeys, useNewerOperations } from "@/lib/api/queries";
+import { operationKeys, useNewerOperations } from "./queries";
 
 /** New operations announce themselves instead of pushing the list around. */
 export function NewOperationsNotice({ filters, newest }: { filters: string; newest: string | null }) {

@@ -1,3 +1,4 @@
+import { ProjectAnchor } from "@/components/shell/project-anchor";
 import { previewJson } from "@/lib/domain/preview";
 
 /**
@@ -19,9 +20,9 @@ export function RawPayload({ value, label = "raw JSON", download }: { value: unk
       {href ? (
         <p className="mt-1 text-xs">
           {truncated ? "Shown in part. " : ""}
-          <a href={href} download className="font-medium text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+          <ProjectAnchor href={href} download className="font-medium text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
             {truncated ? "Show all: download this stage as JSON" : "Download this stage as JSON"}
-          </a>
+          </ProjectAnchor>
         </p>
       ) : null}
     </details>

@@ -1,5 +1,5 @@
 import { displayUtc } from "@/lib/domain/time";
-import Link from "next/link";
+import Link from "@/components/shell/link";
 import type { ReactNode } from "react";
 import { LongText } from "@/components/ui/text";
 import { cellText } from "@/lib/domain/preview";

@@ -1,6 +1,7 @@
 "use client";
 
-import Link from "next/link";
+import { inCurrentProject } from "@/components/shell/project-base";
+import Link from "@/components/shell/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, useTransition } from "react";
 import { Button, Notice } from "@/components/ui/form";
@@ -106,7 +107,7 @@ export function ApprovalCard({ row, me, canDecide, now, onDone }: { row: HeldRow
     if (!decision || !reason.trim() || busy) return;
     setBusy(true);
     setError(null);
-    const res = await fetch(`/api/v1/operations/${encodeURIComponent(row.operation_id)}/approval`, {
+    const res = await fetch(inCurrentProject(`/api/v1/operations/${encodeURIComponent(row.operation_id)}/approval`), {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ decision, reason }),

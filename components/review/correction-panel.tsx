@@ -1,6 +1,7 @@
 "use client";
 
-import Link from "next/link";
+import { inCurrentProject } from "@/components/shell/project-base";
+import Link from "@/components/shell/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, useTransition } from "react";
 import { decideCorrection, MAX_REASON_LENGTH as MAX_REASON, RESOLUTIONS, type CorrectionAction, type EffectiveState, type Resolution } from "@/lib/domain/corrections";
@@ -80,7 +81,7 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
     setConflict(null);
     setDone(null);
     if (!opening || holder) return;
-    const res = await fetch(`/api/v1/operations/${encodeURIComponent(operationId)}/claim`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const res = await fetch(inCurrentProject(`/api/v1/operations/${encodeURIComponent(operationId)}/claim`), { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
     if (res.ok) {
       // Said here at once; the rest of the page stays as loaded until the correction is sent.
       setClaimedHere(true);
@@ -99,7 +100,7 @@ export function CorrectionPanel({ operationId, state, claimed, idempotency, last
     if (!open) return;
     setError(null);
     const ev = Object.fromEntries(Object.entries(evidence).filter(([, v]) => v.trim()));
-    const res = await fetch(`/api/v1/operations/${encodeURIComponent(operationId)}/corrections`, {
+    const res = await fetch(inCurrentProject(`/api/v1/operations/${encodeURIComponent(operationId)}/corrections`), {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({

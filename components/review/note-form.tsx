@@ -1,5 +1,6 @@
 "use client";
 
+import { inCurrentProject } from "@/components/shell/project-base";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { MAX_COMMENT_LENGTH } from "@/lib/domain/comments";
@@ -20,7 +21,7 @@ export function NoteForm({ operationId }: { operationId: string }) {
     setError(null);
     setSent(false);
     try {
-      const res = await fetch(`/api/v1/operations/${encodeURIComponent(operationId)}/comments`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text }) });
+      const res = await fetch(inCurrentProject(`/api/v1/operations/${encodeURIComponent(operationId)}/comments`), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text }) });
       if (res.status === 201) {
         setText("");
         setSent(true);

@@ -1,5 +1,6 @@
 "use client";
 
+import { inCurrentProject } from "@/components/shell/project-base";
 import { useRouter } from "next/navigation";
 import { Shortcuts } from "./shortcuts";
 
@@ -24,8 +25,8 @@ export function OperationKeys({ previous, next, reviewer }: { previous: string |
     <Shortcuts
       title="Operation page keys"
       keys={[
-        { key: "j", label: next ? `Next in the review queue (${next})` : "Next in the review queue (none)", available: next !== null, run: () => router.push(href(next!)) },
-        { key: "k", label: previous ? `Previous in the review queue (${previous})` : "Previous in the review queue (none)", available: previous !== null, run: () => router.push(href(previous!)) },
+        { key: "j", label: next ? `Next in the review queue (${next})` : "Next in the review queue (none)", available: next !== null, run: () => router.push(inCurrentProject(href(next!))) },
+        { key: "k", label: previous ? `Previous in the review queue (${previous})` : "Previous in the review queue (none)", available: previous !== null, run: () => router.push(inCurrentProject(href(previous!))) },
         ...(reviewer
           ? [
               { key: "c", label: "Claim (or take over) this operation", run: press(/^(Claim|Take over) /) },

@@ -1,4 +1,4 @@
-import Link from "next/link";
+import Link from "@/components/shell/link";
 
 /** The review queue's filters, and the Approvals tab (held calls waiting for a reviewer). */
 export const QUEUE_FILTERS = [

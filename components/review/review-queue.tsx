@@ -1,6 +1,6 @@
 "use client";
 
-import Link from "next/link";
+import Link from "@/components/shell/link";
 import { useActionState, useRef, useState } from "react";
 import { OutcomeBadge } from "@/components/operations/badges";
 import { Button, Notice } from "@/components/ui/form";

@@ -6,7 +6,7 @@ import { ROLES } from "@/lib/domain/permissions";
 import { NewPasswordField } from "@/components/auth/password-field";
 import { Button, Field, Input, Notice, Select } from "@/components/ui/form";
 
-type User = { id: string; email: string; role: string; disabled: boolean; createdAt: string };
+type User = { id: string; email: string; role: string | null; disabled: boolean; createdAt: string };
 
 export function AddUserForm() {
   const [state, action, pending] = useActionState<FormState, FormData>(addUserAction, null);
@@ -53,7 +53,12 @@ export function UserRow({ user, isMe }: { user: User; isMe: boolean }) {
           <label className="sr-only" htmlFor={`role-${user.id}`}>
             Role of {user.email}
           </label>
-          <Select id={`role-${user.id}`} name="role" defaultValue={user.role}>
+          <Select id={`role-${user.id}`} name="role" defaultValue={user.role ?? ""}>
+            {user.role === null ? (
+              <option value="" disabled>
+                not a member
+              </option>
+            ) : null}
             {ROLES.map((r) => (
               <option key={r}>{r}</option>
             ))}

@@ -1,4 +1,4 @@
-import Link from "next/link";
+import Link from "@/components/shell/link";
 import { TableScroll } from "@/components/ui/table-scroll";
 import { When } from "@/components/ui/when";
 import type { VerdictExportRow, VerdictExportStatus } from "@/lib/store/queries/verdict-exports";

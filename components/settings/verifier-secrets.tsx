@@ -1,5 +1,6 @@
 "use client";
 
+import { inCurrentProject } from "@/components/shell/project-base";
 import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
 import { Button, Field, Input, Notice } from "@/components/ui/form";
@@ -10,7 +11,7 @@ export type SecretRow = { name: string; created_at: string; updated_at: string; 
 async function send(path: string, method: "PUT" | "DELETE", body?: unknown): Promise<{ ok: boolean; body: any }> {
   let res: Response;
   try {
-    res = await fetch(path, { method, headers: body === undefined ? {} : { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    res = await fetch(inCurrentProject(path), { method, headers: body === undefined ? {} : { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
   } catch {
     return { ok: false, body: { error: { message: "The server could not be reached; nothing was changed. Try again." } } };
   }

@@ -1,5 +1,6 @@
 "use client";
 
+import { inCurrentProject } from "@/components/shell/project-base";
 import { useRouter } from "next/navigation";
 import { useId, useState, type ReactNode } from "react";
 import { Button, Field, Input, Notice } from "@/components/ui/form";
@@ -36,7 +37,7 @@ const TEMPLATE = {
 const when = (t: string) => t.replace("T", " ").slice(0, 16) + " UTC";
 
 async function send(path: string, body?: unknown, method?: string): Promise<{ ok: boolean; body: any }> {
-  const res = await fetch(path, {
+  const res = await fetch(inCurrentProject(path), {
     method: method ?? (body === undefined ? "GET" : "POST"),
     headers: body === undefined ? {} : { "content-type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),

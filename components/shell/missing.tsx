@@ -1,6 +1,6 @@
 "use client";
 
-import Link from "next/link";
+import Link from "@/components/shell/link";
 import { usePathname } from "next/navigation";
 
 /** The id at the end of the current path, as the person typed or followed it. */

@@ -10,6 +10,7 @@ import { allCheckpoints } from "@/lib/store/chain/checkpoints";
 import { startUserJob } from "@/lib/api/user-jobs";
 import { verifyStoredChain } from "@/lib/store/chain/verify-chain";
 import { announceChainFailure, chainFailure } from "@/lib/store/work/webhook-outbox";
+import { inProject } from "@/lib/store/db/project-context";
 
 /** `busy`: refused because another verification or export of this user is running. */
 export type VerifyState = { ok: boolean; message: string; busy?: boolean } | null;
@@ -28,18 +29,25 @@ export async function verifyChainAction(): Promise<VerifyState> {
     if (known) return { ok: false, busy: true, message: `${known.message}.` };
     throw e;
   }
+  // The chain of the project the page is in (lib/store/db/project-context.ts).
   try {
+    return await inProject(me.project, () => verifyProject(me.email));
+  } finally {
+    await release();
+  }
+}
+
+async function verifyProject(actor: string): Promise<VerifyState> {
+  {
     const all = await allCheckpoints();
     const { verdict, hashes, counts, sealed } = await verifyStoredChain(undefined, { watch: all.flatMap(checkpointSeqs) });
     // Checkpoints within what retention sealed are the archive's to check (audit:verify --archive).
     const checkpoints = all.filter((c) => !sealed || c.heads || c.size > sealed.seq);
     const bad = verdict.ok ? checkAgainstCheckpoints(verdict, hashes, checkpoints, undefined, counts).find((c) => !c.ok) : undefined;
-    if (!verdict.ok || (bad && !bad.ok)) await announceChainFailure(chainFailure(verdict, bad), me.email);
+    if (!verdict.ok || (bad && !bad.ok)) await announceChainFailure(chainFailure(verdict, bad), actor);
     if (!verdict.ok) return { ok: false, message: `Broken at seq ${verdict.badSeq}: ${verdict.problem}.` };
     if (bad && !bad.ok) return { ok: false, message: `The chain links, but ${bad.problem}.` };
     const from = sealed ? ` from the last sealed head (seq ${sealed.seq}, sealed ${sealed.sealedAt}; what is before it is in the archive)` : "";
     return { ok: true, message: `Intact${from}: all ${verdict.count.toLocaleString()} ${sealed ? "live " : ""}records link${verdict.chains ? `, in ${verdict.chains.length} chains` : `, up to seq ${verdict.lastSeq}`}; ${checkpoints.length} checkpoint${checkpoints.length === 1 ? " matches" : "s match"}.` };
-  } finally {
-    await release();
   }
 }

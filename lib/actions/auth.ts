@@ -1,5 +1,6 @@
 "use server";
 
+import { landingPath } from "@/lib/domain/projects";
 import { revalidatePath } from "next/cache";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
@@ -10,7 +11,7 @@ import { signIn, signOut } from "@/lib/auth/auth";
 import { MAX_IDENTIFIER_LENGTH } from "@/lib/crypto/identifier";
 import { safeRedirectPath } from "@/lib/auth/redirect";
 import { sourceAddress } from "@/lib/auth/request";
-import { currentPrincipal, pendingPasswordChange } from "@/lib/auth/session";
+import { currentUser, pendingPasswordChange } from "@/lib/auth/session";
 import { changeOwnPassword, setPasswordByAdmin } from "@/lib/store/people/account";
 import { createApiToken, revokeToken } from "@/lib/store/people/api-tokens";
 import { countUsers, createFirstAdmin, createUser, endAllSessions, updateUser } from "@/lib/store/people/users";
@@ -33,7 +34,7 @@ export async function loginAction(_prev: FormState, form: FormData): Promise<For
     await signIn("credentials", {
       email: field(form, "email"),
       password: field(form, "password"),
-      redirectTo: safeRedirectPath(field(form, "from")),
+      redirectTo: landingPath(safeRedirectPath(field(form, "from"))),
     });
   } catch (e) {
     if (e instanceof AuthError) {
@@ -54,7 +55,7 @@ export async function loginAction(_prev: FormState, form: FormData): Promise<For
 
 /** Single sign-on: off to the identity provider, and back to `from` (on this origin only). */
 export async function ssoSignInAction(form: FormData): Promise<void> {
-  await signIn("oidc", { redirectTo: safeRedirectPath(field(form, "from")) });
+  await signIn("oidc", { redirectTo: landingPath(safeRedirectPath(field(form, "from"))) });
 }
 
 export async function logoutAction(): Promise<void> {
@@ -77,7 +78,7 @@ export async function setupAction(_prev: FormState, form: FormData): Promise<For
     if (known) return { error: sentence(known.message), values };
     throw e;
   }
-  await signIn("credentials", { email: field(form, "email"), password, redirectTo: "/" });
+  await signIn("credentials", { email: field(form, "email"), password, redirectTo: landingPath("/") });
   return null;
 }
 
@@ -121,7 +122,7 @@ export async function createTokenAction(_prev: FormState, form: FormData): Promi
   return guarded({ name: field(form, "name") }, async () => {
     const { principal, source } = await authorize("tokens:own");
     const scopes = form.getAll("scopes").filter((s): s is string => typeof s === "string");
-    const t = await createApiToken({ email: principal.email, name: field(form, "name"), scopes, actor: principal.email, source });
+    const t = await createApiToken({ email: principal.email, name: field(form, "name"), scopes, project: principal.project.id, actor: principal.email, source });
     revalidatePath("/settings/tokens");
     return { ok: `Created ${t.prefix}…${t.last4}. Copy it now: it is shown once.`, token: t.token };
   });
@@ -130,17 +131,17 @@ export async function createTokenAction(_prev: FormState, form: FormData): Promi
 export async function revokeTokenAction(_prev: FormState, form: FormData): Promise<FormState> {
   return guarded({}, async () => {
     const { principal, source } = await authorize("tokens:own");
-    const { name } = await revokeToken({ id: field(form, "id"), ownerId: principal.userId, actor: principal.email, source });
+    const { name } = await revokeToken({ id: field(form, "id"), ownerId: principal.userId, projectId: principal.project.id, actor: principal.email, source });
     // No revalidation: the row stays, saying it is revoked, until the page is next loaded.
     return { ok: `Revoked “${name}”: it no longer works.` };
   });
 }
 
-/** Admins revoke any user's token (they see every token's name and prefix, never its secret). */
+/** A project's admins revoke any of its tokens (they see every token's name and prefix, never its secret). */
 export async function revokeAnyTokenAction(_prev: FormState, form: FormData): Promise<FormState> {
   return guarded({}, async () => {
-    const { principal, source } = await authorize("users:manage");
-    const { name, owner } = await revokeToken({ id: field(form, "id"), ownerId: null, actor: principal.email, source });
+    const { principal, source } = await authorize("members:manage");
+    const { name, owner } = await revokeToken({ id: field(form, "id"), ownerId: null, projectId: principal.project.id, actor: principal.email, source });
     return { ok: `Revoked ${owner}'s token “${name}”: it no longer works.` };
   });
 }
@@ -151,7 +152,7 @@ export async function revokeAnyTokenAction(_prev: FormState, form: FormData): Pr
  */
 export async function changePasswordAction(_prev: FormState, form: FormData): Promise<FormState> {
   const pending = await pendingPasswordChange();
-  const me = pending ?? (await currentPrincipal());
+  const me = pending ?? (await currentUser());
   if (!me) redirect("/login");
   const next = field(form, "next");
   if (next !== field(form, "confirm")) return { error: "The two new passwords differ." };
@@ -159,7 +160,7 @@ export async function changePasswordAction(_prev: FormState, form: FormData): Pr
     await changeOwnPassword({ userId: me.userId, current: field(form, "current"), next, source: sourceAddress(await headers()) });
     return { ok: "Password changed. Use the new one from now on." };
   });
-  if (pending && result?.ok) redirect("/");
+  if (pending && result?.ok) redirect(landingPath("/"));
   return result;
 }
 

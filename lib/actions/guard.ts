@@ -4,7 +4,8 @@ import { redirect } from "next/navigation";
 import { ApiError, knownError } from "@/lib/api/errors";
 import { can, type Permission } from "@/lib/domain/permissions";
 import { sourceAddress } from "@/lib/auth/request";
-import { currentPrincipal } from "@/lib/auth/session";
+import { currentPrincipal, currentUser } from "@/lib/auth/session";
+import { inProject } from "@/lib/store/db/project-context";
 import { writeTransaction } from "@/lib/store/db/db";
 import { recordSecurityEvent } from "@/lib/store/chain/security-events";
 
@@ -16,13 +17,20 @@ import { recordSecurityEvent } from "@/lib/store/chain/security-events";
 /** `warnings`: the action succeeded, and these are worth a look (a filter naming a tool no operation has used). */
 export type FormState = { error?: string; ok?: string; warnings?: string[]; token?: string; values?: Record<string, string> } | null;
 
+/**
+ * The principal in the project the action's page is in (its `/p/{slug}` path, proxy.ts); an
+ * action's reads and writes of that project's data run in `inProject(principal.project, …)`.
+ */
 export async function authorizeAction(permission: Permission) {
   const principal = await currentPrincipal();
+  if (!principal && (await currentUser())) throw new ApiError("not_found", "no such project");
   if (!principal) redirect("/login");
   if (!can(principal, permission)) {
     const h = await headers();
-    await writeTransaction((tx) =>
-      recordSecurityEvent(tx, principal.email, { type: "authorization.refused", permission, method: "ACTION", path: h.get("referer") ?? "", source: sourceAddress(h) }),
+    await inProject(principal.project, () =>
+      writeTransaction((tx) =>
+        recordSecurityEvent(tx, principal.email, { type: "authorization.refused", permission, method: "ACTION", path: h.get("referer") ?? "", source: sourceAddress(h) }),
+      ),
     );
     throw new ApiError("forbidden", "you may not do this");
   }
@@ -46,4 +54,19 @@ export async function guardedAction(values: Record<string, string>, fn: () => Pr
     if (known) return { error: sentence(known.message, known.details), values };
     throw e;
   }
+}
+
+/**
+ * An action on the project its page is in: authorized, then run in that project
+ * (lib/store/db/project-context.ts), with known errors turned into the form's message.
+ */
+export function guardedProjectAction(
+  permission: Permission,
+  values: Record<string, string>,
+  fn: (ctx: Awaited<ReturnType<typeof authorizeAction>>) => Promise<FormState>,
+): Promise<FormState> {
+  return guardedAction(values, async () => {
+    const ctx = await authorizeAction(permission);
+    return inProject(ctx.principal.project, () => fn(ctx));
+  });
 }

@@ -6,6 +6,8 @@ import { can } from "@/lib/domain/permissions";
 import { currentPrincipal } from "@/lib/auth/session";
 import { toolWarnings } from "@/lib/api/warnings";
 import { setAuditSampling } from "@/lib/store/settings/audit-sampling";
+import { inProject } from "@/lib/store/db/project-context";
+import { projectPath } from "@/lib/domain/projects";
 
 /**
  * An admin sets a tool's audit sampling rate (percent in the form; 0 stops sampling the tool).
@@ -14,18 +16,21 @@ import { setAuditSampling } from "@/lib/store/settings/audit-sampling";
 export async function setSamplingAction(form: FormData): Promise<void> {
   const me = await currentPrincipal();
   if (!me) redirect("/login?from=/metrics");
-  if (!can(me, "metrics:sampling")) redirect("/metrics?sampling=" + encodeURIComponent("You may not set audit sampling rates."));
+  const page = projectPath(me.project.slug, "/metrics");
+  if (!can(me, "metrics:sampling")) redirect(`${page}?sampling=` + encodeURIComponent("You may not set audit sampling rates."));
   const tool = String(form.get("tool") ?? "");
   const percent = Number(String(form.get("percent") ?? "").trim());
   const answer = new URLSearchParams();
   try {
-    await setAuditSampling({ tool, rate: Number.isFinite(percent) ? percent / 100 : NaN, by: me.email });
-    answer.set("sampling", percent === 0 ? `Stopped sampling ${tool.trim()}.` : `Sampling ${percent} % of ${tool.trim()}'s verified operations from now on.`);
-    for (const w of await toolWarnings([tool.trim()])) answer.append("sampling_warning", w);
+    await inProject(me.project, async () => {
+      await setAuditSampling({ tool, rate: Number.isFinite(percent) ? percent / 100 : NaN, by: me.email });
+      answer.set("sampling", percent === 0 ? `Stopped sampling ${tool.trim()}.` : `Sampling ${percent} % of ${tool.trim()}'s verified operations from now on.`);
+      for (const w of await toolWarnings([tool.trim()])) answer.append("sampling_warning", w);
+    });
   } catch (e) {
     const known = knownError(e);
     if (!known) throw e;
     answer.set("sampling", `${known.message}.`);
   }
-  redirect(`/metrics?${answer}`);
+  redirect(`${page}?${answer}`);
 }

@@ -6,6 +6,7 @@ import { correctionRequestSchema } from "@/lib/domain/corrections";
 import { describeRefusal } from "@/lib/domain/refusal";
 import { correctOperation } from "@/lib/store/review/correct-operation";
 import { requireReviewer } from "./reviewer";
+import { inProject } from "@/lib/store/db/project-context";
 import { BULK_LIMIT, type BulkResult, type BulkState } from "./review-bulk-types";
 
 /**
@@ -42,7 +43,7 @@ export async function bulkCorrectAction(_prev: BulkState, form: FormData): Promi
   const results: BulkResult[] = [];
   for (const [i, id] of ids.entries()) {
     try {
-      const done = await correctOperation({ operationId: id, request: { ...base.data, expected_last_correction_id: follows[i] || null }, reviewer: me.email });
+      const done = await inProject(me.project, () => correctOperation({ operationId: id, request: { ...base.data, expected_last_correction_id: follows[i] || null }, reviewer: me.email }));
       results.push({ id, ok: true, effective_outcome: done.effective_outcome });
     } catch (e) {
       const known = knownError(e);

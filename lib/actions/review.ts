@@ -5,6 +5,7 @@ import { ApiError, knownError } from "@/lib/api/errors";
 import { roleAtLeast } from "@/lib/domain/permissions";
 import { claimOperation, releaseOperation } from "@/lib/store/review/assignments";
 import { requireReviewer } from "./reviewer";
+import { inProject } from "@/lib/store/db/project-context";
 
 export type ClaimState = { error?: string } | null;
 
@@ -25,7 +26,7 @@ export async function claimAction(_prev: ClaimState, form: FormData): Promise<Cl
   const id = String(form.get("id") ?? "");
   try {
     const me = await requireReviewer();
-    await claimOperation(id, me.email, { takeOver: form.get("take_over") === "true" });
+    await inProject(me.project, () => claimOperation(id, me.email, { takeOver: form.get("take_over") === "true" }));
   } catch (e) {
     const known = knownError(e);
     if (known) return failed(id, known);
@@ -39,7 +40,7 @@ export async function releaseAction(_prev: ClaimState, form: FormData): Promise<
   const id = String(form.get("id") ?? "");
   try {
     const me = await requireReviewer();
-    await releaseOperation(id, me.email, { admin: roleAtLeast(me.role, "admin") });
+    await inProject(me.project, () => releaseOperation(id, me.email, { admin: roleAtLeast(me.role, "admin") }));
   } catch (e) {
     const known = knownError(e);
     if (known) return failed(id, known);

@@ -4,7 +4,8 @@ import { redirect } from "next/navigation";
 import { ApiError } from "@/lib/api/errors";
 import { can } from "@/lib/domain/permissions";
 import { sourceAddress } from "@/lib/auth/request";
-import { currentPrincipal } from "@/lib/auth/session";
+import { currentPrincipal, currentUser } from "@/lib/auth/session";
+import { inProject } from "@/lib/store/db/project-context";
 import { writeTransaction } from "@/lib/store/db/db";
 import { recordSecurityEvent } from "@/lib/store/chain/security-events";
 
@@ -14,11 +15,14 @@ import { recordSecurityEvent } from "@/lib/store/chain/security-events";
  */
 export async function requireReviewer() {
   const me = await currentPrincipal();
+  if (!me && (await currentUser())) throw new ApiError("not_found", "no such project");
   if (!me) redirect("/login");
   if (!can(me, "operations:correct")) {
     const h = await headers();
-    await writeTransaction((tx) =>
-      recordSecurityEvent(tx, me.email, { type: "authorization.refused", permission: "operations:correct", method: "ACTION", path: h.get("referer") ?? "", source: sourceAddress(h) }),
+    await inProject(me.project, () =>
+      writeTransaction((tx) =>
+        recordSecurityEvent(tx, me.email, { type: "authorization.refused", permission: "operations:correct", method: "ACTION", path: h.get("referer") ?? "", source: sourceAddress(h) }),
+      ),
     );
     throw new ApiError("forbidden", "only reviewers and admins work the review queue");
   }

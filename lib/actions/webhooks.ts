@@ -1,7 +1,7 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
-import { authorizeAction, guardedAction, type FormState } from "@/lib/actions/guard";
+import { guardedProjectAction, type FormState } from "@/lib/actions/guard";
 import { createEndpointWith, rotateSecretWith, sendTest, updateEndpointWith } from "@/lib/api/webhooks";
 import { wakeJobs } from "@/lib/jobs/worker";
 import { deleteEndpoint, redeliver, updateEndpoint } from "@/lib/store/settings/webhooks";
@@ -33,8 +33,7 @@ const settings = (form: FormData) => ({
 
 export async function createWebhookAction(_prev: FormState, form: FormData): Promise<FormState> {
   const values = { url: field(form, "url"), description: field(form, "description"), tools: field(form, "tools"), agents: field(form, "agents") };
-  return guardedAction(values, async () => {
-    const { principal } = await authorizeAction("webhooks:manage");
+  return guardedProjectAction("webhooks:manage", values, async ({ principal }) => {
     const made = await createEndpointWith(settings(form), principal.email);
     revalidatePath(PAGE);
     return { ok: `Added ${made.url}. Copy its signing secret now: it is shown once.`, warnings: made.warnings, token: made.secret, values: { id: made.id } };
@@ -42,8 +41,7 @@ export async function createWebhookAction(_prev: FormState, form: FormData): Pro
 }
 
 export async function updateWebhookAction(_prev: FormState, form: FormData): Promise<FormState> {
-  return guardedAction({}, async () => {
-    await authorizeAction("webhooks:manage");
+  return guardedProjectAction("webhooks:manage", {}, async () => {
     const e = await updateEndpointWith(field(form, "id"), settings(form));
     revalidatePath(PAGE);
     return { ok: `Saved ${e.url}.`, warnings: e.warnings };
@@ -51,8 +49,7 @@ export async function updateWebhookAction(_prev: FormState, form: FormData): Pro
 }
 
 export async function setWebhookEnabledAction(_prev: FormState, form: FormData): Promise<FormState> {
-  return guardedAction({}, async () => {
-    await authorizeAction("webhooks:manage");
+  return guardedProjectAction("webhooks:manage", {}, async () => {
     const enabled = field(form, "enabled") === "true";
     const e = await updateEndpoint(field(form, "id"), { enabled });
     revalidatePath(PAGE);
@@ -61,8 +58,7 @@ export async function setWebhookEnabledAction(_prev: FormState, form: FormData):
 }
 
 export async function deleteWebhookAction(_prev: FormState, form: FormData): Promise<FormState> {
-  return guardedAction({}, async () => {
-    await authorizeAction("webhooks:manage");
+  return guardedProjectAction("webhooks:manage", {}, async () => {
     await deleteEndpoint(field(form, "id"));
     revalidatePath(PAGE);
     return { ok: "Endpoint deleted, with its delivery log." };
@@ -70,8 +66,7 @@ export async function deleteWebhookAction(_prev: FormState, form: FormData): Pro
 }
 
 export async function testWebhookAction(_prev: FormState, form: FormData): Promise<FormState> {
-  return guardedAction({}, async () => {
-    const { principal } = await authorizeAction("webhooks:manage");
+  return guardedProjectAction("webhooks:manage", {}, async ({ principal }) => {
     const sent = await sendTest(field(form, "id"), principal.email);
     wakeJobs();
     revalidatePath(PAGE);
@@ -80,8 +75,7 @@ export async function testWebhookAction(_prev: FormState, form: FormData): Promi
 }
 
 export async function redeliverWebhookAction(_prev: FormState, form: FormData): Promise<FormState> {
-  return guardedAction({}, async () => {
-    await authorizeAction("webhooks:manage");
+  return guardedProjectAction("webhooks:manage", {}, async () => {
     await redeliver(field(form, "endpoint"), field(form, "delivery"));
     wakeJobs();
     revalidatePath(PAGE);
@@ -91,8 +85,7 @@ export async function redeliverWebhookAction(_prev: FormState, form: FormData): 
 
 /** "Rotate secret": answers the new secret, shown this once, and until when the old one still signs. */
 export async function rotateWebhookSecretAction(_prev: FormState, form: FormData): Promise<FormState> {
-  return guardedAction({}, async () => {
-    await authorizeAction("webhooks:manage");
+  return guardedProjectAction("webhooks:manage", {}, async () => {
     const hours = field(form, "overlap_hours").trim();
     const e = await rotateSecretWith(field(form, "id"), hours === "" ? {} : { overlap_hours: Number(hours) });
     revalidatePath(PAGE);

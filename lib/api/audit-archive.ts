@@ -1,5 +1,5 @@
 import "server-only";
-import { DEFAULT_PROJECT } from "@/lib/domain/archive-segment";
+import { currentProjectKey } from "@/lib/store/db/project-context";
 import type { ChainRecord } from "@/lib/domain/hash";
 import { walkSegments } from "@/lib/archive/segments";
 import { openTarget } from "@/lib/archive/targets";
@@ -27,7 +27,7 @@ export async function archivedPart(q: ExportQuery): Promise<{ note: ArchiveNote;
   }
   const target = openTarget(url);
   async function* records(): AsyncGenerator<ChainRecord> {
-    for await (const s of walkSegments(target, DEFAULT_PROJECT, 0, { linked: false })) {
+    for await (const s of walkSegments(target, currentProjectKey(), 0, { linked: false })) {
       for (const r of s.records) {
         if (q.operation_id && r.operation_id !== q.operation_id) continue;
         if (q.since && Date.parse(r.recorded_at) < Date.parse(q.since)) continue;

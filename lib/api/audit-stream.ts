@@ -1,4 +1,5 @@
 import "server-only";
+import { boundToProject } from "@/lib/store/db/project-context";
 import { csvChainsRow, csvCheckpointRow, csvNoteRow, csvHeader, csvRow, ndjsonLine, type AuditFormat } from "@/lib/domain/audit-format";
 import { formatCheckpoint } from "@/lib/domain/checkpoint";
 import { checkpointWithin, exportRecords, type ExportQuery, type ExportSnapshot } from "@/lib/store/chain/audit-export";
@@ -56,14 +57,17 @@ export async function* exportText(q: ExportQuery): AsyncGenerator<string> {
 
 export function toReadableStream(chunks: AsyncGenerator<string>): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
+  // The server pulls the stream after the route returned, outside its project: each read goes back into it.
+  const next = boundToProject(() => chunks.next());
+  const end = boundToProject(() => chunks.return(undefined));
   return new ReadableStream({
     async pull(controller) {
-      const { value, done } = await chunks.next();
+      const { value, done } = await next();
       if (done) controller.close();
       else controller.enqueue(encoder.encode(value));
     },
     async cancel() {
-      await chunks.return(undefined);
+      await end();
     },
   });
 }

@@ -1,6 +1,7 @@
 import "server-only";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { authorize, bearerPrincipal, INGEST_PERMISSIONS } from "./authorize";
+import { inProject } from "@/lib/store/db/project-context";
 import { discardNode, readJsonBodyNode } from "./body";
 import { errorAnswer, unauthenticated, withRequestId } from "./errors";
 import { ingestBody, MAX_REQUEST_BYTES } from "./ingest";
@@ -68,10 +69,13 @@ export async function handleIngestNode(req: IncomingMessage, res: ServerResponse
     const principal = await bearerPrincipal(req.headers.authorization ?? "");
     if (!principal) throw unauthenticated();
     notePrincipal(principal.userId);
-    await authorize(principal, INGEST_PERMISSIONS, { method: "POST", path: RECEIPTS_PATH, headers: headersOf(req) });
-    const { value, bytes } = await readJsonBodyNode(req, MAX_REQUEST_BYTES);
-    const result = await ingestBody(value, principal, bytes);
-    send(res, result.status, result.body);
+    // Into the token's project, as every route (lib/api/route.ts).
+    await inProject(principal.project, async () => {
+      await authorize(principal, INGEST_PERMISSIONS, { method: "POST", path: RECEIPTS_PATH, headers: headersOf(req) });
+      const { value, bytes } = await readJsonBodyNode(req, MAX_REQUEST_BYTES);
+      const result = await ingestBody(value, principal, bytes);
+      send(res, result.status, result.body);
+    });
   } catch (e) {
     if (!req.readableEnded && !req.isPaused()) await discardNode(req);
     // A body left unread (past the drain limit) ends the connection with the answer.

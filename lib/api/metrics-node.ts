@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { notePrincipal } from "@/lib/observability/context";
 import { PROMETHEUS_CONTENT_TYPE, scrape } from "@/lib/observability/scrape";
 import { authorize, bearerPrincipal } from "./authorize";
+import { inInstance } from "@/lib/store/db/project-context";
 import { discardNode } from "./body";
 import { ApiError, errorAnswer, unauthenticated } from "./errors";
 import { headersOf, send, SECURITY_HEADERS } from "./ingest-node";
@@ -33,8 +34,10 @@ export async function handleMetricsNode(req: IncomingMessage, res: ServerRespons
     const principal = await bearerPrincipal(req.headers.authorization ?? "");
     if (!principal) throw unauthenticated();
     notePrincipal(principal.userId);
-    await authorize(principal, "server:metrics", { method: req.method, path: METRICS_PATH, headers: headersOf(req) });
-    const text = await scrape();
+    const text = await inInstance(async () => {
+      await authorize(principal, "server:metrics", { method: req.method ?? "GET", path: METRICS_PATH, headers: headersOf(req) });
+      return scrape();
+    });
     if (res.headersSent || res.destroyed) return;
     res.writeHead(200, { ...SECURITY_HEADERS, "content-type": PROMETHEUS_CONTENT_TYPE, "content-length": Buffer.byteLength(text), "cache-control": "no-store" });
     res.end(req.method === "HEAD" ? undefined : text);
@@ -54,7 +57,7 @@ export async function handleLoopbackMetrics(req: IncomingMessage, res: ServerRes
     return;
   }
   try {
-    const text = await scrape();
+    const text = await inInstance(() => scrape());
     res.writeHead(200, { "content-type": PROMETHEUS_CONTENT_TYPE, "content-length": Buffer.byteLength(text) });
     res.end(req.method === "HEAD" ? undefined : text);
   } catch {

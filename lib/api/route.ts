@@ -1,7 +1,9 @@
 import "server-only";
 import { NextResponse } from "next/server";
 import type { Permission, Principal } from "@/lib/domain/permissions";
-import { currentPrincipal } from "@/lib/auth/session";
+import { currentPrincipal, currentUser, principalIn } from "@/lib/auth/session";
+import { PROJECT_HEADER } from "@/lib/auth/project-header";
+import { inProject } from "@/lib/store/db/project-context";
 import { authorize, bearerPrincipal } from "./authorize";
 import { discardUnreadBody } from "./body";
 import { ApiError, errorAnswer, unauthenticated } from "./errors";
@@ -14,11 +16,13 @@ type Handler<P> = (ctx: { req: Request; principal: Principal; params: P }) => Pr
  * cookies join with sign-in), check the permission, run the handler, map every error to the
  * one JSON shape. No route can forget a check, and no internals leak on a 500.
  */
-export function apiRoute<P = Record<string, never>>(permission: Permission | readonly Permission[], handler: Handler<P>) {
+export function apiRoute<P = Record<string, never>>(permission: Permission | readonly Permission[], handler: Handler<P>, opts: { projectParam?: keyof P & string } = {}) {
   return (req: Request, context: { params: Promise<P> }): Promise<Response> =>
     inRequest(req, async () => {
       try {
-        const principal = await authenticate(req);
+        // A route under /api/v1/projects/{slug}/… is about that project, whoever asks.
+        const slug = opts.projectParam ? String((await context.params)[opts.projectParam]) : undefined;
+        const principal = await authenticate(req, slug);
         if (!principal) {
           throw unauthenticated();
         }
@@ -26,14 +30,17 @@ export function apiRoute<P = Record<string, never>>(permission: Permission | rea
         if (principal.kind === "session" && !SAFE_METHODS.has(req.method) && !sameOrigin(req)) {
           throw new ApiError("forbidden", "cross-site request refused: send it from this site, or use a token");
         }
-        await authorize(principal, permission, { method: req.method, path: new URL(req.url).pathname, headers: req.headers });
-        const params = await context.params;
-        // No stored id holds a NUL (PostgreSQL refuses NUL in text, and would answer the lookup
-        // with an error): a path segment carrying one names nothing, for every route at once.
-        for (const v of Object.values(params ?? {})) {
-          if (typeof v === "string" && v.includes("\u0000")) throw new ApiError("not_found", "nothing has an id containing a NUL character");
-        }
-        return await handler({ req, principal, params });
+        // Everything from here on reads and writes the principal's project only (lib/store/db/project-context.ts).
+        return await inProject(principal.project, async () => {
+          await authorize(principal, permission, { method: req.method, path: new URL(req.url).pathname, headers: req.headers });
+          const params = await context.params;
+          // No stored id holds a NUL (PostgreSQL refuses NUL in text, and would answer the lookup
+          // with an error): a path segment carrying one names nothing, for every route at once.
+          for (const v of Object.values(params ?? {})) {
+            if (typeof v === "string" && v.includes("\u0000")) throw new ApiError("not_found", "nothing has an id containing a NUL character");
+          }
+          return await handler({ req, principal, params });
+        });
       } catch (e) {
         await discardUnreadBody(req);
         return errorResponse(e);
@@ -78,12 +85,28 @@ function sameOrigin(req: Request): boolean {
   }
 }
 
-/** A bearer token when one is sent (a bad one is not silently replaced by a cookie), else the session. */
-export async function authenticate(req: Request): Promise<Principal | null> {
+/**
+ * A bearer token when one is sent (a bad one is not silently replaced by a cookie), else the
+ * session, in the request's project: a token's own (a `/p/{slug}/api/…` path naming another is
+ * 404), or for a session the one its path names (proxy.ts), else the default project. Null when
+ * nobody is signed in; 404 when the project does not exist for them (not a member, or no such
+ * project: the two look the same).
+ */
+export async function authenticate(req: Request, slug?: string): Promise<Principal | null> {
   const header = req.headers.get("authorization");
-  if (header) return bearerPrincipal(header);
-  return currentPrincipal();
+  const named = slug ?? req.headers.get(PROJECT_HEADER);
+  if (header) {
+    const principal = await bearerPrincipal(header);
+    if (principal && named !== null && named !== principal.project.slug) throw noSuchProject();
+    return principal;
+  }
+  const user = await currentUser();
+  const principal = user && named !== null ? await principalIn(user, named) : await currentPrincipal();
+  if (!principal && user) throw noSuchProject();
+  return principal;
 }
+
+const noSuchProject = () => new ApiError("not_found", "no such project");
 
 export function errorResponse(e: unknown): Response {
   const { status, body, headers } = errorAnswer(e);

@@ -21,6 +21,19 @@ async function disable(email: string) {
   await updateUser({ id: await userId(email), disabled: true, actor: "itest" });
 }
 
+/** A project of its own, with an admin who is in it alone: a token of it, and their session. */
+async function otherProject(): Promise<{ token: string; cookie: string }> {
+  const projects = await import("@/lib/store/people/projects");
+  const { prepareProject } = await import("@/lib/cli/projects");
+  const p = await projects.createProject({ slug: unique("authz").toLowerCase(), name: "Authz B", actor: "itest" });
+  await prepareProject(p.id);
+  const email = `${unique("b-admin")}@itest.example`;
+  await (await import("@/lib/store/people/users")).createUser({ email, password: PASSWORD, role: "admin", project: p.id, actor: "itest", via: "cli" });
+  const { token } = await (await import("@/lib/store/people/api-tokens")).createApiToken({ email, name: "b", scopes: ["ingest", "verify", "read", "export", "review", "admin"], project: p.id, actor: "itest" });
+  const { cookie } = await signInHttp(email, PASSWORD);
+  return { token, cookie: cookie! };
+}
+
 const record = () => ({ operation_id: unique("op-authz"), receipt: { status: "accepted", observed_at: "2026-08-28T10:00:00Z" } });
 
 describe("the authorization matrix (route handlers)", () => {
@@ -55,6 +68,10 @@ describe("the authorization matrix (route handlers)", () => {
     });
     who["token:admin"] = { name: "admin token (admin scope)", headers: adminToken };
     const scraper = (await principal("admin", ["metrics"])).token;
+    // Project B, its admin (in no other project) with a token of B, and a session of a member of B alone.
+    const b = await otherProject();
+    who.otherProject = { name: "another project's admin token", headers: () => ({ authorization: `Bearer ${b.token}` }) };
+    who.outsider = { name: "session of a member of another project only", headers: session(b.cookie) };
     who["token:metrics"] = { name: "metrics token (an admin's)", headers: () => ({ authorization: `Bearer ${scraper}` }) };
     ingestToken = tokens.ingest;
     opId = (await ingest(tokens.ingest, record())).body.operation_id;
@@ -72,22 +89,27 @@ describe("the authorization matrix (route handlers)", () => {
   // of an endpoint that does not exist. verdicts: the verdict export's delivery log (admins).
   // approvals: the list of held calls (read); approval: one's state (read); decide: approve a call
   // (review); use: take an approved call to forward it (ingest), each of an operation not held.
-  type Row = { secrets: number; secretSet: number; secretDelete: number; ingest: number; read: number; otlp: number; list: number; metrics: number; one: number; health: number; claim: number; take: number; release: number; notes: number; note: number; verifiers: number; define: number; dryrun: number; hooks: number; hookAdd: number; hookTest: number; hookRotate: number; verdicts: number; approvals: number; approval: number; decide: number; use: number; prom: number; live: number; ready: number };
+  type Row = { secrets: number; secretSet: number; secretDelete: number; ingest: number; read: number; otlp: number; list: number; metrics: number; one: number; health: number; claim: number; take: number; release: number; notes: number; note: number; verifiers: number; define: number; dryrun: number; hooks: number; hookAdd: number; hookTest: number; hookRotate: number; verdicts: number; approvals: number; approval: number; decide: number; use: number; prom: number; live: number; ready: number; projects: number; projectAdd: number; members: number; memberAdd: number };
   const expected: Record<string, Row> = {
-    anonymous: { secrets: 401, secretSet: 401, secretDelete: 401, ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, notes: 401, note: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401, hookRotate: 401, verdicts: 401, approvals: 401, approval: 401, decide: 401, use: 401, prom: 307, live: 200, ready: 200 },
-    viewer: { secrets: 403, secretSet: 403, secretDelete: 403, ingest: 201, read: 403, otlp: 200, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 403, release: 403, notes: 200, note: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403, hookRotate: 403, verdicts: 403, approvals: 200, approval: 404, decide: 403, use: 404, prom: 200, live: 200, ready: 200 },
-    reviewer: { secrets: 403, secretSet: 403, secretDelete: 403, ingest: 201, read: 201, otlp: 200, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 200, release: 200, notes: 200, note: 201, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403, hookRotate: 403, verdicts: 403, approvals: 200, approval: 404, decide: 404, use: 404, prom: 200, live: 200, ready: 200 },
-    admin: { secrets: 200, secretSet: 422, secretDelete: 404, ingest: 201, read: 201, otlp: 200, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 200, release: 200, notes: 200, note: 201, verifiers: 200, define: 422, dryrun: 404, hooks: 200, hookAdd: 422, hookTest: 404, hookRotate: 404, verdicts: 200, approvals: 200, approval: 404, decide: 404, use: 404, prom: 200, live: 200, ready: 200 },
-    "token:ingest": { secrets: 403, secretSet: 403, secretDelete: 403, ingest: 201, read: 403, otlp: 200, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, notes: 403, note: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403, hookRotate: 403, verdicts: 403, approvals: 403, approval: 403, decide: 403, use: 404, prom: 403, live: 200, ready: 200 },
-    "token:verify": { secrets: 403, secretSet: 403, secretDelete: 403, ingest: 403, read: 201, otlp: 200, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, notes: 403, note: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403, hookRotate: 403, verdicts: 403, approvals: 403, approval: 403, decide: 403, use: 403, prom: 403, live: 200, ready: 200 },
-    "token:read": { secrets: 403, secretSet: 403, secretDelete: 403, ingest: 403, read: 403, otlp: 403, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 403, release: 403, notes: 200, note: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403, hookRotate: 403, verdicts: 403, approvals: 200, approval: 404, decide: 403, use: 403, prom: 403, live: 200, ready: 200 },
-    "token:export": { secrets: 403, secretSet: 403, secretDelete: 403, ingest: 403, read: 403, otlp: 403, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, notes: 403, note: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403, hookRotate: 403, verdicts: 403, approvals: 403, approval: 403, decide: 403, use: 403, prom: 403, live: 200, ready: 200 },
-    "token:review": { secrets: 403, secretSet: 403, secretDelete: 403, ingest: 403, read: 403, otlp: 403, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 200, release: 200, notes: 403, note: 201, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403, hookRotate: 403, verdicts: 403, approvals: 403, approval: 403, decide: 404, use: 403, prom: 403, live: 200, ready: 200 },
-    disabledSession: { secrets: 401, secretSet: 401, secretDelete: 401, ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, notes: 401, note: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401, hookRotate: 401, verdicts: 401, approvals: 401, approval: 401, decide: 401, use: 401, prom: 307, live: 200, ready: 200 },
-    disabledToken: { secrets: 401, secretSet: 401, secretDelete: 401, ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, notes: 401, note: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401, hookRotate: 401, verdicts: 401, approvals: 401, approval: 401, decide: 401, use: 401, prom: 401, live: 200, ready: 200 },
-    badToken: { secrets: 401, secretSet: 401, secretDelete: 401, ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, notes: 401, note: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401, hookRotate: 401, verdicts: 401, approvals: 401, approval: 401, decide: 401, use: 401, prom: 401, live: 200, ready: 200 },
-    "token:admin": { secrets: 200, secretSet: 422, secretDelete: 404, ingest: 403, read: 403, otlp: 403, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, notes: 403, note: 403, verifiers: 200, define: 422, dryrun: 404, hooks: 200, hookAdd: 422, hookTest: 404, hookRotate: 404, verdicts: 200, approvals: 403, approval: 403, decide: 403, use: 403, prom: 403, live: 200, ready: 200 },
-    "token:metrics": { secrets: 403, secretSet: 403, secretDelete: 403, ingest: 403, read: 403, otlp: 403, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, notes: 403, note: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403, hookRotate: 403, verdicts: 403, approvals: 403, approval: 403, decide: 403, use: 403, prom: 200, live: 200, ready: 200 },
+    anonymous: { secrets: 401, secretSet: 401, secretDelete: 401, ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, notes: 401, note: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401, hookRotate: 401, verdicts: 401, approvals: 401, approval: 401, decide: 401, use: 401, prom: 307, live: 200, ready: 200, projects: 401, projectAdd: 401, members: 401, memberAdd: 401 },
+    viewer: { secrets: 403, secretSet: 403, secretDelete: 403, ingest: 201, read: 403, otlp: 200, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 403, release: 403, notes: 200, note: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403, hookRotate: 403, verdicts: 403, approvals: 200, approval: 404, decide: 403, use: 404, prom: 308, live: 200, ready: 200, projects: 403, projectAdd: 403, members: 403, memberAdd: 403 },
+    reviewer: { secrets: 403, secretSet: 403, secretDelete: 403, ingest: 201, read: 201, otlp: 200, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 200, release: 200, notes: 200, note: 201, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403, hookRotate: 403, verdicts: 403, approvals: 200, approval: 404, decide: 404, use: 404, prom: 308, live: 200, ready: 200, projects: 403, projectAdd: 403, members: 403, memberAdd: 403 },
+    admin: { secrets: 200, secretSet: 422, secretDelete: 404, ingest: 201, read: 201, otlp: 200, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 200, release: 200, notes: 200, note: 201, verifiers: 200, define: 422, dryrun: 404, hooks: 200, hookAdd: 422, hookTest: 404, hookRotate: 404, verdicts: 200, approvals: 200, approval: 404, decide: 404, use: 404, prom: 308, live: 200, ready: 200, projects: 200, projectAdd: 422, members: 200, memberAdd: 422 },
+    "token:ingest": { secrets: 403, secretSet: 403, secretDelete: 403, ingest: 201, read: 403, otlp: 200, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, notes: 403, note: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403, hookRotate: 403, verdicts: 403, approvals: 403, approval: 403, decide: 403, use: 404, prom: 403, live: 200, ready: 200, projects: 403, projectAdd: 403, members: 403, memberAdd: 403 },
+    "token:verify": { secrets: 403, secretSet: 403, secretDelete: 403, ingest: 403, read: 201, otlp: 200, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, notes: 403, note: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403, hookRotate: 403, verdicts: 403, approvals: 403, approval: 403, decide: 403, use: 403, prom: 403, live: 200, ready: 200, projects: 403, projectAdd: 403, members: 403, memberAdd: 403 },
+    "token:read": { secrets: 403, secretSet: 403, secretDelete: 403, ingest: 403, read: 403, otlp: 403, list: 200, metrics: 200, one: 200, health: 200, claim: 200, take: 403, release: 403, notes: 200, note: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403, hookRotate: 403, verdicts: 403, approvals: 200, approval: 404, decide: 403, use: 403, prom: 403, live: 200, ready: 200, projects: 403, projectAdd: 403, members: 403, memberAdd: 403 },
+    "token:export": { secrets: 403, secretSet: 403, secretDelete: 403, ingest: 403, read: 403, otlp: 403, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, notes: 403, note: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403, hookRotate: 403, verdicts: 403, approvals: 403, approval: 403, decide: 403, use: 403, prom: 403, live: 200, ready: 200, projects: 403, projectAdd: 403, members: 403, memberAdd: 403 },
+    "token:review": { secrets: 403, secretSet: 403, secretDelete: 403, ingest: 403, read: 403, otlp: 403, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 200, release: 200, notes: 403, note: 201, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403, hookRotate: 403, verdicts: 403, approvals: 403, approval: 403, decide: 404, use: 403, prom: 403, live: 200, ready: 200, projects: 403, projectAdd: 403, members: 403, memberAdd: 403 },
+    disabledSession: { secrets: 401, secretSet: 401, secretDelete: 401, ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, notes: 401, note: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401, hookRotate: 401, verdicts: 401, approvals: 401, approval: 401, decide: 401, use: 401, prom: 308, live: 200, ready: 200, projects: 401, projectAdd: 401, members: 401, memberAdd: 401 },
+    disabledToken: { secrets: 401, secretSet: 401, secretDelete: 401, ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, notes: 401, note: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401, hookRotate: 401, verdicts: 401, approvals: 401, approval: 401, decide: 401, use: 401, prom: 401, live: 200, ready: 200, projects: 401, projectAdd: 401, members: 401, memberAdd: 401 },
+    badToken: { secrets: 401, secretSet: 401, secretDelete: 401, ingest: 401, read: 401, otlp: 401, list: 401, metrics: 401, one: 401, health: 200, claim: 401, take: 401, release: 401, notes: 401, note: 401, verifiers: 401, define: 401, dryrun: 401, hooks: 401, hookAdd: 401, hookTest: 401, hookRotate: 401, verdicts: 401, approvals: 401, approval: 401, decide: 401, use: 401, prom: 401, live: 200, ready: 200, projects: 401, projectAdd: 401, members: 401, memberAdd: 401 },
+    "token:admin": { secrets: 200, secretSet: 422, secretDelete: 404, ingest: 403, read: 403, otlp: 403, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, notes: 403, note: 403, verifiers: 200, define: 422, dryrun: 404, hooks: 200, hookAdd: 422, hookTest: 404, hookRotate: 404, verdicts: 200, approvals: 403, approval: 403, decide: 403, use: 403, prom: 403, live: 200, ready: 200, projects: 200, projectAdd: 422, members: 200, memberAdd: 422 },
+    // Project B's admin, with every scope but metrics: the default project's operations are not
+    // there for this token (404, never 403), and everything it lists or changes is B's own.
+    otherProject: { secrets: 200, secretSet: 422, secretDelete: 404, ingest: 201, read: 201, otlp: 200, list: 200, metrics: 200, one: 404, health: 200, claim: 404, take: 404, release: 404, notes: 404, note: 404, verifiers: 200, define: 422, dryrun: 404, hooks: 200, hookAdd: 422, hookTest: 404, hookRotate: 404, verdicts: 200, approvals: 200, approval: 404, decide: 404, use: 404, prom: 403, live: 200, ready: 200, projects: 403, projectAdd: 403, members: 404, memberAdd: 404 },
+    // A session of a user who is only in project B: the default project does not exist for them.
+    outsider: { secrets: 404, secretSet: 404, secretDelete: 404, ingest: 404, read: 404, otlp: 404, list: 404, metrics: 404, one: 404, health: 200, claim: 404, take: 404, release: 404, notes: 404, note: 404, verifiers: 404, define: 404, dryrun: 404, hooks: 404, hookAdd: 404, hookTest: 404, hookRotate: 404, verdicts: 404, approvals: 404, approval: 404, decide: 404, use: 404, prom: 308, live: 200, ready: 200, projects: 404, projectAdd: 404, members: 404, memberAdd: 404 },
+    "token:metrics": { secrets: 403, secretSet: 403, secretDelete: 403, ingest: 403, read: 403, otlp: 403, list: 403, metrics: 403, one: 403, health: 200, claim: 403, take: 403, release: 403, notes: 403, note: 403, verifiers: 403, define: 403, dryrun: 403, hooks: 403, hookAdd: 403, hookTest: 403, hookRotate: 403, verdicts: 403, approvals: 403, approval: 403, decide: 403, use: 403, prom: 200, live: 200, ready: 200, projects: 403, projectAdd: 403, members: 403, memberAdd: 403 },
   };
   const readRecord = () => ({ operation_id: unique("op-authz"), canonical_read: { status: "absent", observed_at: "2026-08-28T10:05:00Z" } });
 
@@ -132,6 +154,11 @@ describe("the authorization matrix (route handlers)", () => {
         prom: (await fetch(`${baseUrl}/metrics`, { headers: h(), redirect: "manual" })).status,
         live: (await call("/api/health/live", { headers: h() })).status,
         ready: (await call("/api/health/ready", { headers: h() })).status,
+        // Projects (instance admins) and the default project's members (its admins); bodies refused once authorized.
+        projects: (await call("/api/v1/projects", { headers: h() })).status,
+        projectAdd: (await call("/api/v1/projects", { body: {}, headers: h() })).status,
+        members: (await call("/api/v1/projects/default/members", { headers: h() })).status,
+        memberAdd: (await call("/api/v1/projects/default/members", { body: {}, headers: h() })).status,
       };
       expect(got).toEqual(expected[key]);
     });
@@ -170,7 +197,7 @@ describe("the authorization matrix (server actions)", () => {
       expect(await users()).toBe(before);
       const role = await callAction("updateUserAction", { id: await userId(viewer.email), role: "admin" }, cookie);
       if (name !== "anonymous") expect(role.text).toContain("You may not do this.");
-      expect((await (await db()).user.findUniqueOrThrow({ where: { email: viewer.email } })).role).toBe("viewer");
+      expect((await (await db()).projectMember.findFirstOrThrow({ where: { projectId: "default", user: { email: viewer.email } } })).role).toBe("viewer");
     }
 
     const before = await users();
@@ -194,18 +221,21 @@ describe("the authorization matrix (server actions)", () => {
   it("the last admin can be neither demoted nor disabled", async () => {
     const { updateUser } = await import("@/lib/store/people/users");
     const client = await db();
-    const admins = await client.user.findMany({ where: { role: "admin", disabled: false } });
+    // The instance's admins: the default project's.
+    const enabledAdmins = (extra: object = {}) => client.projectMember.findMany({ where: { projectId: "default", role: "admin", user: { disabled: false, ...extra } } });
+    const admins = await enabledAdmins();
     // Leave exactly one enabled admin, then try to remove it.
-    for (const a of admins.slice(1)) await updateUser({ id: a.id, role: "viewer", actor: "itest" });
+    for (const a of admins.slice(1)) await updateUser({ id: a.userId, role: "viewer", actor: "itest" });
     const last = await person("admin");
-    const rest = await client.user.findMany({ where: { role: "admin", disabled: false, NOT: { email: last.email } } });
-    for (const a of rest) await updateUser({ id: a.id, role: "viewer", actor: "itest" });
+    const rest = await enabledAdmins({ NOT: { email: last.email } });
+    for (const a of rest) await updateUser({ id: a.userId, role: "viewer", actor: "itest" });
     const lastId = await userId(last.email);
     const demote = await callAction("updateUserAction", { id: lastId, role: "viewer" }, last.cookie);
     expect(demote.text).toContain("This is the last admin");
     const off = await callAction("updateUserAction", { id: lastId, disabled: "true" }, last.cookie);
     expect(off.text).toContain("This is the last admin");
-    expect(await client.user.findUniqueOrThrow({ where: { id: lastId } })).toMatchObject({ role: "admin", disabled: false });
+    expect(await client.user.findUniqueOrThrow({ where: { id: lastId } })).toMatchObject({ disabled: false });
+    expect(await client.projectMember.findUniqueOrThrow({ where: { projectId_userId: { projectId: "default", userId: lastId } } })).toMatchObject({ role: "admin" });
   });
 
   it("the first-admin action refuses once any user exists", async () => {
@@ -344,10 +374,11 @@ describe("no open redirect: from= is followed only to this origin", () => {
     for (const from of ["/\\evil.example", "//evil.example", "https://evil.example", "/\\\\evil.example"]) {
       const res = await callAction("loginAction", { email: p.email, password: PASSWORD, from }, null, "/login");
       expect(res.location, from).not.toMatch(/evil/);
-      expect(target(res.location).path, from).toBe("/");
+      // The overview: in the default project, where the old paths lead.
+      expect(target(res.location).path, from).toBe("/p/default");
     }
     const good = await callAction("loginAction", { email: p.email, password: PASSWORD, from: "/operations?x=1" }, null, "/login");
-    expect(target(good.location)).toEqual({ origin: new URL(baseUrl).origin, path: "/operations?x=1" });
+    expect(target(good.location)).toEqual({ origin: new URL(baseUrl).origin, path: "/p/default/operations?x=1" });
     // The credentials endpoint itself, with a foreign callbackUrl.
     const csrfRes = await fetch(`${baseUrl}/api/auth/csrf`);
     const { csrfToken } = (await csrfRes.json()) as { csrfToken: string };
@@ -363,6 +394,8 @@ describe("no open redirect: from= is followed only to this origin", () => {
   it("signed out, a page's way back is kept only as a path on this origin", async () => {
     const res = await fetch(`${baseUrl}/operations?outcome=divergent`, { redirect: "manual" });
     expect(res.headers.get("location")).toMatch(/\/login\?from=%2Foperations%3Foutcome%3Ddivergent$/);
+    const inProject = await fetch(`${baseUrl}/p/default/operations?outcome=divergent`, { redirect: "manual" });
+    expect(inProject.headers.get("location")).toMatch(/\/login\?from=%2Fp%2Fdefault%2Foperations%3Foutcome%3Ddivergent$/);
   });
 });
 
@@ -378,11 +411,11 @@ describe("sign-out ends the session on every instance", () => {
     expect(await signOutHttp(p.cookie)).toBe(302);
     // The captured cookie still decodes (it is a signed JWT): the session version refuses it.
     expect([await ops(p.cookie), await ops(other)]).toEqual([401, 401]);
-    const page = await fetch(`${baseUrl}/operations`, { redirect: "manual", headers: { cookie: p.cookie } });
+    const page = await fetch(`${baseUrl}/p/default/operations`, { redirect: "manual", headers: { cookie: p.cookie } });
     expect(page.status).toBe(307);
     expect(page.headers.get("location")).toMatch(/\/login/);
     const session = await (await fetch(`${baseUrl}/api/auth/session`, { headers: { cookie: p.cookie } })).json();
-    expect(session?.user?.role ?? null).toBeNull();
+    expect(session?.user?.active ?? null).toBeFalsy();
     // One signout record; the dead cookie replayed at the endpoint changes and records nothing.
     await signOutHttp(p.cookie);
     expect(await events("signout", p.email)).toHaveLength(1);
@@ -422,11 +455,12 @@ describe("the last admin, under concurrency", () => {
     const b = await person("admin");
     const [ida, idb] = [await userId(a.email), await userId(b.email)];
     const onlyTheseTwo = async () => {
-      const others = await client.user.findMany({ where: { role: "admin", disabled: false, id: { notIn: [ida, idb] } } });
-      for (const o of others) await updateUser({ id: o.id, role: "viewer", actor: "itest" });
+      // The default project's admins are the instance's.
+      const others = await client.projectMember.findMany({ where: { projectId: "default", role: "admin", user: { disabled: false }, userId: { notIn: [ida, idb] } } });
+      for (const o of others) await updateUser({ id: o.userId, role: "viewer", actor: "itest" });
       for (const id of [ida, idb]) await updateUser({ id, role: "admin", actor: "itest" });
     };
-    const admins = () => client.user.count({ where: { role: "admin", disabled: false } });
+    const admins = () => client.projectMember.count({ where: { projectId: "default", role: "admin", user: { disabled: false } } });
 
     // Two transactions at once, in the store.
     await onlyTheseTwo();

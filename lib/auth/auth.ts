@@ -82,7 +82,7 @@ export const authConfig: NextAuthConfig = {
         const password = typeof credentials?.password === "string" ? credentials.password : "";
         if (!email || !password) throw new WrongCredentials();
         const result = await signInWithPassword(email, password, sourceAddress(request.headers));
-        if (result.ok) return { id: result.user.id, email: result.user.email, role: result.user.role, sessionVersion: result.user.sessionVersion };
+        if (result.ok) return { id: result.user.id, email: result.user.email, sessionVersion: result.user.sessionVersion };
         if (result.reason === "throttled") throw new Throttled(result.minutes);
         throw new WrongCredentials();
       },
@@ -123,9 +123,9 @@ export const authConfig: NextAuthConfig = {
       const t = token as SessionToken;
       session.user.id = String(t.uid);
       (session.user as { sessionVersion?: unknown }).sessionVersion = t.sv;
-      // The role is read fresh, never trusted from the cookie; an ended session has none.
+      // Roles are a project's, read fresh on every request (lib/auth/session.ts); an ended session is no one's.
       const user = await activeUser(String(t.uid));
-      (session.user as { role?: string | null }).role = user && user.sessionVersion === t.sv ? user.role : null;
+      (session.user as { active?: boolean }).active = !!user && user.sessionVersion === t.sv;
       return session;
     },
   },

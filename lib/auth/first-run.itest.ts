@@ -35,10 +35,11 @@ describe("first run", () => {
     expect(app.output()).not.toMatch(/Setup code/);
     expect(await (await fetch(`${app.base}/setup`)).text()).not.toContain("Setup code");
     const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => setup(app, { email: `first-${i}@example.test` })));
-    const users = await db.query<{ email: string; role: string }>("SELECT email, role FROM users");
+    // A role is a project's: the first admin is the default project's admin, so the instance's.
+    const users = await db.query<{ email: string; role: string }>("SELECT u.email, m.role FROM users u JOIN project_members m ON m.user_id = u.id AND m.project_id = 'default'");
     expect(users).toHaveLength(1);
     expect(users[0].role).toBe("admin");
-    const won = answers.filter((a) => a.location === "/" || a.location.endsWith(`${new URL(app.base).host}/`));
+    const won = answers.filter((a) => a.location === "/p/default" || a.location.endsWith(`${new URL(app.base).host}/p/default`));
     expect(won).toHaveLength(1);
     expect(answers.filter((a) => a.text.includes("already has an admin"))).toHaveLength(9);
     const created = await db.query<{ payload: string }>("SELECT payload FROM chain_records WHERE kind = 'security'");
@@ -62,7 +63,7 @@ describe("first run", () => {
     // As a person might copy it: lower case, spaces instead of dashes.
     const right = await setup(b, { email: "owner@example.test", code: ` ${code!.toLowerCase().replaceAll("-", " ")} ` });
     expect(right.text).not.toContain("not right");
-    expect(await db.query<{ email: string; role: string }>("SELECT email, role FROM users")).toEqual([{ email: "owner@example.test", role: "admin" }]);
+    expect(await db.query<{ email: string; role: string }>("SELECT u.email, m.role FROM users u JOIN project_members m ON m.user_id = u.id AND m.project_id = 'default'")).toEqual([{ email: "owner@example.test", role: "admin" }]);
     // Used once: gone with the first admin.
     expect(await db.query("SELECT id FROM setup_code")).toEqual([]);
     const late = await setup(a, { email: "late@example.test", code: code! });

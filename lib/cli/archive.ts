@@ -1,7 +1,7 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Checkpoint } from "@/lib/domain/checkpoint";
-import { DEFAULT_PROJECT } from "@/lib/domain/archive-segment";
+import { currentProjectKey } from "@/lib/store/db/project-context";
 import { GENESIS_HASH } from "@/lib/domain/hash";
 import { walkSegments } from "@/lib/archive/segments";
 import { openTarget } from "@/lib/archive/targets";
@@ -42,7 +42,7 @@ export async function verifyArchive(
   let last = 0;
   let ok = true;
   try {
-    for await (const s of walkSegments(target, DEFAULT_PROJECT, 0, { linked: false, pinnedKey: live.pinnedKey })) {
+    for await (const s of walkSegments(target, currentProjectKey(), 0, { linked: false, pinnedKey: live.pinnedKey })) {
       segments++;
       records += s.records.length;
       for (const r of s.records) {

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { backupDatabase, restoreDatabase, type BackupSummary } from "@/lib/store/db/backup";
-import { databaseUrl } from "@/lib/store/db/database";
+import { currentDatabaseUrl } from "@/lib/store/db/db";
 import { verifyStoredChain } from "@/lib/store/chain/verify-chain";
 
 /**
@@ -17,7 +17,7 @@ export async function backupCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { out: { type: "string" }, quiet: { type: "boolean" } } });
   if (!values.out) throw new BackupUsageError("--out is required");
   let shown = -1;
-  const summary = await backupDatabase(databaseUrl(), values.out, (done, total) => {
+  const summary = await backupDatabase(currentDatabaseUrl(), values.out, (done, total) => {
     const pct = Math.floor((100 * done) / Math.max(1, total));
     if (!values.quiet && pct >= shown + 10) {
       shown = pct;
@@ -31,7 +31,7 @@ export async function backupCommand(args: string[]): Promise<number> {
 export async function restoreCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { from: { type: "string" }, force: { type: "boolean" } } });
   if (!values.from) throw new BackupUsageError("--from is required");
-  const summary = await restoreDatabase(values.from, databaseUrl(), { force: values.force ?? false });
+  const summary = await restoreDatabase(values.from, currentDatabaseUrl(), { force: values.force ?? false });
   console.log(`restored ${values.from}: ${held(summary)}`);
   const { verdict } = await verifyStoredChain();
   if (!verdict.ok) {

@@ -24,11 +24,18 @@ import { announceChainFailure, chainFailure } from "@/lib/store/work/webhook-out
 import { runDbCommand } from "./schema-engine";
 import { backupCommand, BackupUsageError, restoreCommand } from "./backup";
 import { archiveSealCommand, verifyArchive } from "./archive";
+import { projectCommands, projectIdOf, projectNamed, ProjectUsageError } from "./projects";
+import { inInstance, inProject } from "@/lib/store/db/project-context";
 
 const HELP = `Reconcile command line: npm run cli -- <command> [options]
 
-  users:add --email E --password P --role viewer|reviewer|admin
-  tokens:add --email E --scopes ingest,verify,read,export,review --name N
+  users:add --email E --password P --role viewer|reviewer|admin [--project S]
+                               (an admin of the default project is an instance admin)
+  tokens:add --email E --scopes ingest,verify,read,export,review --name N [--project S]
+  projects:add --slug S [--name N] [--retention-days D]
+  projects:list
+  members:add --project S --email E --role viewer|reviewer|admin
+  --project S (any command below): work on project S (default: the default project)
   audit:verify [--file EXPORT.ndjson [--subset]] [--checkpoint CHECKPOINT.txt] [--key PUBLIC.pem] [--archive DIR_OR_URL]
                                --key (or RECONCILE_CHECKPOINT_PUBLIC_KEY): only checkpoints signed by this key count
                                --archive: walk the sealed segments too, then the live chain, end to end
@@ -59,17 +66,18 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
   backup: backupCommand,
   "archive:seal": () => archiveSealCommand(CLI_ACTOR),
   restore: restoreCommand,
+  ...projectCommands(CLI_ACTOR),
   async "users:add"(args) {
-    const { values } = parseArgs({ args, options: { email: { type: "string" }, password: { type: "string" }, role: { type: "string" } } });
-    const user = await createUser({ email: need(values, "email"), password: need(values, "password"), role: need(values, "role"), actor: CLI_ACTOR, via: "cli" });
-    console.log(`created ${user.role} ${user.email}`);
+    const { values } = parseArgs({ args, options: { email: { type: "string" }, password: { type: "string" }, role: { type: "string" }, project: { type: "string" } } });
+    const user = await createUser({ email: need(values, "email"), password: need(values, "password"), role: need(values, "role"), project: await projectIdOf(values.project), actor: CLI_ACTOR, via: "cli" });
+    console.log(`created ${user.role} ${user.email}${values.project ? ` in ${values.project}` : ""}`);
     return 0;
   },
   async "tokens:add"(args) {
-    const { values } = parseArgs({ args, options: { email: { type: "string" }, scopes: { type: "string" }, name: { type: "string" } } });
+    const { values } = parseArgs({ args, options: { email: { type: "string" }, scopes: { type: "string" }, name: { type: "string" }, project: { type: "string" } } });
     const scopes = need(values, "scopes").split(",").map((s) => s.trim()).filter(Boolean);
-    const t = await createApiToken({ email: need(values, "email"), name: need(values, "name"), scopes, actor: CLI_ACTOR });
-    console.log(`created token ${t.prefix}…${t.last4} with scopes ${t.scopes.join(",")}; it is shown once:`);
+    const t = await createApiToken({ email: need(values, "email"), name: need(values, "name"), scopes, project: await projectIdOf(values.project), actor: CLI_ACTOR });
+    console.log(`created token ${t.prefix}…${t.last4} for project ${t.project} with scopes ${t.scopes.join(",")}; it is shown once:`);
     console.log(t.token);
     return 0;
   },
@@ -307,6 +315,22 @@ function chainsLine(v: unknown): number | null {
   return kind === "chains" && Number.isInteger(chains) && (chains as number) >= 1 && (chains as number) <= MAX_CHAINS ? (chains as number) : null;
 }
 
+const INSTANCE_COMMANDS = new Set(["users:add", "tokens:add", "projects:add", "projects:list", "members:add", "db:deploy", "db:migrate"]);
+
+/** `--project S` (or `--project=S`) taken out of a command's arguments. */
+function projectOption(args: string[]): { project: string | undefined; rest: string[] } {
+  const rest: string[] = [];
+  let project: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--project") {
+      if (i + 1 >= args.length) throw new UsageError("--project needs a project's slug");
+      project = args[++i];
+    } else if (args[i].startsWith("--project=")) project = args[i].slice("--project=".length);
+    else rest.push(args[i]);
+  }
+  return { project, rest };
+}
+
 async function main(): Promise<number> {
   // DATABASE_QUERY_TIMEOUT_MS (10 s) bounds what a request may wait on PostgreSQL; a command an
   // operator runs (a projection rebuild, a verification of millions of records) may take longer
@@ -323,9 +347,12 @@ async function main(): Promise<number> {
     return 2;
   }
   try {
-    return await run(args);
+    // Commands about people and projects take --project themselves; every other works in the project it names.
+    if (INSTANCE_COMMANDS.has(command)) return await inInstance(() => run(args));
+    const { project, rest } = projectOption(args);
+    return await inProject(await projectNamed(project), () => run(rest));
   } catch (e) {
-    if (e instanceof UsageError || e instanceof BackupUsageError || (e instanceof TypeError && (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS"))) {
+    if (e instanceof UsageError || e instanceof BackupUsageError || e instanceof ProjectUsageError || (e instanceof TypeError && (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS"))) {
       console.error(`${command}: ${e.message}\n\n${HELP}`);
       return 2;
     }

@@ -10,5 +10,6 @@ export async function registerJobHandlers(): Promise<void> {
   (await import("@/lib/webhooks/register")).registerWebhookJobs();
   (await import("@/lib/approvals/jobs")).registerApprovalJobs();
   (await import("@/lib/verdicts/register")).registerVerdictJobs();
-  await (await import("@/lib/retention/jobs")).registerRetentionJobs();
+  (await import("@/lib/retention/jobs")).registerRetentionJobs();
+  (await import("./project-jobs")).registerProjectJobs();
 }

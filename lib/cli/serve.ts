@@ -38,6 +38,7 @@ import { parseSecretAllowlist } from "@/lib/domain/verifier-secrets";
 import { CLIENT_ADDRESS_HEADER, clientAddress, isLoopbackHost, parseTrustedProxies, type TrustedProxies } from "@/lib/auth/client-address";
 import { trustClientAddressHeader } from "@/lib/auth/request";
 import { requestIdFrom, withRequest, type RequestContext } from "@/lib/observability/context";
+import { requestRequiresProject } from "@/lib/store/db/project-context";
 import { log, logLevel } from "@/lib/observability/log";
 import { metrics } from "@/lib/observability/metrics";
 import { routeMatcher, templatesOf, type RouteMatcher } from "@/lib/observability/routes";
@@ -163,27 +164,26 @@ async function main() {
   const { setupCodeAtStart } = await import("@/lib/store/people/setup-code");
   const setupCode = await setupCodeAtStart(!isLoopbackHost(hostname));
   // The chain count is fixed when the database is first used, and recorded in it.
-  const { recordChainCount } = await import("@/lib/store/chain/chain");
-  const chains = await recordChainCount();
+  const { defaultProjectReady, runProjects } = await import("@/lib/cli/project-runtime");
+  const chains = await defaultProjectReady();
   if (chains !== wantedChains && process.env.RECONCILE_CHAINS) {
     console.warn(`RECONCILE_CHAINS=${process.env.RECONCILE_CHAINS} is ignored: this database was created with ${chains} hash chain${chains === 1 ? "" : "s"}, and that never changes`);
   }
-  let jobs: { stop: () => Promise<void> } | null = null;
-  if (process.env.RECONCILE_JOBS !== "off") {
-    const { registerJobHandlers } = await import("@/lib/cli/job-handlers");
-    const { startJobWorker } = await import("@/lib/jobs/worker");
-    await registerJobHandlers();
-    jobs = startJobWorker({ leaseMs: envSetting("RECONCILE_JOB_LEASE_MS") });
-  }
+  // Every project's own database, brought up to date as the default one was by `npm start` (lib/cli/projects.ts).
+  await (await import("@/lib/cli/projects")).deployProjects((line) => console.log(line));
+  const jobsOn = process.env.RECONCILE_JOBS !== "off";
+  if (jobsOn) await (await import("@/lib/cli/job-handlers")).registerJobHandlers();
+  const jobs = runProjects({ jobs: jobsOn, leaseMs: envSetting("RECONCILE_JOB_LEASE_MS"), log: (line) => console.error(line) });
   const server = createServer((req, res) => {
     setClientAddress(req, proxies);
     const scrape = isPrometheusScrape(req);
-    withRequest(observe(req, res, routeOf, scrape), () => {
+    // A store call that did not choose a project fails instead of reading the default project's (project-context.ts).
+    withRequest(observe(req, res, routeOf, scrape), () => requestRequiresProject(() => {
       if (answeredUndecodablePath(req, res)) return;
       if (isFastIngest(req)) void handleIngestNode(req, res);
       else if (scrape) void handleMetricsNode(req, res);
       else void handle(req, res);
-    });
+    }));
   });
   const scrapeServer = scrapePort ? createServer((req, res) => void handleLoopbackMetrics(req, res)) : null;
   scrapeServer?.listen(scrapePort!, "127.0.0.1", () => console.log(`Metrics for Prometheus on http://127.0.0.1:${scrapePort}/metrics (this machine only)`));

@@ -109,6 +109,11 @@ describe(`an upgrade from ${TAG}`, () => {
     const verified = await cli(["audit:verify"]);
     expect(verified.status, `${verified.stdout}\n${verified.stderr}`).toBe(0);
     expect(verified.stdout).toMatch(/chain intact: \d+ records/);
+
+    // The release's database is the project `default`, and its admin an admin of it: the instance's.
+    const projects = await cli(["projects:list"]);
+    expect(projects.stdout).toMatch(/^default\tDefault\tready/m);
+    expect((await cli(["audit:verify", "--project", "default"])).status).toBe(0);
   });
 
   it("every page answers the release's admin", async () => {
@@ -116,22 +121,31 @@ describe(`an upgrade from ${TAG}`, () => {
     expect(signed.cookie, signed.location).toBeTruthy();
     const ops = (await api("/api/v1/operations?limit=1")).body.items;
     const op = ops[0];
+    // The release's data is the default project's now: its pages are under /p/default (the old paths redirect there).
+    const inDefault = (p: string) => `/p/default${p === "/" ? "" : p}`;
     const pages = [
-      "/",
-      "/operations",
-      `/operations/${encodeURIComponent(op.operation_id)}`,
-      "/review",
-      "/review/approvals",
-      "/trajectories",
-      ...(op.trajectory_id ? [`/trajectories/${encodeURIComponent(op.trajectory_id)}`] : []),
-      "/metrics",
-      "/audit",
+      ...[
+        "/",
+        "/operations",
+        `/operations/${encodeURIComponent(op.operation_id)}`,
+        "/review",
+        "/review/approvals",
+        "/trajectories",
+        ...(op.trajectory_id ? [`/trajectories/${encodeURIComponent(op.trajectory_id)}`] : []),
+        "/metrics",
+        "/audit",
+        "/settings/tokens",
+        "/settings/members",
+        "/settings/verifiers",
+        "/settings/webhooks",
+      ].map(inDefault),
       "/settings/account",
-      "/settings/tokens",
       "/settings/users",
-      "/settings/verifiers",
-      "/settings/webhooks",
+      "/settings/projects",
     ];
+    const old = await fetch(`${base}/operations`, { headers: { cookie: signed.cookie! }, redirect: "manual" });
+    expect(old.status).toBe(308);
+    expect(old.headers.get("location")).toMatch(/\/p\/default\/operations$/);
     for (const p of pages) {
       const res = await fetch(base + p, { headers: { cookie: signed.cookie! }, redirect: "manual" });
       const html = await res.text();

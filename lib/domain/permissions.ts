@@ -24,21 +24,31 @@ export const SCOPE_MIN_ROLE: Record<Scope, Role> = {
   metrics: "admin",
 };
 
+/**
+ * Each permission is a project's (the principal's role in the project the request is about, and a
+ * token's scopes) unless it says `instance: true`: then it is the instance's, held by instance
+ * admins (lib/domain/projects.ts), and a token needs its scope too.
+ */
 export const PERMISSIONS = {
   "receipts:ingest": { scope: "ingest", minRole: "viewer" },
   "receipts:verify": { scope: "verify", minRole: "reviewer" },
   "operations:read": { scope: "read", minRole: "viewer" },
   "audit:export": { scope: "export", minRole: "viewer" },
   "operations:correct": { scope: "review", minRole: "reviewer" },
-  "users:manage": { scope: null, minRole: "admin" },
+  /** Creating, disabling and resetting users: the instance's (users are not a project's). */
+  "users:manage": { scope: null, minRole: "admin", instance: true },
+  /** Creating projects (GET/POST /api/v1/projects): instance admins. */
+  "projects:manage": { scope: "admin", minRole: "admin", instance: true },
+  /** Adding members to a project and setting their roles: the project's admins. */
+  "members:manage": { scope: "admin", minRole: "admin" },
   "metrics:sampling": { scope: null, minRole: "admin" },
   "tokens:own": { scope: null, minRole: "viewer" },
   "verifiers:manage": { scope: "admin", minRole: "admin" },
   /** Admins: a session, or a token with the admin scope (an endpoint receives every operation's summary). */
   "webhooks:manage": { scope: "admin", minRole: "admin" },
-  /** GET /metrics (Prometheus): a token with the metrics scope, or an admin's session. */
-  "server:metrics": { scope: "metrics", minRole: "admin" },
-} as const satisfies Record<string, { scope: Scope | null; minRole: Role }>;
+  /** GET /metrics (Prometheus: the whole server's figures): a token with the metrics scope, or a session, of an instance admin. */
+  "server:metrics": { scope: "metrics", minRole: "admin", instance: true },
+} as const satisfies Record<string, { scope: Scope | null; minRole: Role; instance?: true }>;
 export type Permission = keyof typeof PERMISSIONS;
 
 export function isRole(v: unknown): v is Role {
@@ -58,9 +68,13 @@ export function scopesAllowedFor(role: Role): Scope[] {
   return SCOPES.filter((s) => roleAtLeast(role, SCOPE_MIN_ROLE[s]));
 }
 
+/** The project a request is about: a token's own, or the one a page's `/p/{slug}` names. */
+export type ProjectRef = { id: string; slug: string; name: string };
+
+/** Who is asking, about which project, with their role in it (an instance admin's is admin). */
 export type Principal =
-  | { kind: "session"; userId: string; email: string; role: Role }
-  | { kind: "token"; userId: string; email: string; role: Role; tokenId: string; tokenName: string; scopes: Scope[] };
+  | { kind: "session"; userId: string; email: string; role: Role; instanceAdmin: boolean; project: ProjectRef }
+  | { kind: "token"; userId: string; email: string; role: Role; instanceAdmin: boolean; project: ProjectRef; tokenId: string; tokenName: string; scopes: Scope[] };
 
 /** What each permission lets one do, for messages ("this token may not …"). */
 const DOING: Record<Permission, string> = {
@@ -70,6 +84,8 @@ const DOING: Record<Permission, string> = {
   "audit:export": "export the audit trail",
   "operations:correct": "correct operations",
   "users:manage": "manage users",
+  "projects:manage": "create projects",
+  "members:manage": "manage a project's members",
   "metrics:sampling": "set audit sampling rates",
   "tokens:own": "own API tokens",
   "verifiers:manage": "manage verifiers",
@@ -81,6 +97,7 @@ const DOING: Record<Permission, string> = {
 export function refusal(principal: Principal, permission: Permission): string {
   const rule = PERMISSIONS[permission];
   const who = principal.kind === "token" ? "this token" : "this account";
+  if (isInstancePermission(permission) && !principal.instanceAdmin) return `${who} may not ${DOING[permission]}: that needs an instance admin`;
   if (!roleAtLeast(principal.role, rule.minRole)) return `${who} may not ${DOING[permission]}: that needs the ${rule.minRole} role${rule.minRole === "admin" ? "" : " or above"}`;
   if (principal.kind === "token" && rule.scope) return `${who} may not ${DOING[permission]}: that needs a token with the ${rule.scope} scope`;
   return `${who} may not ${DOING[permission]}`;
@@ -92,7 +109,13 @@ export function refusal(principal: Principal, permission: Permission): string {
  */
 export function can(principal: Principal, permission: Permission): boolean {
   const rule = PERMISSIONS[permission];
+  if (isInstancePermission(permission) && !principal.instanceAdmin) return false;
   if (!roleAtLeast(principal.role, rule.minRole)) return false;
   if (principal.kind === "token") return rule.scope !== null && principal.scopes.includes(rule.scope);
   return true;
+}
+
+/** Whether a permission is the instance's (instance admins) rather than a project's. */
+export function isInstancePermission(permission: Permission): boolean {
+  return "instance" in PERMISSIONS[permission];
 }

@@ -6,11 +6,19 @@ import { z } from "zod";
  */
 const base = { source: z.string().nullable().optional() };
 export const securityEventSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("user.created"), email: z.string(), role: z.string(), via: z.enum(["cli", "setup", "admin", "demo", "sso"]), ...base }),
-  z.object({ type: z.literal("user.role_changed"), email: z.string(), from: z.string(), to: z.string(), ...base }),
+  /** `role` is the new user's role in `project` (the default project when absent: records before projects). */
+  z.object({ type: z.literal("user.created"), email: z.string(), role: z.string(), project: z.string().optional(), instance_admin: z.boolean().optional(), via: z.enum(["cli", "setup", "admin", "demo", "sso"]), ...base }),
+  /** An instance admin made a user an instance admin, or took it away. */
+  z.object({ type: z.literal("user.instance_admin"), email: z.string(), granted: z.boolean(), ...base }),
+  /** An instance admin created a project (lib/domain/projects.ts). */
+  z.object({ type: z.literal("project.created"), project: z.string(), name: z.string(), retention_days: z.number().nullable(), ...base }),
+  /** A user added to a project (`from` null) or given another role there. */
+  z.object({ type: z.literal("member.set"), project: z.string(), email: z.string(), from: z.string().nullable(), to: z.string(), ...base }),
+  z.object({ type: z.literal("member.removed"), project: z.string(), email: z.string(), role: z.string(), ...base }),
+  z.object({ type: z.literal("user.role_changed"), email: z.string(), from: z.string(), to: z.string(), project: z.string().optional(), ...base }),
   z.object({ type: z.literal("user.disabled"), email: z.string(), ...base }),
   z.object({ type: z.literal("user.enabled"), email: z.string(), ...base }),
-  z.object({ type: z.literal("token.created"), token_id: z.string(), owner: z.string(), name: z.string(), scopes: z.array(z.string()), ...base }),
+  z.object({ type: z.literal("token.created"), token_id: z.string(), owner: z.string(), name: z.string(), scopes: z.array(z.string()), project: z.string().optional(), ...base }),
   z.object({ type: z.literal("token.revoked"), token_id: z.string(), owner: z.string(), ...base }),
   z.object({ type: z.literal("signin.succeeded"), email: z.string(), method: z.string(), ...base }),
   /** `email` is the account's email when the identifier names a user, else its digest (`sha256:…`). */

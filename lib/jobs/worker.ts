@@ -1,4 +1,5 @@
 import "server-only";
+import { perProject } from "@/lib/store/db/project-context";
 import { anyDue, claimJobs, finishJob, nextDueAt, retryJob, type Job } from "@/lib/store/work/jobs";
 import { writeTransaction } from "@/lib/store/db/db";
 
@@ -12,14 +13,19 @@ import { writeTransaction } from "@/lib/store/db/db";
  *
  * State lives on globalThis: route handlers run in Next.js's bundle, which has its own copies of
  * the modules, and wakeJobs() called there must reach the worker started by the server.
+ *
+ * Each project keeps its jobs in its own database (lib/store/db/project-context.ts): the server
+ * starts a worker per project, inside that project, and each has its own loop, wake-up and
+ * counts of jobs running; the handlers are the same for all.
  */
 
 export type JobHandler = (job: Job, signal: AbortSignal) => Promise<void>;
 
-type Registered = { handler: JobHandler; concurrency: number; running: number };
+type Registered = { handler: JobHandler; concurrency: number };
 
 type WorkerState = {
-  handlers: Map<string, Registered>;
+  /** Jobs of each kind running now in this project. */
+  running: Map<string, number>;
   wake: (() => void) | null;
   woken: boolean;
   /** When the running worker last went round its loop (epoch ms); null: no worker runs in this process. */
@@ -27,8 +33,10 @@ type WorkerState = {
   pollMs?: number;
 };
 
-const root = globalThis as unknown as { __reconcileJobs?: WorkerState };
-const state: WorkerState = (root.__reconcileJobs ??= { handlers: new Map(), wake: null, woken: false });
+const root = globalThis as unknown as { __reconcileJobHandlers?: Map<string, Registered> };
+const handlers = (root.__reconcileJobHandlers ??= new Map());
+/** The current project's worker (project-context.ts). */
+const projectWorker = perProject("job-worker", (): WorkerState => ({ running: new Map(), wake: null, woken: false }));
 
 /** A handler that throws is claimed again at most this many times, then marked failed. */
 export const MAX_ATTEMPTS = 20;
@@ -36,11 +44,12 @@ export const DEFAULT_LEASE_MS = 60_000;
 export const DEFAULT_POLL_MS = 500;
 
 export function registerJobHandler(kind: string, handler: JobHandler, opts: { concurrency?: number } = {}): void {
-  state.handlers.set(kind, { handler, concurrency: Math.max(1, opts.concurrency ?? 4), running: 0 });
+  handlers.set(kind, { handler, concurrency: Math.max(1, opts.concurrency ?? 4) });
 }
 
-/** Tells this process's worker that jobs were committed (otherwise it polls). */
+/** Tells this process's worker of the current project that jobs were committed (otherwise it polls). */
 export function wakeJobs(): void {
+  const state = projectWorker();
   state.woken = true;
   state.wake?.();
 }
@@ -51,6 +60,7 @@ export function wakeJobs(): void {
  * round for 30 s (a loop waits at most its poll interval between rounds), else `running`.
  */
 export function workerState(now = Date.now()): { state: "running" | "stalled" | "off"; lastBeatAgoMs: number | null } {
+  const state = projectWorker();
   if (state.beat == null) return { state: "off", lastBeatAgoMs: null };
   const ago = now - state.beat;
   return { state: ago > Math.max(30_000, 10 * (state.pollMs ?? DEFAULT_POLL_MS)) ? "stalled" : "running", lastBeatAgoMs: ago };
@@ -67,12 +77,14 @@ export function startJobWorker(opts: { pollMs?: number; leaseMs?: number; log?: 
   const pollMs = opts.pollMs ?? DEFAULT_POLL_MS;
   const leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
   const log = opts.log ?? ((line: string) => console.error(line));
+  const state = projectWorker();
+  const running = (kind: string) => state.running.get(kind) ?? 0;
   const abort = new AbortController();
   const inFlight = new Set<Promise<void>>();
   let stopped = false;
 
-  const run = async (reg: Registered, job: Job) => {
-    reg.running++;
+  const run = async (kind: string, reg: Registered, job: Job) => {
+    state.running.set(kind, running(kind) + 1);
     try {
       await reg.handler(job, abort.signal);
     } catch (e) {
@@ -85,7 +97,7 @@ export function startJobWorker(opts: { pollMs?: number; leaseMs?: number; log?: 
         if (!(inner instanceof Error && inner.name === "LeaseLost")) log(`job ${job.key}: could not record the failure (${String(inner)})`);
       }
     } finally {
-      reg.running--;
+      state.running.set(kind, running(kind) - 1);
       wakeJobs();
     }
   };
@@ -109,14 +121,14 @@ export function startJobWorker(opts: { pollMs?: number; leaseMs?: number; log?: 
       state.woken = false;
       let claimed = 0;
       try {
-        const free = [...state.handlers].filter(([, r]) => r.running < r.concurrency).map(([kind]) => kind);
+        const free = [...handlers].filter(([kind, r]) => running(kind) < r.concurrency).map(([kind]) => kind);
         if (free.length && (await anyDue(free))) {
           for (const kind of free) {
-            const reg = state.handlers.get(kind)!;
-            const jobs = await claimJobs(kind, reg.concurrency - reg.running, leaseMs);
+            const reg = handlers.get(kind)!;
+            const jobs = await claimJobs(kind, reg.concurrency - running(kind), leaseMs);
             claimed += jobs.length;
             for (const job of jobs) {
-              const p = run(reg, job).finally(() => inFlight.delete(p));
+              const p = run(kind, reg, job).finally(() => inFlight.delete(p));
               inFlight.add(p);
             }
           }
@@ -128,7 +140,7 @@ export function startJobWorker(opts: { pollMs?: number; leaseMs?: number; log?: 
       if (claimed) continue;
       let wait = pollMs;
       try {
-        const next = await nextDueAt([...state.handlers.keys()]);
+        const next = await nextDueAt([...handlers.keys()]);
         if (next !== null) wait = Math.max(10, Math.min(pollMs, next - Date.now()));
       } catch {
         // polled again soon

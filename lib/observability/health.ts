@@ -32,6 +32,12 @@ function shippedMigrations(): string[] {
     .sort();
 }
 
+/** The migrations this code ships that the current project's database has not applied (lib/cli/projects.ts deploys only then). */
+export async function missingMigrations(): Promise<string[]> {
+  const applied = new Set(await appliedMigrations());
+  return shippedMigrations().filter((m) => !applied.has(m));
+}
+
 export async function readiness(): Promise<Readiness> {
   let database: Readiness["checks"]["database"] = { ok: true };
   let migrations: Readiness["checks"]["migrations"];

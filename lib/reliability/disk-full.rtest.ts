@@ -113,7 +113,7 @@ async function fillAndFree(run: number, cookie: string, acknowledged: string[]) 
   expect((await read("/api/v1/operations?limit=5")).status).toBe(200);
   expect((await read(`/api/v1/operations/${acknowledged[0]}`)).status).toBe(200);
   expect((await fetch(`${app.base}/api/health`)).status).toBe(200);
-  for (const page of ["/", "/operations", `/operations/${acknowledged[0]}`]) {
+  for (const page of ["/p/default", "/p/default/operations", `/p/default/operations/${acknowledged[0]}`]) {
     const res = await fetch(`${app.base}${page}`, { headers: { cookie }, redirect: "manual" });
     expect(res.status, page).toBe(200);
   }

@@ -184,7 +184,7 @@ export async function runMixedLoad(ctx: LoadContext, seconds: number, seeded: { 
     {
       endpoint: "GET /operations (page)",
       connections: 5,
-      make: (_, n) => ({ path: pick(["/operations", "/operations?outcome=divergent", "/operations?needs_review=true"], n), init: session, expected: [200] }),
+      make: (_, n) => ({ path: pick(["/p/default/operations", "/p/default/operations?outcome=divergent", "/p/default/operations?needs_review=true"], n), init: session, expected: [200] }),
     },
     {
       endpoint: "GET /operations/{id} (page)",

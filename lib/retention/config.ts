@@ -1,9 +1,10 @@
 import { parseRetentionDays } from "@/lib/domain/retention";
 
 /**
- * Retention, instance-wide until projects exist (issue 38 part 1): RECONCILE_RETENTION_DAYS
- * (unset: keep everything) and RECONCILE_ARCHIVE_URL (file:///DIR or s3://BUCKET/PREFIX), which
- * retention needs. Throws with the reason when they do not fit together.
+ * Retention's instance settings: RECONCILE_RETENTION_DAYS (unset: keep everything; a project's
+ * own `retention_days` overrides it, lib/retention/jobs.ts) and RECONCILE_ARCHIVE_URL
+ * (file:///DIR or s3://BUCKET/PREFIX), which retention needs; each project's segments go under its
+ * slug. Throws with the reason when they do not fit together.
  */
 export type RetentionSettings = { days: number; archiveUrl: string } | { days: null; archiveUrl: string | null };
 

@@ -5,12 +5,27 @@ import type { Job } from "@/lib/store/work/jobs";
 import { sealExpired, type SealReport } from "@/lib/store/archive/seal";
 import { ARCHIVE_SEAL_JOB, enqueueTodaysSeal, finishSealJob } from "@/lib/store/archive/schedule";
 import { retentionSettings } from "./config";
+import { projectById } from "@/lib/store/people/projects";
+import { currentProjectId } from "@/lib/store/db/project-context";
 
-/** Seals what retention lets go, now (the daily job and `npm run cli -- archive:seal`). Null: retention is off. */
-export async function sealNow(actor = "retention"): Promise<SealReport | null> {
+/**
+ * The current project's retention: its own `retention_days` when set, else the instance's
+ * RECONCILE_RETENTION_DAYS; null when it keeps everything. Sealing needs RECONCILE_ARCHIVE_URL.
+ */
+async function projectRetention(): Promise<{ days: number; archiveUrl: string } | null> {
   const settings = retentionSettings();
-  if (settings.days === null) return null;
-  return sealExpired(openTarget(settings.archiveUrl), settings.days, { actor });
+  const own = (await projectById(currentProjectId()))?.retentionDays ?? null;
+  const days = own ?? settings.days;
+  if (days === null) return null;
+  if (!settings.archiveUrl) throw new Error(`this project keeps ${days} days, but RECONCILE_ARCHIVE_URL is not set: retention seals records into the archive before it deletes them`);
+  return { days, archiveUrl: settings.archiveUrl };
+}
+
+/** Seals what retention lets go in the current project, now (the daily job and `npm run cli -- archive:seal`). Null: retention is off. */
+export async function sealNow(actor = "retention"): Promise<SealReport | null> {
+  const retention = await projectRetention();
+  if (!retention) return null;
+  return sealExpired(openTarget(retention.archiveUrl), retention.days, { actor });
 }
 
 /**
@@ -24,8 +39,12 @@ export async function runSealJob(job: Job): Promise<void> {
   await finishSealJob(job, { status: "done" });
 }
 
-/** Registers the daily seal with the worker (lib/cli/job-handlers.ts) and, with retention on, enqueues today's. */
-export async function registerRetentionJobs(): Promise<void> {
+/** Registers the daily seal with the worker (lib/cli/job-handlers.ts). */
+export function registerRetentionJobs(): void {
   registerJobHandler(ARCHIVE_SEAL_JOB, runSealJob, { concurrency: 1 });
-  if (retentionSettings().days !== null) await enqueueTodaysSeal();
+}
+
+/** With retention on for the current project, enqueues today's seal there (when its worker starts). */
+export async function scheduleRetention(): Promise<void> {
+  if (await projectRetention()) await enqueueTodaysSeal();
 }

@@ -83,7 +83,8 @@ describe("verdicts out as OpenTelemetry events", () => {
       expect([e.traceId, e.spanId]).toEqual([traceId, report.toolSpans[call]]);
       expectVerdict(e, await operation(id));
       expect(e.attributes["gen_ai.tool.name"]).toBe("refund_order");
-      expect(e.attributes["reconcile.link"]).toBe(`https://reconcile.example/operations/${encodeURIComponent(id)}`);
+      expect(e.attributes["reconcile.link"]).toBe(`https://reconcile.example/p/default/operations/${encodeURIComponent(id)}`);
+      expect(e.attributes["reconcile.project"]).toBe("default");
     }
 
     // A reviewer resolves the timed-out call: a second event, the same span, the reviewer's reason.

@@ -1,4 +1,5 @@
 import "server-only";
+import { perProject } from "@/lib/store/db/project-context";
 import { envSetting } from "@/lib/domain/settings";
 import { sqlWriteTransaction } from "@/lib/store/db/db";
 import { recordCheckResults, type CheckRecorded, type CheckResult } from "@/lib/store/ingest/verifier-results";
@@ -23,9 +24,8 @@ type Waiting = { result: CheckResult; settle: (outcome: CheckRecorded | Error) =
 /** How long the first result of a group waits for the checks running meanwhile to end with it. */
 const GROUP_WAIT_MS = 5;
 
-const waiting: Waiting[] = [];
-let flushing = false;
-let timer: NodeJS.Timeout | null = null;
+/** A project's results wait for its own transaction (project-context.ts): a group is one database's. */
+const batch = perProject("verifier-results", () => ({ waiting: [] as Waiting[], flushing: false, timer: null as NodeJS.Timeout | null }));
 
 const commitOne = (result: CheckResult) => sqlWriteTransaction(async (tx) => (await recordCheckResults(tx, [result]))[0]);
 
@@ -47,12 +47,13 @@ async function commitGroup(group: Waiting[]): Promise<void> {
 }
 
 async function flush(): Promise<void> {
-  if (flushing) return;
-  flushing = true;
+  const b = batch();
+  if (b.flushing) return;
+  b.flushing = true;
   try {
-    while (waiting.length) await commitGroup(waiting.splice(0, envSetting("RECONCILE_VERIFIER_GROUP")));
+    while (b.waiting.length) await commitGroup(b.waiting.splice(0, envSetting("RECONCILE_VERIFIER_GROUP")));
   } finally {
-    flushing = false;
+    b.flushing = false;
   }
 }
 
@@ -62,10 +63,11 @@ async function flush(): Promise<void> {
  */
 export function commitCheckResult(result: CheckResult): Promise<CheckRecorded> {
   if (envSetting("RECONCILE_VERIFIER_GROUP") <= 1) return commitOne(result);
+  const b = batch();
   return new Promise((resolve, reject) => {
-    waiting.push({ result, settle: (o) => (o instanceof Error ? reject(o) : resolve(o)) });
-    timer ??= setTimeout(() => {
-      timer = null;
+    b.waiting.push({ result, settle: (o) => (o instanceof Error ? reject(o) : resolve(o)) });
+    b.timer ??= setTimeout(() => {
+      b.timer = null;
       void flush();
     }, GROUP_WAIT_MS);
   });

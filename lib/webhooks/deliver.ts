@@ -1,4 +1,5 @@
 import "server-only";
+import { perProject } from "@/lib/store/db/project-context";
 import { serverSecret } from "@/lib/crypto/server-secret";
 import { cut } from "@/lib/domain/json";
 import { afterAttempt, ATTEMPT_TIMEOUT_MS, scheduleScale } from "@/lib/domain/webhooks/schedule";
@@ -43,15 +44,16 @@ type Ending = { job: Job; record: (tx: Tx) => Promise<void>; status: "done" | "f
  * at about a hundred a second and slowed ingest meanwhile (docs/BENCHMARKS.md). A job whose
  * lease another worker took (LeaseLost) is left out of the group: what that worker records counts.
  */
-const endings: Ending[] = [];
-let flushing = false;
+/** A project's endings wait for its own transaction (project-context.ts): a group is one database's. */
+const batch = perProject("webhook-endings", () => ({ endings: [] as Ending[], flushing: false, timer: null as NodeJS.Timeout | null }));
 
 async function flush(): Promise<void> {
-  if (flushing) return;
-  flushing = true;
+  const b = batch();
+  if (b.flushing) return;
+  b.flushing = true;
   try {
-    while (endings.length) {
-      const group = endings.splice(0, 200);
+    while (b.endings.length) {
+      const group = b.endings.splice(0, 200);
       try {
         await sqlWriteTransaction(async (tx) => {
           for (const e of group) {
@@ -71,7 +73,7 @@ async function flush(): Promise<void> {
       }
     }
   } finally {
-    flushing = false;
+    b.flushing = false;
   }
 }
 
@@ -82,13 +84,12 @@ async function flush(): Promise<void> {
  * the server showed commits taking most of its time at ~90 deliveries/s).
  */
 const GROUP_WAIT_MS = 5;
-let timer: NodeJS.Timeout | null = null;
-
 function endJob(job: Job, record: (tx: Tx) => Promise<void>, status: "done" | "failed", error?: string): Promise<void> {
+  const b = batch();
   return new Promise<void>((resolve, reject) => {
-    endings.push({ job, record, status, error, settle: (e) => (e === undefined ? resolve() : reject(e)) });
-    timer ??= setTimeout(() => {
-      timer = null;
+    b.endings.push({ job, record, status, error, settle: (e) => (e === undefined ? resolve() : reject(e)) });
+    b.timer ??= setTimeout(() => {
+      b.timer = null;
       void flush();
     }, GROUP_WAIT_MS);
   });

@@ -1,10 +1,12 @@
 import type { Metadata } from "next";
-import Link from "next/link";
+import Link from "@/components/shell/link";
 import { redirect } from "next/navigation";
 import { OutcomeBadge } from "@/components/operations/badges";
 import { ActiveFilterChips, OperationFilters } from "@/components/operations/filters";
 import { NewOperationsNotice } from "@/components/operations/new-notice";
 import { renderedAt, When } from "@/components/ui/when";
+import { projectPath } from "@/lib/domain/projects";
+import { inProject } from "@/lib/store/db/project-context";
 import { requirePage } from "@/lib/auth/session";
 import { describeRefusal } from "@/lib/domain/refusal";
 import { correctionActsOf, listOperations, listQuerySchema } from "@/lib/store/queries/list-operations";
@@ -21,42 +23,46 @@ type Search = Record<string, string | string[] | undefined>;
 const DATE_PARAMS = ["since", "until", "called_since", "called_until"];
 
 export default async function OperationsPage({ searchParams }: { searchParams: Promise<Search> }) {
-  await requirePage("operations:read", "/operations");
-  const params = await searchParams;
-  const raw = Object.fromEntries(Object.entries(params).flatMap(([k, v]) => (typeof v === "string" && v !== "" ? [[k, v]] : [])));
-  // The filter form is a plain GET form, so Apply sends its empty fields too (`?tool=&agent=`):
-  // answer with the same list at the URL without them, which is the one worth sharing.
-  // A date field typed as a plain day means that day's start in UTC: the URL says so in full.
-  let dated = false;
-  for (const k of DATE_PARAMS) {
-    if (raw[k] === undefined) continue;
-    const full = dayOrInstant(raw[k]);
-    if (full !== raw[k]) [raw[k], dated] = [full, true];
-  }
-  if (dated || Object.values(params).some((v) => v === "")) {
-    const clean = new URLSearchParams(raw);
-    redirect(clean.size ? `/operations?${clean}` : "/operations");
-  }
-  const parsed = listQuerySchema.safeParse(raw);
-  const tools = await knownTools();
-  const filters = new URLSearchParams(Object.entries(raw).filter(([k]) => k !== "cursor"));
-  const filtered = [...filters.keys()].some((k) => k !== "limit");
+  const me = await requirePage("operations:read", "/operations");
+  // Everything this page reads is its project's (lib/store/db/project-context.ts).
+  return inProject(me.project, async () => {
+    const params = await searchParams;
+    const raw = Object.fromEntries(Object.entries(params).flatMap(([k, v]) => (typeof v === "string" && v !== "" ? [[k, v]] : [])));
+    // The filter form is a plain GET form, so Apply sends its empty fields too (`?tool=&agent=`):
+    // answer with the same list at the URL without them, which is the one worth sharing.
+    // A date field typed as a plain day means that day's start in UTC: the URL says so in full.
+    let dated = false;
+    for (const k of DATE_PARAMS) {
+      if (raw[k] === undefined) continue;
+      const full = dayOrInstant(raw[k]);
+      if (full !== raw[k]) [raw[k], dated] = [full, true];
+    }
+    if (dated || Object.values(params).some((v) => v === "")) {
+      const clean = new URLSearchParams(raw);
+      redirect(projectPath(me.project.slug, clean.size ? `/operations?${clean}` : "/operations"));
+    }
+    const parsed = listQuerySchema.safeParse(raw);
+    const tools = await knownTools();
+    const filters = new URLSearchParams(Object.entries(raw).filter(([k]) => k !== "cursor"));
+    const filtered = [...filters.keys()].some((k) => k !== "limit");
 
-  return (
-    <div className="space-y-6">
-      <h1 className="text-2xl font-semibold">Operations</h1>
-      {/* Keyed by the filters: the form's fields start from the URL again after Clear, Back or a link. */}
-      <OperationFilters key={filters.toString()} values={raw} tools={tools} />
-      <ActiveFilterChips values={raw} />
-      {!parsed.success ? (
-        <p role="alert" className="rounded-md border border-rose-300 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-800 dark:bg-rose-950 dark:text-rose-200">
-          These filters are not valid: {describeRefusal(parsed.error, { input: raw, schema: listQuerySchema, root: "filters", key: "filter" }).message}.
-        </p>
-      ) : (
-        <Results query={parsed.data} filters={filters.toString()} filtered={filtered} firstPage={!raw.cursor} />
-      )}
-    </div>
-  );
+    return (
+      <div className="space-y-6">
+        <h1 className="text-2xl font-semibold">Operations</h1>
+        {/* Keyed by the filters: the form's fields start from the URL again after Clear, Back or a link. */}
+        <OperationFilters key={filters.toString()} values={raw} tools={tools} />
+        <ActiveFilterChips values={raw} />
+        {!parsed.success ? (
+          <p role="alert" className="rounded-md border border-rose-300 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-800 dark:bg-rose-950 dark:text-rose-200">
+            These filters are not valid: {describeRefusal(parsed.error, { input: raw, schema: listQuerySchema, root: "filters", key: "filter" }).message}.
+          </p>
+        ) : (
+          // Called here, not rendered later, so that its reads run in this page's project.
+          await Results({ query: parsed.data, filters: filters.toString(), filtered, firstPage: !raw.cursor })
+        )}
+      </div>
+    );
+  });
 }
 
 async function Results({ query, filters, filtered, firstPage }: { query: Parameters<typeof listOperations>[0]; filters: string; filtered: boolean; firstPage: boolean }) {

@@ -1,10 +1,11 @@
 import type { Metadata } from "next";
-import Link from "next/link";
+import Link from "@/components/shell/link";
 import { QUEUE_FILTERS, QueueTabs } from "@/components/review/queue-tabs";
 import { ReviewQueue } from "@/components/review/review-queue";
 import { pendingApprovalCount } from "@/lib/store/review/approvals";
 import { renderedAt } from "@/components/ui/when";
 import { can, roleAtLeast } from "@/lib/domain/permissions";
+import { inProject } from "@/lib/store/db/project-context";
 import { requirePage } from "@/lib/auth/session";
 import { assigneesOf, heldBy } from "@/lib/store/review/assignments";
 import { correctionActsOf, lastCorrectionsOf, listOperations, listQuerySchema } from "@/lib/store/queries/list-operations";
@@ -21,67 +22,70 @@ const FILTERS = QUEUE_FILTERS;
 
 export default async function ReviewPage({ searchParams }: { searchParams: Promise<Search> }) {
   const me = await requirePage("operations:read", "/review");
-  const sp = await searchParams;
-  const pick = (k: string) => (typeof sp[k] === "string" && sp[k] ? (sp[k] as string) : undefined);
-  const query = listQuerySchema.safeParse({ needs_review: "true", by: "called", order: pick("order") ?? "oldest", outcome: pick("outcome"), overclaimed: pick("overclaimed"), cursor: pick("cursor"), limit: "50" });
-  const [counts, held] = await Promise.all([reviewCounts(), pendingApprovalCount()]);
-  const reviewer = can(me, "operations:correct");
-  const current = FILTERS.find(([q]) => q && pick(q.split("=")[0]) === q.split("=")[1])?.[0] ?? "";
-  // "Assigned to me": what I hold now (claimed by me, or taken over by me), still needing review.
-  const only = current === "assigned=me" ? await heldBy(me.email) : undefined;
-  const { items, next_cursor } = query.success ? await listOperations(query.data, only) : { items: [], next_cursor: null };
-  const holders = await assigneesOf(items.map((i) => i.operation_id));
-  const ageHours = reviewAgeHours(process.env.RECONCILE_REVIEW_AGE_HOURS);
-  const now = renderedAt();
-  const lastCorrections = reviewer ? await lastCorrectionsOf(items.map((i) => i.operation_id)) : new Map<string, string | null>();
-  const acts = await correctionActsOf(items);
+  // Everything this page reads is its project's (lib/store/db/project-context.ts).
+  return inProject(me.project, async () => {
+    const sp = await searchParams;
+    const pick = (k: string) => (typeof sp[k] === "string" && sp[k] ? (sp[k] as string) : undefined);
+    const query = listQuerySchema.safeParse({ needs_review: "true", by: "called", order: pick("order") ?? "oldest", outcome: pick("outcome"), overclaimed: pick("overclaimed"), cursor: pick("cursor"), limit: "50" });
+    const [counts, held] = await Promise.all([reviewCounts(), pendingApprovalCount()]);
+    const reviewer = can(me, "operations:correct");
+    const current = FILTERS.find(([q]) => q && pick(q.split("=")[0]) === q.split("=")[1])?.[0] ?? "";
+    // "Assigned to me": what I hold now (claimed by me, or taken over by me), still needing review.
+    const only = current === "assigned=me" ? await heldBy(me.email) : undefined;
+    const { items, next_cursor } = query.success ? await listOperations(query.data, only) : { items: [], next_cursor: null };
+    const holders = await assigneesOf(items.map((i) => i.operation_id));
+    const ageHours = reviewAgeHours(process.env.RECONCILE_REVIEW_AGE_HOURS);
+    const now = renderedAt();
+    const lastCorrections = reviewer ? await lastCorrectionsOf(items.map((i) => i.operation_id)) : new Map<string, string | null>();
+    const acts = await correctionActsOf(items);
 
-  return (
-    <div className="space-y-6">
-      <div>
-        <h1 className="text-2xl font-semibold">Review</h1>
-        <p className="mt-1 text-slate-700 dark:text-slate-300">
-          {counts.total === 0
-            ? "Nothing needs a person right now: every operation is verified, rejected or reconciled."
-            : `${counts.total} operation${counts.total === 1 ? "" : "s"} need${counts.total === 1 ? "s" : ""} a person: ${counts.divergent} divergent, ${counts.uncertain} uncertain and ${counts.rejected} rejected whose agent claimed success anyway; ${counts.overclaimed} of them ${counts.overclaimed === 1 ? "is a success the agent claimed" : "are successes the agent claimed"}. Oldest call first; items called over ${ageHours} h ago are marked.`}
-        </p>
+    return (
+      <div className="space-y-6">
+        <div>
+          <h1 className="text-2xl font-semibold">Review</h1>
+          <p className="mt-1 text-slate-700 dark:text-slate-300">
+            {counts.total === 0
+              ? "Nothing needs a person right now: every operation is verified, rejected or reconciled."
+              : `${counts.total} operation${counts.total === 1 ? "" : "s"} need${counts.total === 1 ? "s" : ""} a person: ${counts.divergent} divergent, ${counts.uncertain} uncertain and ${counts.rejected} rejected whose agent claimed success anyway; ${counts.overclaimed} of them ${counts.overclaimed === 1 ? "is a success the agent claimed" : "are successes the agent claimed"}. Oldest call first; items called over ${ageHours} h ago are marked.`}
+          </p>
+        </div>
+        <QueueTabs current={current} approvals={held} />
+        {!query.success || (!current && (pick("outcome") || pick("overclaimed") || pick("assigned"))) ? (
+          <p role="alert" className="rounded-md border border-rose-300 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-800 dark:bg-rose-950 dark:text-rose-200">
+            That is not one of the queue&apos;s filters: the queue holds the divergent and uncertain operations nobody has reconciled, and the rejected ones whose agent claimed success. Pick a filter above.
+          </p>
+        ) : items.length === 0 ? (
+          <p className="rounded-xl border border-dashed border-slate-300 p-8 text-center dark:border-slate-700">
+            {current === "assigned=me" ? "You hold nothing in the queue: claim an item (c on a row), or open Resolve on one, to see it here." : `The queue is empty${current ? " for this filter" : ""}.`}
+          </p>
+        ) : (
+          <ReviewQueue
+            rows={items.map((op) => ({
+              operation_id: op.operation_id,
+              tool: op.tool,
+              effective_outcome: op.effective_outcome,
+              overclaimed: op.overclaimed,
+              audit_sample: op.audit_sample,
+              // A reopened or retracted item says what a reviewer did, not a reason it contradicts.
+              reason: statusLine({ outcome: op.outcome as Outcome, reason: op.reason, effective_outcome: op.effective_outcome as EffectiveOutcome, review: op.review as Review, act: acts.get(op.operation_id) ?? null }).text,
+              created_at: op.created_at,
+              called_at: op.called_at,
+              holder: holders.get(op.operation_id) ?? null,
+              last_correction_id: lastCorrections.get(op.operation_id) ?? null,
+            }))}
+            me={me.email}
+            reviewer={reviewer}
+            admin={roleAtLeast(me.role, "admin")}
+            now={now}
+            ageHours={ageHours}
+          />
+        )}
+        {next_cursor ? (
+          <Link href={`/review?${new URLSearchParams({ ...(current ? Object.fromEntries([current.split("=")]) : {}), cursor: next_cursor })}`} className="text-sm text-indigo-700 underline dark:text-indigo-300">
+            More →
+          </Link>
+        ) : null}
       </div>
-      <QueueTabs current={current} approvals={held} />
-      {!query.success || (!current && (pick("outcome") || pick("overclaimed") || pick("assigned"))) ? (
-        <p role="alert" className="rounded-md border border-rose-300 bg-rose-50 px-3 py-2 text-sm text-rose-900 dark:border-rose-800 dark:bg-rose-950 dark:text-rose-200">
-          That is not one of the queue&apos;s filters: the queue holds the divergent and uncertain operations nobody has reconciled, and the rejected ones whose agent claimed success. Pick a filter above.
-        </p>
-      ) : items.length === 0 ? (
-        <p className="rounded-xl border border-dashed border-slate-300 p-8 text-center dark:border-slate-700">
-          {current === "assigned=me" ? "You hold nothing in the queue: claim an item (c on a row), or open Resolve on one, to see it here." : `The queue is empty${current ? " for this filter" : ""}.`}
-        </p>
-      ) : (
-        <ReviewQueue
-          rows={items.map((op) => ({
-            operation_id: op.operation_id,
-            tool: op.tool,
-            effective_outcome: op.effective_outcome,
-            overclaimed: op.overclaimed,
-            audit_sample: op.audit_sample,
-            // A reopened or retracted item says what a reviewer did, not a reason it contradicts.
-            reason: statusLine({ outcome: op.outcome as Outcome, reason: op.reason, effective_outcome: op.effective_outcome as EffectiveOutcome, review: op.review as Review, act: acts.get(op.operation_id) ?? null }).text,
-            created_at: op.created_at,
-            called_at: op.called_at,
-            holder: holders.get(op.operation_id) ?? null,
-            last_correction_id: lastCorrections.get(op.operation_id) ?? null,
-          }))}
-          me={me.email}
-          reviewer={reviewer}
-          admin={roleAtLeast(me.role, "admin")}
-          now={now}
-          ageHours={ageHours}
-        />
-      )}
-      {next_cursor ? (
-        <Link href={`/review?${new URLSearchParams({ ...(current ? Object.fromEntries([current.split("=")]) : {}), cursor: next_cursor })}`} className="text-sm text-indigo-700 underline dark:text-indigo-300">
-          More →
-        </Link>
-      ) : null}
-    </div>
-  );
+    );
+  });
 }

@@ -19,6 +19,7 @@ import {
   type Transaction,
 } from "@prisma/driver-adapter-utils";
 import pg from "pg";
+import { withoutSchema } from "@/lib/store/db/pg-hosts";
 import { debug, oneLine } from "./debug";
 
 /** An adapter factory for the engine, and a way to close everything it handed out. */
@@ -208,9 +209,10 @@ class CatalogFriendlyClient extends pg.Client {
   }
 }
 
-function enginePool(url: string): pg.Pool {
+function enginePool(url: string, schema: string | null = null): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
     Client: CatalogFriendlyClient,
     // The engine takes a session-level advisory lock (so concurrent deploys wait for each other)
     // on whichever pooled connection runs it. Closing idle connections could silently release it
@@ -229,19 +231,19 @@ function enginePool(url: string): pg.Pool {
  * own connectToShadowDb drops it while its pool is still connected, which PostgreSQL refuses.
  */
 export function postgresConnections(url: string, shadowServerUrl?: string): Connections {
-  // Prisma's `?schema=` would need search_path handling too; this project lives in `public`.
-  const schema = new URL(url).searchParams.get("schema");
-  if (schema && schema !== "public") {
-    throw new Error(`Unsupported ?schema=${schema}: migrations here target the public schema only`);
-  }
-  const connectTo = async (databaseUrl: string, afterDispose?: () => Promise<void>) => {
-    const pool = enginePool(databaseUrl);
-    return new PgMigrationAdapter(await new PrismaPg(pool).connect(), pool, afterDispose);
+  // A project's own schema (`?schema=project_…`, lib/domain/projects.ts): made first if missing, then
+  // every engine connection works in it (search_path), and the engine keeps its own migrations
+  // table there too (the adapter's schema), so each project's migrations are recorded apart.
+  const { url: bare, schema } = withoutSchema(url);
+  const connectTo = async (databaseUrl: string, afterDispose?: () => Promise<void>, inSchema: string | null = null) => {
+    if (inSchema) await withAdminClient(databaseUrl, (client) => client.query(`CREATE SCHEMA IF NOT EXISTS "${inSchema}"`));
+    const pool = enginePool(databaseUrl, inSchema);
+    return new PgMigrationAdapter(await new PrismaPg(pool, inSchema ? { schema: inSchema } : undefined).connect(), pool, afterDispose);
   };
   return trackingConnections(
     "postgres",
     "@prisma/adapter-pg",
-    () => connectTo(url),
+    () => connectTo(bare, undefined, schema),
     async () => {
       if (!shadowServerUrl) throw new Error("This operation needs a shadow database, which deploy never does.");
       const shadow = await createScratchDatabase(shadowServerUrl, "reconcile_shadow");

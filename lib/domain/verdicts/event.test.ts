@@ -63,6 +63,11 @@ describe("verdictEvent", () => {
     expect(e.attributes["gen_ai.evaluation.explanation"]).toBe("the write was accepted but the canonical effect is absent; a reviewer's resolve: checked the feed by hand");
     expect(e.attributes["reconcile.link"]).toBe("https://reconcile.example/operations/op%201");
   });
+  it("names the operation's project, and links into it (an operation id is unique only within its project)", () => {
+    const e = verdictEvent({ operationId: "op-1", after: state(), at: "2026-12-04T10:00:00.000Z", publicUrl: "https://reconcile.example", project: "billing" });
+    expect(e.attributes["reconcile.project"]).toBe("billing");
+    expect(e.attributes["reconcile.link"]).toBe("https://reconcile.example/p/billing/operations/op-1");
+  });
   it("bounds what it copies: a long explanation is clipped", () => {
     const e = verdictEvent({ operationId: "o", after: state(), at: "2026-12-04T10:00:00.000Z", reviewer: { action: "resolve", reason: "x".repeat(50_000) } });
     expect(String(e.attributes["gen_ai.evaluation.explanation"]).length).toBeLessThanOrEqual(2000);

@@ -67,6 +67,8 @@ export type VerdictChange = {
   reviewer?: { action: string; reason: string };
   /** RECONCILE_PUBLIC_URL, for a link to the operation's page. */
   publicUrl?: string;
+  /** The slug of the operation's project (an operation id is unique only within it). */
+  project?: string;
 };
 
 /**
@@ -74,7 +76,7 @@ export type VerdictChange = {
  * category, and never the record's own fields (an idempotency key, the intent's parameters).
  */
 export function verdictEvent(change: VerdictChange): VerdictEvent {
-  const { operationId, after, at, reviewer, publicUrl } = change;
+  const { operationId, after, at, reviewer, publicUrl, project } = change;
   const value = scoreValue(after.effective_outcome);
   const reason = after.classification.reason;
   const explanation = reviewer ? `${reason}; a reviewer's ${reviewer.action}: ${reviewer.reason}` : reason;
@@ -86,8 +88,9 @@ export function verdictEvent(change: VerdictChange): VerdictEvent {
     "gen_ai.evaluation.explanation": cut(explanation, MAX_EXPLANATION),
     ...(after.tool ? { "gen_ai.tool.name": after.tool } : {}),
     "reconcile.operation.id": operationId,
+    ...(project ? { "reconcile.project": project } : {}),
     ...(after.classification.failure_category ? { "reconcile.failure_category": after.classification.failure_category } : {}),
-    ...(publicUrl ? { "reconcile.link": operationLink({ base: publicUrl }, operationId) } : {}),
+    ...(publicUrl ? { "reconcile.link": operationLink({ base: project ? `${publicUrl}/p/${project}` : publicUrl }, operationId) } : {}),
   };
   return { time: at, ...verdictTraceContext(operationId, after.envelope), attributes };
 }

@@ -1,5 +1,5 @@
 import "server-only";
-import { DEFAULT_PROJECT } from "@/lib/domain/archive-segment";
+import { currentProjectKey } from "../db/project-context";
 import { GENESIS_HASH, type ChainRecord } from "@/lib/domain/hash";
 import { cutoffOf, daySegments, publishedThroughOf, sealablePrefix, type SealCandidate } from "@/lib/domain/retention";
 import { writeSegment, type WrittenSegment } from "@/lib/archive/segments";
@@ -168,7 +168,7 @@ async function sealSegment(target: ArchiveTarget, first: number, last: number, a
   if ((prev?.last_seq ?? 0) + 1 !== first) throw new StoreError("conflict", `segment ${first}-${last} does not follow the last sealed seq ${prev?.last_seq ?? 0}`);
   const records = await recordsBetween(db, first, last);
   if (records.length !== last - first + 1) throw new StoreError("conflict", `seqs ${first}-${last} are not all in the database (${records.length} records)`);
-  const written = await writeSegment(target, records, { project: DEFAULT_PROJECT, chain: 0, prevHead: prev?.head_hash ?? GENESIS_HASH, linked: false, signer: signingKey() });
+  const written = await writeSegment(target, records, { project: currentProjectKey(), chain: 0, prevHead: prev?.head_hash ?? GENESIS_HASH, linked: false, signer: signingKey() });
   return writeTransaction((tx) => deleteSealed(tx, written, actor));
 }
 

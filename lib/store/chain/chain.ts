@@ -1,8 +1,8 @@
 import "server-only";
 import { chainOf, EMPTY_HEAD, parseChainCount, type ChainHead } from "@/lib/domain/chains";
 import { chainHash, type ChainFields, type ChainRecord } from "@/lib/domain/hash";
-import { databaseUrl, provider } from "../db/database";
-import { writeTransaction } from "../db/db";
+import { provider } from "../db/database";
+import { currentDatabaseUrl, writeTransaction } from "../db/db";
 import { asSql, insertMany, placeholder, selectIn, type Sql, type SqlLike } from "../db/sql";
 
 /**
@@ -287,12 +287,12 @@ const counts = new Map<string, number>();
 
 /** The chain count when this process already knows it (read at server start), else null. */
 export function chainCountIfKnown(): number | null {
-  return counts.get(databaseUrl()) ?? null;
+  return counts.get(currentDatabaseUrl()) ?? null;
 }
 
 /** The chain count when this process already knows it, else 1 (for grouping work only: never for seqs). */
 export function knownChainCount(): number {
-  return counts.get(databaseUrl()) ?? 1;
+  return counts.get(currentDatabaseUrl()) ?? 1;
 }
 
 /**
@@ -302,7 +302,7 @@ export function knownChainCount(): number {
  * reader, outside a write transaction) records nothing and reads a database without a count as one chain.
  */
 export async function chainCountIn(db: SqlLike, opts: { readOnly?: boolean } = {}): Promise<number> {
-  const url = databaseUrl();
+  const url = currentDatabaseUrl();
   const known = counts.get(url);
   if (known !== undefined) return known;
   const tx = asSql(db);

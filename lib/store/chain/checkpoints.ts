@@ -1,4 +1,5 @@
 import "server-only";
+import { perProject } from "../db/project-context";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { KeyObject } from "node:crypto";
@@ -97,7 +98,8 @@ export async function writeCheckpoint(): Promise<Checkpoint | null> {
   });
 }
 
-const state = globalThis as unknown as { __reconcileCheckpoint?: { checkedAt: number; timer?: NodeJS.Timeout } };
+/** Each project signs its own chain's checkpoints, on its own clock (project-context.ts). */
+const scheduled = perProject("checkpoint-schedule", () => ({ checkedAt: 0 }) as { checkedAt: number; timer?: NodeJS.Timeout });
 
 /**
  * Called after writes (and by a timer): signs a checkpoint when RECONCILE_CHECKPOINT_EVERY
@@ -105,7 +107,7 @@ const state = globalThis as unknown as { __reconcileCheckpoint?: { checkedAt: nu
  * nothing is due (looks at most every 2 s); never fails the write that called it.
  */
 export async function maybeCheckpoint(force = false): Promise<void> {
-  const s = (state.__reconcileCheckpoint ??= { checkedAt: 0 });
+  const s = scheduled();
   let due: { records: number; ms: number };
   try {
     due = checkpointEvery();

@@ -5,6 +5,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { pgClient } from "./pg-failover";
 import { providerOf } from "./database";
+import { withoutSchema } from "./pg-hosts";
 
 /**
  * Backups and restores of the whole database (docs/DEPLOY.md, "Backups"), while the server runs.
@@ -57,8 +58,14 @@ function run(program: string, args: string[]): Promise<void> {
   });
 }
 
-/** A connection string pg_dump and pg_restore take (libpq's own URI). */
-const libpqUrl = (url: string) => url.replace(/^postgres:\/\//, "postgresql://");
+/** A connection string pg_dump and pg_restore take (libpq's own URI: a project's `schema` goes in `--schema` instead). */
+const libpqUrl = (url: string) => withoutSchema(url).url.replace(/^postgres:\/\//, "postgresql://");
+
+/** A project's schema (lib/domain/projects.ts) as pg_dump's option: that project alone. */
+const schemaArgs = (url: string) => {
+  const { schema } = withoutSchema(url);
+  return schema ? [`--schema=${schema}`] : [];
+};
 
 /** Backs up the database `url` names into `out` (refused if `out` exists). */
 export async function backupDatabase(url: string, out: string, progress?: Progress): Promise<BackupSummary> {
@@ -92,7 +99,7 @@ export async function backupDatabase(url: string, out: string, progress?: Progre
       await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
       const { rows } = await client.query<{ id: string }>("SELECT pg_export_snapshot() AS id");
       const held = summaryOf((await client.query<{ n: string; head: string | null }>(SUMMARY)).rows[0]);
-      await run("pg_dump", ["--format=custom", "--no-owner", "--no-privileges", `--snapshot=${rows[0].id}`, `--file=${partial}`, libpqUrl(url)]);
+      await run("pg_dump", ["--format=custom", "--no-owner", "--no-privileges", `--snapshot=${rows[0].id}`, `--file=${partial}`, ...schemaArgs(url), libpqUrl(url)]);
       await client.query("COMMIT");
       renameSync(partial, out);
       return { file: out, bytes: statSync(out).size, ...held };
@@ -121,7 +128,7 @@ async function holdsRecords(url: string): Promise<boolean> {
   const client = pgClient(url);
   await client.connect();
   try {
-    const { rows } = await client.query("SELECT to_regclass('public.chain_records') IS NOT NULL AS present");
+    const { rows } = await client.query("SELECT to_regclass(current_schema() || '.chain_records') IS NOT NULL AS present");
     if (!rows[0].present) return false;
     return (await client.query("SELECT 1 FROM chain_records LIMIT 1")).rows.length > 0;
   } finally {

@@ -8,10 +8,13 @@ import { asSql, type Sql } from "./sql";
 import { deadlineOptions } from "./pg-deadline";
 import { DirectPg } from "./pg-direct";
 import { pgConnection } from "./pg-failover";
+import { withoutSchema } from "./pg-hosts";
 import { SqliteCheckpointer, WRITER_CHECKPOINT_PAGES } from "./sqlite-checkpointer";
 import { DirectSqlite } from "./sqlite-direct";
 import { ensureWal } from "./sqlite-wal";
 import { envSetting } from "@/lib/domain/settings";
+import { projectDatabaseUrl } from "@/lib/domain/projects";
+import { currentProjectId, inInstance } from "./project-context";
 
 /**
  * The only place a Prisma client is made, for the database DATABASE_URL names (database.ts:
@@ -55,7 +58,7 @@ function connect(url: string): Clients {
       // Deadlines for a connection and each answer (pg-deadline.ts); an idle connection that
       // fails is an error event the adapter handles, and the pool replaces it. Several hosts in
       // the URL: each new connection looks for the primary (pg-failover.ts).
-      adapter: new PrismaPg({ max: envSetting("DATABASE_POOL_SIZE"), ...deadlineOptions(), ...pgConnection(url) }),
+      adapter: new PrismaPg({ max: envSetting("DATABASE_POOL_SIZE"), ...deadlineOptions(), ...pgConnection(url) }, withoutSchema(url).schema ? { schema: withoutSchema(url).schema! } : undefined),
     }) as unknown as Db;
     let directPg: DirectPg | null = null;
     return {
@@ -123,14 +126,27 @@ function connect(url: string): Clients {
   };
 }
 
-const globalForDb = globalThis as unknown as { __reconcileDb?: Clients & { url: string } };
+const globalForDb = globalThis as unknown as { __reconcileDb?: Map<string, Clients> };
 
+/** The URL of the database the store works on now: the current project's (project-context.ts). */
+export function currentDatabaseUrl(): string {
+  return projectDatabaseUrl(databaseUrl(), currentProjectId());
+}
+
+/**
+ * The clients of the current project's database (project-context.ts): the instance's own for
+ * the default project, a file or schema of its own for another (lib/domain/projects.ts), each
+ * opened at first use and kept.
+ */
 function clients(): Clients {
-  const url = databaseUrl();
-  if (!globalForDb.__reconcileDb || globalForDb.__reconcileDb.url !== url) {
-    globalForDb.__reconcileDb = { ...connect(url), url };
+  const url = currentDatabaseUrl();
+  const all = (globalForDb.__reconcileDb ??= new Map());
+  let c = all.get(url);
+  if (!c) {
+    c = connect(url);
+    all.set(url, c);
   }
-  return globalForDb.__reconcileDb;
+  return c;
 }
 
 /** The client for writes: always inside `writeTransaction`. */
@@ -194,9 +210,25 @@ export async function sqlReadSnapshot<T>(fn: (sql: Sql) => Promise<T>): Promise<
   return c.directPg().snapshot(fn);
 }
 
+/** Closes every database this process opened (each project's). */
 export async function disconnect(): Promise<void> {
-  const c = globalForDb.__reconcileDb;
-  if (!c) return;
+  const all = globalForDb.__reconcileDb;
+  if (!all) return;
   globalForDb.__reconcileDb = undefined;
-  await c.close();
+  await Promise.all([...all.values()].map((c) => c.close()));
+}
+
+/** The instance's database (users, tokens, projects, sign-in events): the default project's. */
+export function instanceReader(): Promise<Db> {
+  return inInstance(() => reader());
+}
+
+/** A write transaction on the instance's database, whatever project the caller works in. */
+export function instanceWriteTransaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return inInstance(() => writeTransaction(fn));
+}
+
+/** The instance database's writer client (the sign-in throttle's store on PostgreSQL). */
+export function instanceWriter(): Promise<Db> {
+  return inInstance(() => writer());
 }

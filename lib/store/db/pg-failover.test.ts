@@ -1,7 +1,8 @@
 import net from "node:net";
 import pg from "pg";
-import { expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { pgClient, pgConnection } from "./pg-failover";
+import { withoutSchema } from "./pg-hosts";
 import { DeadlineClient } from "./pg-deadline";
 import { isDatabaseUnavailable } from "./unavailable";
 
@@ -50,4 +51,23 @@ it("a pool on several hosts answers its connect callback with the same failure",
 
 it("a write refused on a read-only host (25006) is the database unavailable, answered 503", () => {
   expect(isDatabaseUnavailable({ code: "25006", message: "cannot execute INSERT in a read-only transaction" })).toBe(true);
+});
+
+describe("a project's schema in the URL", () => {
+  it("is taken out of the URL and kept apart", () => {
+    expect(withoutSchema("postgresql://u:p@h:5432/db?schema=project_ab12")).toEqual({ url: "postgresql://u:p@h:5432/db", schema: "project_ab12" });
+    expect(withoutSchema("postgresql://u:p@h1,h2/db?target_session_attrs=read-write&schema=project_x")).toEqual({ url: "postgresql://u:p@h1,h2/db?target_session_attrs=read-write", schema: "project_x" });
+    expect(withoutSchema("postgresql://u:p@h/db")).toEqual({ url: "postgresql://u:p@h/db", schema: null });
+    expect(withoutSchema("postgresql://u:p@h/db?schema=public")).toEqual({ url: "postgresql://u:p@h/db", schema: null });
+  });
+
+  it("refuses a name that is not plain", () => {
+    expect(() => withoutSchema("postgresql://h/db?schema=x%3Bdrop")).toThrow(/plain/);
+    expect(() => withoutSchema("postgresql://h/db?schema=Upper")).toThrow(/plain/);
+  });
+
+  it("becomes every connection's search_path", () => {
+    expect(pgConnection("postgresql://u:p@h:5432/db?schema=project_ab12")).toMatchObject({ connectionString: "postgresql://u:p@h:5432/db", options: "-c search_path=project_ab12" });
+    expect(pgConnection("postgresql://u:p@h:5432/db").options).toBeUndefined();
+  });
 });

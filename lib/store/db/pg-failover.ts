@@ -1,7 +1,7 @@
 import "server-only";
 import pg from "pg";
 import { DeadlineClient } from "./pg-deadline";
-import { parsePgUrl, type PgHost } from "./pg-hosts";
+import { parsePgUrl, withoutSchema, type PgHost } from "./pg-hosts";
 import { pointAt, probe } from "./pg-probe";
 
 /**
@@ -21,10 +21,14 @@ import { pointAt, probe } from "./pg-probe";
  *
  * One host without target_session_attrs (the ordinary case) is left to pg as it is.
  */
-export function pgConnection(url: string): { connectionString: string; Client: typeof pg.Client } {
-  const parsed = parsePgUrl(url);
+export function pgConnection(url: string): { connectionString: string; Client: typeof pg.Client; options?: string } {
+  // A project's schema (`?schema=project_…`, lib/domain/projects.ts): every connection's search_path, so
+  // unqualified SQL finds that project's tables; pg itself would not understand the parameter.
+  const { url: bare, schema } = withoutSchema(url);
+  const options = schema ? { options: `-c search_path=${schema}` } : {};
+  const parsed = parsePgUrl(bare);
   if (parsed.hosts.length <= 1 && parsed.targetSessionAttrs === "any") {
-    return { connectionString: url, Client: DeadlineClient as unknown as typeof pg.Client };
+    return { connectionString: bare, Client: DeadlineClient as unknown as typeof pg.Client, ...options };
   }
   const { hosts, targetSessionAttrs } = parsed;
   const state = { preferred: 0 };
@@ -66,14 +70,13 @@ export function pgConnection(url: string): { connectionString: string; Client: t
       throw unavailable(`no ${targetSessionAttrs === "any" ? "reachable" : "writable"} PostgreSQL host: ${why.join("; ")}`);
     }
   }
-  return { connectionString: parsed.connectionString, Client: FailoverClient as unknown as typeof pg.Client };
+  return { connectionString: parsed.connectionString, Client: FailoverClient as unknown as typeof pg.Client, ...options };
 }
 
 const unavailable = (message: string) => Object.assign(new Error(message), { code: "08001" });
 
 /** One client (not pooled) for `url`, one host or several: for the backup and such. */
 export function pgClient(url: string, config: pg.ClientConfig = {}): pg.Client {
-  const { connectionString, Client } = pgConnection(url);
-  return new Client({ ...config, connectionString });
+  const { connectionString, Client, options } = pgConnection(url);
+  return new Client({ ...config, connectionString, ...(options ? { options } : {}) });
 }
-

@@ -99,3 +99,22 @@ function parseHost(text: string, i: number): PgHost {
   if (!(n >= 1 && n <= 65535)) throw new Error(`host ${i + 1} of the PostgreSQL URL has port ${JSON.stringify(port)}: a port is 1 to 65535`);
   return { host: decodeURIComponent(host), port: n };
 }
+
+/**
+ * The `schema` parameter taken out of a PostgreSQL URL (null when none, or `public`). Only a
+ * plain lower-case name is accepted: it goes into the connection's options unquoted.
+ */
+export function withoutSchema(url: string): { url: string; schema: string | null } {
+  const m = /^([^?]*)\?(.*)$/.exec(url);
+  if (!m) return { url, schema: null };
+  let schema: string | null = null;
+  const kept = m[2].split("&").filter((pair) => {
+    if (!pair.startsWith("schema=")) return true;
+    schema = decodeURIComponent(pair.slice("schema=".length));
+    return false;
+  });
+  if (schema !== null && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`DATABASE_URL: schema=${schema} is not a plain lower-case name`);
+  return { url: kept.length ? `${m[1]}?${kept.join("&")}` : m[1], schema: schema === "public" ? null : schema };
+}
+
+

@@ -8,6 +8,7 @@ import { isDatabaseUnavailable, isStorageFull, UNAVAILABLE_RETRY_AFTER_SECONDS }
 import { StoreError } from "../errors";
 import { ingestRecords, type IngestResult, type ValidRecord } from "./records";
 import { canSpeculate, ingestGroup, speculate, type Speculation, type Written } from "./speculation";
+import { currentProjectId } from "../db/project-context";
 import { envSetting } from "@/lib/domain/settings";
 
 /**
@@ -76,7 +77,9 @@ export function submitIngest(records: ValidRecord[]): Promise<IngestResult[]> {
   return enqueue([...chains].sort((a, b) => a - b).join(","), records);
 }
 
-function enqueue(key: string, records: ValidRecord[]): Promise<IngestResult[]> {
+function enqueue(chains: string, records: ValidRecord[]): Promise<IngestResult[]> {
+  // A lane per project too: a group is one transaction, in one project's database (project-context.ts).
+  const key = `${currentProjectId()} ${chains}`;
   const lane = laneOf(key);
   return new Promise((resolve, reject) => {
     lane.jobs.push({ records, resolve, reject, at: Date.now() });

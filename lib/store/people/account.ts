@@ -1,7 +1,7 @@
 import "server-only";
 import { hashPassword, verifyPassword } from "@/lib/crypto/passwords";
 import { passwordProblem } from "@/lib/domain/password-policy";
-import { reader, writeTransaction } from "../db/db";
+import { instanceReader as reader, instanceWriteTransaction as writeTransaction } from "../db/db";
 import { StoreError } from "../errors";
 import { recordSecurityEvent } from "../chain/security-events";
 

@@ -1,22 +1,29 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { isRole, isScope, SCOPES, scopesAllowedFor, type Scope } from "@/lib/domain/permissions";
+import { isScope, SCOPES, scopesAllowedFor, type Scope } from "@/lib/domain/permissions";
 import { generateToken, hashToken, looksLikeToken } from "@/lib/crypto/tokens";
-import { reader, writeTransaction } from "../db/db";
+import { instanceReader as reader, instanceWriteTransaction as writeTransaction } from "../db/db";
 import { StoreError } from "../errors";
 import { isStorageFull } from "../db/unavailable";
 import { recordSecurityEvent } from "../chain/security-events";
 import { forgetToken, forgetTokens, rememberedToken, rememberToken, type TokenPrincipal } from "./token-cache";
 import { normalizeEmail } from "./users";
+import { DEFAULT_PROJECT, effectiveRole, isInstanceAdmin } from "@/lib/domain/projects";
 
-/** Creates a token for a user. Refuses scopes above the owner's role. Returns the token once. */
+/**
+ * Creates a token for a user in one project (the default project unless said), whose data it
+ * then reads and writes. Refuses scopes above the owner's role in that project, and a project
+ * the owner has no role in. Returns the token once.
+ */
 export async function createApiToken(input: {
   email: string;
   name: string;
   scopes: string[];
+  /** The project's id. */
+  project?: string;
   actor: string | null;
   source?: string | null;
-}): Promise<{ token: string; id: string; prefix: string; last4: string; scopes: Scope[] }> {
+}): Promise<{ token: string; id: string; prefix: string; last4: string; scopes: Scope[]; project: string }> {
   const name = input.name.trim();
   if (!name || name.length > 100) throw new StoreError("invalid_input", "a token needs a name of 1–100 characters");
   const unknown = input.scopes.filter((s) => !isScope(s));
@@ -24,23 +31,35 @@ export async function createApiToken(input: {
   const scopes = [...new Set(input.scopes)] as Scope[];
   if (!scopes.length) throw new StoreError("invalid_input", "a token needs at least one scope");
   const email = normalizeEmail(input.email);
+  const projectId = input.project ?? DEFAULT_PROJECT;
   return writeTransaction(async (tx) => {
     const user = await tx.user.findUnique({ where: { email } });
     if (!user) throw new StoreError("not_found", `no user with the email ${email}`);
     if (user.disabled) throw new StoreError("forbidden", `${email} is disabled`);
-    if (!isRole(user.role)) throw new StoreError("internal", "user has an unknown role");
-    const allowed = scopesAllowedFor(user.role);
+    const project = await tx.project.findUnique({ where: { id: projectId } });
+    const roles = await tx.projectMember.findMany({ where: { userId: user.id, projectId: { in: [projectId, DEFAULT_PROJECT] } } });
+    const role = effectiveRole({ instanceAdmin: isInstanceAdmin(roles.find((r) => r.projectId === DEFAULT_PROJECT)?.role), membership: roles.find((r) => r.projectId === projectId)?.role ?? null });
+    if (!project || !project.readyAt || !role) throw new StoreError("not_found", `project: ${email} is in no such project`);
+    const allowed = scopesAllowedFor(role);
     const above = scopes.filter((s) => !allowed.includes(s));
     if (above.length) {
-      throw new StoreError("forbidden", `a ${user.role}'s token cannot carry the scope ${above.join(", ")} (allowed: ${allowed.join(", ")})`);
+      throw new StoreError("forbidden", `a ${role}'s token cannot carry the scope ${above.join(", ")} (allowed: ${allowed.join(", ")})`);
     }
     const t = generateToken();
     const id = randomUUID();
     await tx.apiToken.create({
-      data: { id, userId: user.id, name, prefix: t.prefix, last4: t.last4, tokenHash: t.hash, scopes: scopes.join(","), createdAt: new Date() },
+      data: { id, userId: user.id, name, prefix: t.prefix, last4: t.last4, tokenHash: t.hash, scopes: scopes.join(","), projectId, createdAt: new Date() },
     });
-    await recordSecurityEvent(tx, input.actor, { type: "token.created", token_id: id, owner: email, name, scopes, source: input.source ?? null });
-    return { token: t.token, id, prefix: t.prefix, last4: t.last4, scopes };
+    await recordSecurityEvent(tx, input.actor, {
+      type: "token.created",
+      token_id: id,
+      owner: email,
+      name,
+      scopes,
+      ...(projectId !== DEFAULT_PROJECT ? { project: project.slug } : {}),
+      source: input.source ?? null,
+    });
+    return { token: t.token, id, prefix: t.prefix, last4: t.last4, scopes, project: project.slug };
   });
 }
 
@@ -48,8 +67,9 @@ export async function createApiToken(input: {
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
- * The principal behind a bearer token, or null when it is unknown, revoked, or its owner is
- * disabled.
+ * The principal behind a bearer token, or null when it is unknown, revoked, its owner is
+ * disabled, or the owner has no role left in the token's project. Its role is the owner's in
+ * that project now (a demoted owner's review token stops reviewing).
  */
 export async function authenticateToken(token: string): Promise<TokenPrincipal | null> {
   if (!looksLikeToken(token)) return null;
@@ -58,7 +78,11 @@ export async function authenticateToken(token: string): Promise<TokenPrincipal |
   if (remembered) return remembered;
   const db = await reader();
   const row = await db.apiToken.findUnique({ where: { tokenHash: hash }, include: { user: true } });
-  if (!row || row.revokedAt || row.user.disabled || !isRole(row.user.role)) {
+  const project = row ? await db.project.findUnique({ where: { id: row.projectId } }) : null;
+  const roles = row ? await db.projectMember.findMany({ where: { userId: row.userId, projectId: { in: [row.projectId, DEFAULT_PROJECT] } } }) : [];
+  const instanceAdmin = isInstanceAdmin(roles.find((r) => r.projectId === DEFAULT_PROJECT)?.role);
+  const role = row ? effectiveRole({ instanceAdmin, membership: roles.find((r) => r.projectId === row.projectId)?.role ?? null }) : null;
+  if (!row || row.revokedAt || row.user.disabled || !project?.readyAt || !role) {
     forgetToken(hash);
     return null;
   }
@@ -76,7 +100,9 @@ export async function authenticateToken(token: string): Promise<TokenPrincipal |
     tokenName: row.name,
     userId: row.userId,
     email: row.user.email,
-    role: row.user.role,
+    role,
+    instanceAdmin,
+    project: { id: project.id, slug: project.slug, name: project.name },
     scopes: row.scopes.split(",").filter(isScope),
   };
   rememberToken(hash, principal);
@@ -85,30 +111,32 @@ export async function authenticateToken(token: string): Promise<TokenPrincipal |
 
 export type TokenSummary = { id: string; name: string; prefix: string; last4: string; scopes: string[]; createdAt: Date; lastUsedAt: Date | null };
 
-/** A user's live tokens, newest first (never the token itself: it is not stored). */
-export async function listTokens(userId: string): Promise<TokenSummary[]> {
+/** A user's live tokens in one project, newest first (never the token itself: it is not stored). */
+export async function listTokens(userId: string, projectId: string = DEFAULT_PROJECT): Promise<TokenSummary[]> {
   const db = await reader();
-  const rows = await db.apiToken.findMany({ where: { userId, revokedAt: null }, orderBy: { createdAt: "desc" } });
+  const rows = await db.apiToken.findMany({ where: { userId, projectId, revokedAt: null }, orderBy: { createdAt: "desc" } });
   return rows.map((r) => ({ id: r.id, name: r.name, prefix: r.prefix, last4: r.last4, scopes: r.scopes.split(","), createdAt: r.createdAt, lastUsedAt: r.lastUsedAt }));
 }
 
 export type AnyTokenSummary = TokenSummary & { owner: string };
 
-/** Every user's live tokens, newest first, for admins: names, prefixes and use, never a secret. */
-export async function listAllTokens(limit = 500): Promise<AnyTokenSummary[]> {
+/** Every user's live tokens in one project, newest first, for its admins: names, prefixes and use, never a secret. */
+export async function listAllTokens(projectId: string = DEFAULT_PROJECT, limit = 500): Promise<AnyTokenSummary[]> {
   const db = await reader();
-  const rows = await db.apiToken.findMany({ where: { revokedAt: null }, orderBy: { createdAt: "desc" }, take: limit, include: { user: { select: { email: true } } } });
+  const rows = await db.apiToken.findMany({ where: { projectId, revokedAt: null }, orderBy: { createdAt: "desc" }, take: limit, include: { user: { select: { email: true } } } });
   return rows.map((r) => ({ id: r.id, name: r.name, prefix: r.prefix, last4: r.last4, scopes: r.scopes.split(","), createdAt: r.createdAt, lastUsedAt: r.lastUsedAt, owner: r.user.email }));
 }
 
 /**
- * Revokes a token: one of the owner's (`ownerId`; another user's token is "not found" to them),
- * or any user's (`ownerId: null`, for admins only: the caller checks). Returns whose it was.
+ * Revokes a token of one project: one of the owner's (`ownerId`; another user's token is "not
+ * found" to them), or any user's (`ownerId: null`, for the project's admins only: the caller
+ * checks). A token of another project is "not found". Returns whose it was.
  */
-export async function revokeToken(input: { id: string; ownerId: string | null; actor: string; source?: string | null }): Promise<{ owner: string; name: string }> {
+export async function revokeToken(input: { id: string; ownerId: string | null; projectId?: string; actor: string; source?: string | null }): Promise<{ owner: string; name: string }> {
+  const projectId = input.projectId ?? DEFAULT_PROJECT;
   const result = await writeTransaction(async (tx) => {
     const token = await tx.apiToken.findUnique({ where: { id: input.id }, include: { user: true } });
-    if (!token || (input.ownerId !== null && token.userId !== input.ownerId) || token.revokedAt) throw new StoreError("not_found", "no such token");
+    if (!token || token.projectId !== projectId || (input.ownerId !== null && token.userId !== input.ownerId) || token.revokedAt) throw new StoreError("not_found", "no such token");
     await tx.apiToken.update({ where: { id: token.id }, data: { revokedAt: new Date() } });
     await recordSecurityEvent(tx, input.actor, { type: "token.revoked", token_id: token.id, owner: token.user.email, source: input.source ?? null });
     return { owner: token.user.email, name: token.name };

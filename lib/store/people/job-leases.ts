@@ -1,6 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { writeTransaction } from "../db/db";
+import { instanceWriteTransaction as writeTransaction } from "../db/db";
 import { asSql, placeholder as ph, type Sql } from "../db/sql";
 
 /**

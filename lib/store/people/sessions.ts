@@ -1,9 +1,10 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { identifierDigest } from "@/lib/crypto/identifier";
-import { isRole, type Role } from "@/lib/domain/permissions";
+import { isRole } from "@/lib/domain/permissions";
+import { DEFAULT_PROJECT } from "@/lib/domain/projects";
 import { lockChain } from "../chain/chain";
-import { reader, writeTransaction } from "../db/db";
+import { instanceReader as reader, instanceWriteTransaction as writeTransaction } from "../db/db";
 import { recordSecurityEvent } from "../chain/security-events";
 import { normalizeEmail } from "./users";
 
@@ -23,7 +24,7 @@ export async function recordSignOut(userId: string, sessionVersion: number, sour
 }
 
 export type SsoClaims = { issuer: string; subject: string; email: string | null; emailVerified: unknown };
-export type SsoUser = { id: string; email: string; role: Role; sessionVersion: number };
+export type SsoUser = { id: string; email: string; sessionVersion: number };
 export type SsoRefusal = "unverified" | "domain" | "other_identity" | "disabled";
 
 /** AUTH_OIDC_ALLOWED_DOMAINS: a comma list of email domains (`example.com`, or `@example.com`); unset: any. */
@@ -78,15 +79,17 @@ export async function signInWithSso(claims: SsoClaims, source: string | null = n
       }
       const now = new Date();
       if (!user) {
-        user = await tx.user.create({ data: { id: randomUUID(), email, passwordHash: null, role: defaultRole, createdAt: now, updatedAt: now } });
+        user = await tx.user.create({ data: { id: randomUUID(), email, passwordHash: null, createdAt: now, updatedAt: now } });
+        // Joins the default project with AUTH_OIDC_DEFAULT_ROLE; other projects' admins add them to theirs.
+        await tx.projectMember.create({ data: { projectId: DEFAULT_PROJECT, userId: user.id, role: defaultRole, createdAt: now.toISOString() } });
         await recordSecurityEvent(tx, email, { type: "user.created", email, role: defaultRole, via: "sso", source });
       }
       await tx.oidcIdentity.create({ data: { issuer: claims.issuer, subject: claims.subject, userId: user.id, email, createdAt: now } });
       await recordSecurityEvent(tx, user.email, { type: "identity.linked", email: user.email, issuer: claims.issuer, subject: claims.subject, source });
     }
-    if (user.disabled || !isRole(user.role)) return refuse("disabled", "account disabled", user.email);
+    if (user.disabled) return refuse("disabled", "account disabled", user.email);
     await recordSecurityEvent(tx, user.email, { type: "signin.succeeded", email: user.email, method: "oidc", source });
-    return { ok: true as const, user: { id: user.id, email: user.email, role: user.role, sessionVersion: user.sessionVersion } };
+    return { ok: true as const, user: { id: user.id, email: user.email, sessionVersion: user.sessionVersion } };
   });
 }
 
@@ -95,6 +98,6 @@ export async function userForIdentity(issuer: string, subject: string): Promise<
   const db = await reader();
   const linked = await db.oidcIdentity.findUnique({ where: { issuer_subject: { issuer, subject } }, include: { user: true } });
   const user = linked?.user;
-  if (!user || user.disabled || !isRole(user.role)) return null;
-  return { id: user.id, email: user.email, role: user.role, sessionVersion: user.sessionVersion };
+  if (!user || user.disabled) return null;
+  return { id: user.id, email: user.email, sessionVersion: user.sessionVersion };
 }

@@ -1,6 +1,6 @@
 import "server-only";
 import { createHash, randomInt, timingSafeEqual } from "node:crypto";
-import { reader, writeTransaction } from "../db/db";
+import { instanceReader as reader, instanceWriteTransaction as writeTransaction } from "../db/db";
 import { placeholder } from "../db/sql";
 
 /**

@@ -1,15 +1,14 @@
 import "server-only";
 import { identifierDigest, MAX_IDENTIFIER_LENGTH, normalizeIdentifier } from "@/lib/crypto/identifier";
 import { verifyPassword } from "@/lib/crypto/passwords";
-import { isRole, type Role } from "@/lib/domain/permissions";
 import type { Tx } from "../db/database";
-import { reader, writeTransaction } from "../db/db";
+import { instanceReader as reader, instanceWriteTransaction as writeTransaction } from "../db/db";
 import { recordSecurityEvent } from "../chain/security-events";
 import { placeholder } from "../db/sql";
 import { recordSignInFailure, signInThrottle, type ThrottleWindow } from "./throttle";
 
 export type SignInResult =
-  | { ok: true; user: { id: string; email: string; role: Role; sessionVersion: number } }
+  | { ok: true; user: { id: string; email: string; sessionVersion: number } }
   | { ok: false; reason: "invalid" }
   | { ok: false; reason: "throttled"; minutes: number };
 
@@ -42,7 +41,7 @@ export async function signInWithPassword(identifierInput: string, password: stri
     return { ok: false, reason: "throttled", minutes: throttle.minutes };
   }
   const valid = await verifyPassword(user?.passwordHash ?? DUMMY_HASH, password);
-  if (!user || !valid || user.disabled || !isRole(user.role)) {
+  if (!user || !valid || user.disabled) {
     await recordSignInFailure(digest, address);
     const reason = tooLong ? "identifier too long" : !user ? "unknown account" : user.disabled ? "account disabled" : "wrong password";
     await writeTransaction((tx) => recordSecurityEvent(tx, who, { type: "signin.failed", email: who, reason, source: address }));
@@ -51,7 +50,7 @@ export async function signInWithPassword(identifierInput: string, password: stri
   await writeTransaction((tx) =>
     recordSecurityEvent(tx, user.email, { type: "signin.succeeded", email: user.email, method: "password", source: address }),
   );
-  return { ok: true, user: { id: user.id, email: user.email, role: user.role, sessionVersion: user.sessionVersion } };
+  return { ok: true, user: { id: user.id, email: user.email, sessionVersion: user.sessionVersion } };
 }
 
 /**

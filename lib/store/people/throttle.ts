@@ -2,7 +2,7 @@ import "server-only";
 import { RateLimiterPrisma } from "rate-limiter-flexible";
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { databaseUrl, provider, type Db } from "../db/database";
-import { writer } from "../db/db";
+import { instanceWriter } from "../db/db";
 import { PrismaClient as SqliteClient } from "../generated/sqlite/client";
 
 /**
@@ -29,7 +29,7 @@ async function limiters(): Promise<Limiters> {
       // On SQLite the limiter gets its own connection: its writes must never run inside
       // another request's open transaction on the shared writer connection.
       const client =
-        provider() === "sqlite" ? new SqliteClient({ adapter: new PrismaBetterSqlite3({ url, timeout: 10_000 }) }) : await writer();
+        provider() === "sqlite" ? new SqliteClient({ adapter: new PrismaBetterSqlite3({ url, timeout: 10_000 }) }) : await instanceWriter();
       const common = { storeClient: client, tableName: "rateLimiterFlexible", duration: HOUR, clearExpiredByTimeout: false };
       return {
         client,

@@ -3,15 +3,17 @@ import { randomUUID } from "node:crypto";
 import { hashPassword } from "@/lib/crypto/passwords";
 import { passwordProblem } from "@/lib/domain/password-policy";
 import { isRole, type Role } from "@/lib/domain/permissions";
+import { DEFAULT_PROJECT } from "@/lib/domain/projects";
 import { lockChain } from "../chain/chain";
 import type { Tx } from "../db/database";
-import { reader, writeTransaction } from "../db/db";
+import { instanceReader as reader, instanceWriteTransaction as writeTransaction } from "../db/db";
 import { StoreError } from "../errors";
 import { recordSecurityEvent } from "../chain/security-events";
 import { SETUP_CODE_ROW, setupCodeMatches } from "./setup-code";
 import { forgetTokens } from "./token-cache";
 
-export type UserSummary = { id: string; email: string; role: Role; disabled: boolean; createdAt: Date };
+/** A user, with their role in one project (the default project's unless said: null when not a member). */
+export type UserSummary = { id: string; email: string; role: Role | null; disabled: boolean; createdAt: Date };
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+$/;
 
@@ -22,7 +24,10 @@ export function normalizeEmail(email: string): string {
 type NewUser = {
   email: string;
   password: string;
+  /** Their role in `project`. */
   role: string;
+  /** The id of the project they join (default: the default project, whose admins are the instance's). */
+  project?: string;
   actor: string | null;
   via: "cli" | "setup" | "admin" | "demo" | "sso";
   source?: string | null;
@@ -45,13 +50,24 @@ async function insertUser(tx: Tx, input: NewUser, prepared: { email: string; rol
   if (await tx.user.findUnique({ where: { email }, select: { id: true } })) {
     throw new StoreError("conflict", `a user with the email ${email} already exists`);
   }
+  const projectId = input.project ?? DEFAULT_PROJECT;
+  const project = await tx.project.findUnique({ where: { id: projectId }, select: { slug: true } });
+  if (!project) throw new StoreError("not_found", "project: no such project");
   const now = new Date();
   const user = await tx.user.create({
     // A password an admin chose for someone else is theirs to replace at first sign-in.
-    data: { id: randomUUID(), email, passwordHash, role, disabled: false, mustChangePassword: input.via === "admin", createdAt: now, updatedAt: now },
-    select: { id: true, email: true, role: true, disabled: true, createdAt: true },
+    data: { id: randomUUID(), email, passwordHash, disabled: false, mustChangePassword: input.via === "admin", createdAt: now, updatedAt: now },
+    select: { id: true, email: true, disabled: true, createdAt: true },
   });
-  await recordSecurityEvent(tx, input.actor, { type: "user.created", email, role, via: input.via, source: input.source ?? null });
+  await tx.projectMember.create({ data: { projectId, userId: user.id, role, createdAt: now.toISOString() } });
+  await recordSecurityEvent(tx, input.actor, {
+    type: "user.created",
+    email,
+    role,
+    ...(projectId !== DEFAULT_PROJECT ? { project: project.slug } : {}),
+    via: input.via,
+    source: input.source ?? null,
+  });
   return { ...user, role };
 }
 
@@ -93,28 +109,37 @@ export async function countUsers(): Promise<number> {
   return db.user.count();
 }
 
-export async function listUsers(): Promise<UserSummary[]> {
+/** Every user, oldest first, with their role in one project (default: the default project). */
+export async function listUsers(projectId: string = DEFAULT_PROJECT): Promise<UserSummary[]> {
   const db = await reader();
-  const rows = await db.user.findMany({ orderBy: { createdAt: "asc" }, select: { id: true, email: true, role: true, disabled: true, createdAt: true } });
-  return rows.map((r) => ({ ...r, role: isRole(r.role) ? r.role : "viewer" }));
+  const [rows, members] = await Promise.all([
+    db.user.findMany({ orderBy: { createdAt: "asc" }, select: { id: true, email: true, disabled: true, createdAt: true } }),
+    db.projectMember.findMany({ where: { projectId }, select: { userId: true, role: true } }),
+  ]);
+  const roleOf = new Map(members.map((m) => [m.userId, m.role]));
+  return rows.map((r) => {
+    const role = roleOf.get(r.id);
+    return { ...r, role: isRole(role) ? role : null };
+  });
 }
 
 /**
  * The user behind a session, re-read on every request: a disabled user is cut off at once, and
  * `sessionVersion` tells whether the session was ended (sign-out, "sign out everywhere").
  */
-export async function activeUser(id: string): Promise<{ id: string; email: string; role: Role; sessionVersion: number; mustChangePassword: boolean } | null> {
+export async function activeUser(id: string): Promise<{ id: string; email: string; sessionVersion: number; mustChangePassword: boolean } | null> {
   const db = await reader();
-  const u = await db.user.findUnique({ where: { id }, select: { id: true, email: true, role: true, disabled: true, sessionVersion: true, mustChangePassword: true } });
-  if (!u || u.disabled || !isRole(u.role)) return null;
-  return { id: u.id, email: u.email, role: u.role, sessionVersion: u.sessionVersion, mustChangePassword: u.mustChangePassword };
+  const u = await db.user.findUnique({ where: { id }, select: { id: true, email: true, disabled: true, sessionVersion: true, mustChangePassword: true } });
+  if (!u || u.disabled) return null;
+  return { id: u.id, email: u.email, sessionVersion: u.sessionVersion, mustChangePassword: u.mustChangePassword };
 }
 
 /**
- * Changes a user's role or disabled flag. The last enabled admin can be neither demoted nor
- * disabled: the chain lock is taken before admins are counted, so two admins demoting each other
- * at once (on PostgreSQL, on two instances) are decided one after the other, and the second finds
- * the first's change and is refused.
+ * Changes a user's role in the default project (whose admins are the instance's) or their
+ * disabled flag. The last enabled admin can be neither demoted nor disabled: the chain lock is
+ * taken before admins are counted, so two admins demoting each other at once (on PostgreSQL, on
+ * two instances) are decided one after the other, and the second finds the first's change and
+ * is refused.
  */
 export async function updateUser(input: {
   id: string;
@@ -124,28 +149,35 @@ export async function updateUser(input: {
   source?: string | null;
 }): Promise<UserSummary> {
   if (input.role !== undefined && !isRole(input.role)) throw new StoreError("invalid_input", "role must be viewer, reviewer or admin");
+  const key = (userId: string) => ({ projectId_userId: { projectId: DEFAULT_PROJECT, userId } });
   const result = await writeTransaction(async (tx) => {
     await lockChain(tx);
     const user = await tx.user.findUnique({ where: { id: input.id } });
     if (!user) throw new StoreError("not_found", "no such user");
-    const losesAdmin = user.role === "admin" && !user.disabled && ((input.role && input.role !== "admin") || input.disabled === true);
+    const member = await tx.projectMember.findUnique({ where: key(user.id) });
+    const role = isRole(member?.role) ? member.role : null;
+    const losesAdmin = role === "admin" && !user.disabled && ((input.role && input.role !== "admin") || input.disabled === true);
     if (losesAdmin) {
-      const admins = await tx.user.count({ where: { role: "admin", disabled: false } });
+      const admins = await tx.projectMember.count({ where: { projectId: DEFAULT_PROJECT, role: "admin", user: { disabled: false } } });
       if (admins <= 1) throw new StoreError("conflict", "this is the last admin: make another admin first");
+    }
+    if (input.role && input.role !== role) {
+      if (member) await tx.projectMember.update({ where: key(user.id), data: { role: input.role } });
+      else await tx.projectMember.create({ data: { projectId: DEFAULT_PROJECT, userId: user.id, role: input.role, createdAt: new Date().toISOString() } });
     }
     const updated = await tx.user.update({
       where: { id: user.id },
-      data: { ...(input.role ? { role: input.role } : {}), ...(input.disabled !== undefined ? { disabled: input.disabled } : {}), updatedAt: new Date() },
-      select: { id: true, email: true, role: true, disabled: true, createdAt: true },
+      data: { ...(input.disabled !== undefined ? { disabled: input.disabled } : {}), updatedAt: new Date() },
+      select: { id: true, email: true, disabled: true, createdAt: true },
     });
     const source = input.source ?? null;
-    if (input.role && input.role !== user.role) {
-      await recordSecurityEvent(tx, input.actor, { type: "user.role_changed", email: user.email, from: user.role, to: input.role, source });
+    if (input.role && input.role !== role) {
+      await recordSecurityEvent(tx, input.actor, { type: "user.role_changed", email: user.email, from: role ?? "none", to: input.role, source });
     }
     if (input.disabled !== undefined && input.disabled !== user.disabled) {
       await recordSecurityEvent(tx, input.actor, { type: input.disabled ? "user.disabled" : "user.enabled", email: user.email, source });
     }
-    return { ...updated, role: updated.role as Role };
+    return { ...updated, role: (input.role as Role | undefined) ?? role };
   });
   forgetTokens();
   return result;

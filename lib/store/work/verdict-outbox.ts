@@ -1,4 +1,5 @@
 import "server-only";
+import { currentProjectSlug } from "../db/project-context";
 import { randomUUID } from "node:crypto";
 import type { ChainRecord } from "@/lib/domain/hash";
 import type { OperationState } from "@/lib/domain/operation";
@@ -29,8 +30,9 @@ async function queue(db: SqlLike, changes: VerdictChange[]): Promise<void> {
   if (!changes.length) return;
   const now = new Date().toISOString();
   const publicUrl = process.env.RECONCILE_PUBLIC_URL || undefined;
+  const project = currentProjectSlug() ?? undefined;
   const rows = changes.map((c) => {
-    const event = verdictEvent({ ...c, publicUrl });
+    const event = verdictEvent({ ...c, publicUrl, project });
     return [`vx_${randomUUID()}`, c.operationId, c.after.effective_outcome, JSON.stringify(event), "pending", 0, now];
   });
   await insertMany(db, "verdict_exports", ["id", "operation_id", "outcome", "event", "status", "attempts", "created_at"], rows);

@@ -1,4 +1,5 @@
 import "server-only";
+import { currentProjectSlug } from "../db/project-context";
 import { randomUUID } from "node:crypto";
 import type { ChainRecord, ChainVerdict } from "@/lib/domain/hash";
 import type { OperationState } from "@/lib/domain/operation";
@@ -19,9 +20,10 @@ import { asSql, insertMany, type SqlLike } from "../db/sql";
  */
 export const WEBHOOK_JOB_KIND = "webhook";
 
-/** Links in events: RECONCILE_PUBLIC_URL (the address people open Reconcile at), else a path. */
+/** Links in events: RECONCILE_PUBLIC_URL (the address people open Reconcile at), else a path; in the event's project (`/p/{slug}`). */
 export function publicLinks(): Links {
-  return { base: process.env.RECONCILE_PUBLIC_URL ?? "" };
+  const slug = currentProjectSlug();
+  return { base: `${process.env.RECONCILE_PUBLIC_URL ?? ""}${slug ? `/p/${slug}` : ""}` };
 }
 
 type EndpointRow = { id: string; filters: string };

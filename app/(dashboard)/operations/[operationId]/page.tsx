@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { isHeld } from "@/lib/domain/approval";
-import Link from "next/link";
+import Link from "@/components/shell/link";
 import { notFound } from "next/navigation";
 import { OutcomeBadge } from "@/components/operations/badges";
 import { StatusText } from "@/components/operations/status";
@@ -16,6 +16,7 @@ import { CorrectionsHistory } from "@/components/review/corrections-history";
 import { OperationKeys } from "@/components/review/operation-keys";
 import { can, roleAtLeast } from "@/lib/domain/permissions";
 import type { Idempotency } from "@/lib/domain/outcomes";
+import { inProject } from "@/lib/store/db/project-context";
 import { requirePage } from "@/lib/auth/session";
 import { claimHolder } from "@/lib/store/review/assignments";
 import { getOperation } from "@/lib/store/queries/get-operation";
@@ -30,80 +31,83 @@ export async function generateMetadata({ params }: Params): Promise<Metadata> {
 export default async function OperationPage({ params }: Params) {
   const id = decodeURIComponent((await params).operationId);
   const me = await requirePage("operations:read", `/operations/${encodeURIComponent(id)}`);
-  const op = await getOperation(id);
-  if (!op) notFound();
-  const reviewer = can(me, "operations:correct");
-  const holder = reviewer ? ((await claimHolder(id)) ?? null) : null;
-  const queue = await queueNeighbours(id);
-  const sample = await auditSampleOf(id);
-  const review = reviewOf({ outcome: op.effective_outcome, claim_withdrawn: op.claim_withdrawn, resolved_from: op.resolved_from });
-  const act = actInEffect(review, op.corrections);
-  return (
-    <div className="space-y-6">
-      <div className="flex flex-wrap items-start justify-between gap-2">
-        <nav aria-label="Breadcrumb" className="text-sm">
-          <Link href="/operations" className="text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
-            Operations
-          </Link>
-          {op.trajectory_id ? (
-            <>
-              {" / "}
-              <Link href={`/trajectories/${encodeURIComponent(op.trajectory_id)}`} className="text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
-                {op.trajectory_id}
-              </Link>
-            </>
-          ) : null}
-        </nav>
-        <OperationKeys previous={queue.previous} next={queue.next} reviewer={reviewer} />
+  // Everything this page reads is its project's (lib/store/db/project-context.ts).
+  return inProject(me.project, async () => {
+    const op = await getOperation(id);
+    if (!op) notFound();
+    const reviewer = can(me, "operations:correct");
+    const holder = reviewer ? ((await claimHolder(id)) ?? null) : null;
+    const queue = await queueNeighbours(id);
+    const sample = await auditSampleOf(id);
+    const review = reviewOf({ outcome: op.effective_outcome, claim_withdrawn: op.claim_withdrawn, resolved_from: op.resolved_from });
+    const act = actInEffect(review, op.corrections);
+    return (
+      <div className="space-y-6">
+        <div className="flex flex-wrap items-start justify-between gap-2">
+          <nav aria-label="Breadcrumb" className="text-sm">
+            <Link href="/operations" className="text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+              Operations
+            </Link>
+            {op.trajectory_id ? (
+              <>
+                {" / "}
+                <Link href={`/trajectories/${encodeURIComponent(op.trajectory_id)}`} className="text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+                  {op.trajectory_id}
+                </Link>
+              </>
+            ) : null}
+          </nav>
+          <OperationKeys previous={queue.previous} next={queue.next} reviewer={reviewer} />
+        </div>
+        <header className="space-y-2">
+          <h1 className="break-all font-mono text-xl font-semibold sm:text-2xl">{op.operation_id}</h1>
+          <p className="flex flex-wrap items-center gap-2 text-slate-800 dark:text-slate-200">
+            <OutcomeBadge outcome={op.effective_outcome} />
+            <StatusText op={{ ...op, review }} act={act ? { reviewer: act.reviewer ?? "a reviewer", recorded_at: act.recorded_at, withdraw_claim: act.withdraw_claim } : null} />
+          </p>
+          <p className="text-sm text-slate-700 dark:text-slate-300">
+            Retry: {op.retry.decision}
+            {op.needs_review ? " · needs a person to reconcile it" : ""}
+          </p>
+        </header>
+        {sample ? (
+          <p role="note" className="rounded-md border border-indigo-300 bg-indigo-50 px-3 py-2 text-sm text-indigo-950 dark:border-indigo-800 dark:bg-indigo-950 dark:text-indigo-100">
+            Audit sample: drawn for review at {(sample.rate * 100).toLocaleString()} % of this tool&apos;s verified operations. A reviewer&apos;s
+            check counts as ground truth in the <Link href="/metrics" className="underline">metrics</Link>: resolve it as verified (with evidence) if the effect is there, or retract it.
+          </p>
+        ) : null}
+        {op.built_on_unverified_premise ? (
+          <p role="note" className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">
+            Built on an unverified premise: an operation this one relied on is not verified, so whatever this step did may rest on
+            something that did not happen (the paper&apos;s Proposition 1).
+          </p>
+        ) : null}
+        {op.approval ? <ApprovalPanel op={op} me={me.email} canDecide={reviewer} now={renderedAt()} /> : null}
+        <Timeline op={op} />
+        <VerdictHistory op={op} />
+        <CorrectionsHistory op={op} canNote={reviewer} />
+        {reviewer && !isHeld(op.approval, op.stages.some((s) => s.stage === "receipt")) ? (
+          <CorrectionPanel
+            operationId={op.operation_id}
+            state={{
+              outcome: op.effective_outcome,
+              claim_withdrawn: op.claim_withdrawn,
+              resolved_from: op.resolved_from,
+              // The resolve in effect is the last correction; one that withdrew the claim found it standing.
+              withdrawn_by_resolve: op.resolved_from !== null && op.corrections.at(-1)?.withdraw_claim === true,
+            }}
+            claimed={op.claimed_outcome}
+            idempotency={op.idempotency as Idempotency}
+            lastCorrectionId={op.corrections.at(-1)?.id ?? null}
+            holder={holder}
+            me={me.email}
+            admin={roleAtLeast(me.role, "admin")}
+            nextInQueue={queue.next}
+            auditSample={sample !== null}
+          />
+        ) : null}
+        <Links op={op} />
       </div>
-      <header className="space-y-2">
-        <h1 className="break-all font-mono text-xl font-semibold sm:text-2xl">{op.operation_id}</h1>
-        <p className="flex flex-wrap items-center gap-2 text-slate-800 dark:text-slate-200">
-          <OutcomeBadge outcome={op.effective_outcome} />
-          <StatusText op={{ ...op, review }} act={act ? { reviewer: act.reviewer ?? "a reviewer", recorded_at: act.recorded_at, withdraw_claim: act.withdraw_claim } : null} />
-        </p>
-        <p className="text-sm text-slate-700 dark:text-slate-300">
-          Retry: {op.retry.decision}
-          {op.needs_review ? " · needs a person to reconcile it" : ""}
-        </p>
-      </header>
-      {sample ? (
-        <p role="note" className="rounded-md border border-indigo-300 bg-indigo-50 px-3 py-2 text-sm text-indigo-950 dark:border-indigo-800 dark:bg-indigo-950 dark:text-indigo-100">
-          Audit sample: drawn for review at {(sample.rate * 100).toLocaleString()} % of this tool&apos;s verified operations. A reviewer&apos;s
-          check counts as ground truth in the <Link href="/metrics" className="underline">metrics</Link>: resolve it as verified (with evidence) if the effect is there, or retract it.
-        </p>
-      ) : null}
-      {op.built_on_unverified_premise ? (
-        <p role="note" className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">
-          Built on an unverified premise: an operation this one relied on is not verified, so whatever this step did may rest on
-          something that did not happen (the paper&apos;s Proposition 1).
-        </p>
-      ) : null}
-      {op.approval ? <ApprovalPanel op={op} me={me.email} canDecide={reviewer} now={renderedAt()} /> : null}
-      <Timeline op={op} />
-      <VerdictHistory op={op} />
-      <CorrectionsHistory op={op} canNote={reviewer} />
-      {reviewer && !isHeld(op.approval, op.stages.some((s) => s.stage === "receipt")) ? (
-        <CorrectionPanel
-          operationId={op.operation_id}
-          state={{
-            outcome: op.effective_outcome,
-            claim_withdrawn: op.claim_withdrawn,
-            resolved_from: op.resolved_from,
-            // The resolve in effect is the last correction; one that withdrew the claim found it standing.
-            withdrawn_by_resolve: op.resolved_from !== null && op.corrections.at(-1)?.withdraw_claim === true,
-          }}
-          claimed={op.claimed_outcome}
-          idempotency={op.idempotency as Idempotency}
-          lastCorrectionId={op.corrections.at(-1)?.id ?? null}
-          holder={holder}
-          me={me.email}
-          admin={roleAtLeast(me.role, "admin")}
-          nextInQueue={queue.next}
-          auditSample={sample !== null}
-        />
-      ) : null}
-      <Links op={op} />
-    </div>
-  );
+    );
+  });
 }

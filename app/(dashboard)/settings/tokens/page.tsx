@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { CreateTokenForm, RevokeButton } from "@/components/settings/tokens";
 import { can, scopesAllowedFor } from "@/lib/domain/permissions";
+import { inProject } from "@/lib/store/db/project-context";
 import { requirePage } from "@/lib/auth/session";
 import { listAllTokens, listTokens, type AnyTokenSummary, type TokenSummary } from "@/lib/store/people/api-tokens";
 import { TableScroll } from "@/components/ui/table-scroll";
@@ -11,50 +12,54 @@ const when = (d: Date | null) => (d ? d.toISOString().replace("T", " ").slice(0,
 
 export default async function TokensPage() {
   const me = await requirePage("tokens:own", "/settings/tokens");
-  const tokens = await listTokens(me.userId);
-  const everyone = can(me, "users:manage") ? (await listAllTokens()).filter((t) => t.owner !== me.email) : null;
-  return (
-    <div className="space-y-8">
-      <div>
-        <h1 className="text-2xl font-semibold">API tokens</h1>
-        <p className="mt-1 text-slate-700 dark:text-slate-300">
-          Agents and scripts send <code className="font-mono">Authorization: Bearer &lt;token&gt;</code>. A token acts as you, with
-          at most your role&apos;s rights; it is shown once and stored only as a hash.
-        </p>
-      </div>
-      <section aria-labelledby="new-token" className="rounded-xl border border-slate-200 p-4 dark:border-slate-800">
-        <h2 id="new-token" className="mb-3 font-semibold">
-          Create a token
-        </h2>
-        <CreateTokenForm allowed={scopesAllowedFor(me.role)} />
-      </section>
-      <section aria-labelledby="your-tokens">
-        <h2 id="your-tokens" className="mb-2 font-semibold">
-          Your tokens
-        </h2>
-        {tokens.length === 0 ? (
-          <p className="text-slate-700 dark:text-slate-300">You have no tokens yet.</p>
-        ) : (
-          <TokenTable tokens={tokens} />
-        )}
-      </section>
-      {everyone ? (
-        <section aria-labelledby="all-tokens">
-          <h2 id="all-tokens" className="mb-1 font-semibold">
-            Other users&apos; tokens
-          </h2>
-          <p className="mb-2 text-sm text-slate-700 dark:text-slate-300">
-            As an admin you see every live token (its name and prefix, never the secret) and can revoke any of them.
+  // Everything this page reads is its project's (lib/store/db/project-context.ts).
+  return inProject(me.project, async () => {
+    const tokens = await listTokens(me.userId, me.project.id);
+    const everyone = can(me, "members:manage") ? (await listAllTokens(me.project.id)).filter((t) => t.owner !== me.email) : null;
+    return (
+      <div className="space-y-8">
+        <div>
+          <h1 className="text-2xl font-semibold">API tokens</h1>
+          <p className="mt-1 text-slate-700 dark:text-slate-300">
+            Agents and scripts send <code className="font-mono">Authorization: Bearer &lt;token&gt;</code>. A token made here works in{" "}
+            <span className="font-medium">{me.project.name}</span> only: what it sends lands here, and it reads nothing of another
+            project. It acts as you, with at most your role&apos;s rights here; it is shown once and stored only as a hash.
           </p>
-          {everyone.length === 0 ? (
-            <p className="text-slate-700 dark:text-slate-300">No other user has a token.</p>
+        </div>
+        <section aria-labelledby="new-token" className="rounded-xl border border-slate-200 p-4 dark:border-slate-800">
+          <h2 id="new-token" className="mb-3 font-semibold">
+            Create a token
+          </h2>
+          <CreateTokenForm allowed={scopesAllowedFor(me.role)} />
+        </section>
+        <section aria-labelledby="your-tokens">
+          <h2 id="your-tokens" className="mb-2 font-semibold">
+            Your tokens
+          </h2>
+          {tokens.length === 0 ? (
+            <p className="text-slate-700 dark:text-slate-300">You have no tokens yet.</p>
           ) : (
-            <TokenTable tokens={everyone} showOwner />
+            <TokenTable tokens={tokens} />
           )}
         </section>
-      ) : null}
-    </div>
-  );
+        {everyone ? (
+          <section aria-labelledby="all-tokens">
+            <h2 id="all-tokens" className="mb-1 font-semibold">
+              Other users&apos; tokens
+            </h2>
+            <p className="mb-2 text-sm text-slate-700 dark:text-slate-300">
+              As this project&apos;s admin you see every live token of it (its name and prefix, never the secret) and can revoke any of them.
+            </p>
+            {everyone.length === 0 ? (
+              <p className="text-slate-700 dark:text-slate-300">No other user has a token.</p>
+            ) : (
+              <TokenTable tokens={everyone} showOwner />
+            )}
+          </section>
+        ) : null}
+      </div>
+    );
+  });
 }
 
 /** Live tokens (names, prefixes and use, never a secret), each with its Revoke; with their owners for an admin's view of everyone's. */

@@ -14,7 +14,9 @@ export default async function UsersPage() {
       <div>
         <h1 className="text-2xl font-semibold">Users</h1>
         <p className="mt-1 text-slate-700 dark:text-slate-300">
-          Viewers read; reviewers also resolve and retract; admins also manage users. A disabled user&apos;s sessions and
+          Everyone on this server. Their role here is their role in the default project, whose admins are the instance&apos;s
+          admins: they manage users and projects, and are admin in every project. Viewers read; reviewers also resolve and
+          retract. Each project&apos;s admins choose its members on its Members page. A disabled user&apos;s sessions and
           tokens stop working at once; &ldquo;Sign out everywhere&rdquo; ends a user&apos;s sessions on every device and
           leaves their tokens working.
         </p>
@@ -31,7 +33,7 @@ export default async function UsersPage() {
           <thead>
             <tr className="text-slate-600 dark:text-slate-400">
               <th className="py-2 pr-4 font-medium">Email</th>
-              <th className="py-2 pr-4 font-medium">Role</th>
+              <th className="py-2 pr-4 font-medium">Role in the default project</th>
               <th className="py-2 pr-4 font-medium">Status</th>
               <th className="py-2 font-medium">
                 <span className="sr-only">Actions</span>

@@ -1,5 +1,6 @@
 "use client";
 
+import { inCurrentProject } from "@/components/shell/project-base";
 import { useQuery } from "@tanstack/react-query";
 
 /** Query keys and hooks for the dashboard's client components, in one place. */
@@ -9,7 +10,7 @@ export const operationKeys = {
 };
 
 async function getJson<T>(url: string): Promise<T> {
-  const res = await fetch(url, { headers: { accept: "application/json" } });
+  const res = await fetch(inCurrentProject(url), { headers: { accept: "application/json" } });
   if (!res.ok) throw new Error(`${res.status} from ${url}`);
   return res.json() as Promise<T>;
 }

@@ -1,0 +1,69 @@
+import { expect, test } from "@playwright/test";
+import { demo, noSeriousA11yViolations, shot, signIn } from "./helpers";
+
+const phone = { width: 390, height: 844 };
+
+/**
+ * Projects as people use them: an instance admin creates one and adds a member; the member
+ * switches to it from the header; its pages show its own (empty) data, and another project's
+ * operation under its URL is not there.
+ */
+test("an instance admin creates a project and adds a member, who switches to it and sees only its data", async ({ page, browser }) => {
+  const slug = `e2e-${Date.now().toString(36)}`;
+  await signIn(page, demo.admin.email, demo.admin.password);
+  // The old paths lead into the default project.
+  await expect(page).toHaveURL(/\/p\/default$/);
+
+  await page.goto("/settings/projects");
+  await expect(page.getByRole("heading", { name: "Projects" })).toBeVisible();
+  await page.getByLabel("Slug (in its URLs)").fill(slug);
+  await page.getByLabel("Name", { exact: true }).fill("Billing agents");
+  await page.getByRole("button", { name: "Create project" }).click();
+  await expect(page.getByText(`Created Billing agents: open it at /p/${slug}.`)).toBeVisible({ timeout: 20_000 });
+  await shot(page, "projects-desktop");
+  await noSeriousA11yViolations(page);
+  await page.getByRole("link", { name: "Open it" }).click();
+  await expect(page).toHaveURL(new RegExp(`/p/${slug}$`));
+  await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Members" }).click();
+  await expect(page).toHaveURL(new RegExp(`/p/${slug}/settings/members$`));
+  await page.getByLabel("Email of an existing user").fill(demo.viewer.email);
+  await page.getByRole("button", { name: "Add member" }).click();
+  await expect(page.getByText(`${demo.viewer.email} is viewer in Billing agents.`)).toBeVisible();
+  await expect(page.getByRole("row", { name: new RegExp(demo.viewer.email.replace(/\./g, "\\.")) })).toBeVisible();
+  await shot(page, "members-desktop");
+  await noSeriousA11yViolations(page);
+
+  const viewerContext = await browser.newContext();
+  const viewer = await viewerContext.newPage();
+  await signIn(viewer, demo.viewer.email, demo.viewer.password);
+  // The header's project menu lists the projects this user may open, and switches.
+  await viewer.getByTitle("Switch project").click();
+  const projects = viewer.getByRole("list", { name: "Your projects" });
+  await expect(projects.getByRole("link")).toHaveCount(2);
+  await projects.getByRole("link", { name: /Billing agents/ }).click();
+  await expect(viewer).toHaveURL(new RegExp(`/p/${slug}$`));
+  await viewer.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Operations" }).click();
+  await expect(viewer).toHaveURL(new RegExp(`/p/${slug}/operations$`));
+  await expect(viewer.getByText("No operations yet.")).toBeVisible();
+  // A viewer does not manage members.
+  await expect(viewer.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Members" })).toHaveCount(0);
+
+  // The default project's operation is not this project's: its URL here finds nothing.
+  await viewer.goto(`/p/${slug}/operations/op-crm-42-generate-contract`);
+  await expect(viewer.getByRole("heading", { name: /No operation/ })).toBeVisible();
+  await viewer.goto("/p/default/operations/op-crm-42-generate-contract");
+  await expect(viewer.getByRole("heading", { name: /op-crm-42-generate-contract|Generate/ }).first()).toBeVisible();
+
+  await viewer.setViewportSize(phone);
+  await viewer.goto(`/p/${slug}/operations`);
+  await shot(viewer, "project-operations-phone");
+  await viewerContext.close();
+});
+
+test("a project one is not a member of does not exist for one", async ({ page }) => {
+  await signIn(page, demo.viewer.email, demo.viewer.password);
+  const res = await page.goto("/p/no-such-project/operations");
+  expect(res?.status()).toBe(404);
+});

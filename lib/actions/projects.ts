@@ -1,0 +1,50 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { authorizeAction, guardedAction, guardedProjectAction, type FormState } from "./guard";
+import { createProjectWithJob, listMembers, projectById, removeMember, setMember } from "@/lib/store/people/projects";
+
+const field = (form: FormData, name: string) => String(form.get(name) ?? "");
+
+/**
+ * An instance admin creates a project; the server's job makes its database (a second or two),
+ * and the answer says when it is ready, with a link.
+ */
+export async function createProjectAction(_prev: FormState, form: FormData): Promise<FormState> {
+  const values = { slug: field(form, "slug"), name: field(form, "name"), retention_days: field(form, "retention_days") };
+  return guardedAction(values, async () => {
+    const { principal, source } = await authorizeAction("projects:manage");
+    const days = values.retention_days.trim();
+    if (days !== "" && !/^\d+$/.test(days)) return { error: "Retention is a whole number of days, or empty to keep everything.", values };
+    const made = await createProjectWithJob({ slug: values.slug, name: values.name || values.slug, retentionDays: days === "" ? null : Number(days), actor: principal.email, source });
+    const until = Date.now() + 15_000;
+    let ready = made.ready;
+    while (!ready && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 100));
+      ready = (await projectById(made.id))?.ready ?? false;
+    }
+    revalidatePath("/settings/projects");
+    return { ok: ready ? `Created ${made.name}: open it at /p/${made.slug}.` : `Created ${made.name}; its database is still being made: it opens at /p/${made.slug} in a moment.`, values: { slug: made.slug } };
+  });
+}
+
+/** A project's admin adds an existing user to it, or changes their role there. */
+export async function setMemberAction(_prev: FormState, form: FormData): Promise<FormState> {
+  const values = { email: field(form, "email"), role: field(form, "role") };
+  return guardedProjectAction("members:manage", values, async ({ principal, source }) => {
+    const m = await setMember({ projectId: principal.project.id, email: values.email, role: values.role, actor: principal.email, source });
+    revalidatePath("/settings/members");
+    return { ok: `${m.email} is ${m.role} in ${principal.project.name}.` };
+  });
+}
+
+/** A project's admin takes a member out (their tokens for the project stop working). */
+export async function removeMemberAction(_prev: FormState, form: FormData): Promise<FormState> {
+  return guardedProjectAction("members:manage", {}, async ({ principal, source }) => {
+    const member = (await listMembers(principal.project.id)).find((m) => m.userId === field(form, "user") && m.since !== null);
+    if (!member) return { error: "No such member." };
+    await removeMember({ projectId: principal.project.id, userId: member.userId, actor: principal.email, source });
+    revalidatePath("/settings/members");
+    return { ok: `${member.email} is no longer in ${principal.project.name}.` };
+  });
+}
