@@ -2,7 +2,8 @@
 
 import { revalidatePath } from "next/cache";
 import { authorizeAction, guardedAction, guardedProjectAction, type FormState } from "./guard";
-import { createProjectWithJob, listMembers, projectById, removeMember, setMember } from "@/lib/store/people/projects";
+import { listMembers, removeMember, setMember } from "@/lib/store/people/projects";
+import { createProjectAndWait } from "@/lib/api/projects";
 
 const field = (form: FormData, name: string) => String(form.get(name) ?? "");
 
@@ -16,15 +17,9 @@ export async function createProjectAction(_prev: FormState, form: FormData): Pro
     const { principal, source } = await authorizeAction("projects:manage");
     const days = values.retention_days.trim();
     if (days !== "" && !/^\d+$/.test(days)) return { error: "Retention is a whole number of days, or empty to keep everything.", values };
-    const made = await createProjectWithJob({ slug: values.slug, name: values.name || values.slug, retentionDays: days === "" ? null : Number(days), actor: principal.email, source });
-    const until = Date.now() + 15_000;
-    let ready = made.ready;
-    while (!ready && Date.now() < until) {
-      await new Promise((r) => setTimeout(r, 100));
-      ready = (await projectById(made.id))?.ready ?? false;
-    }
+    const made = await createProjectAndWait({ slug: values.slug, name: values.name || values.slug, retentionDays: days === "" ? null : Number(days), actor: principal.email, source });
     revalidatePath("/settings/projects");
-    return { ok: ready ? `Created ${made.name}: open it at /p/${made.slug}.` : `Created ${made.name}; its database is still being made: it opens at /p/${made.slug} in a moment.`, values: { slug: made.slug } };
+    return { ok: made.ready ? `Created ${made.name}: open it at /p/${made.slug}.` : `Created ${made.name}; its database is still being made: it opens at /p/${made.slug} in a moment.`, values: { slug: made.slug } };
   });
 }
 

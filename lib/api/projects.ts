@@ -2,7 +2,7 @@ import "server-only";
 import { z } from "zod";
 import { isPlainObject } from "@/lib/domain/json";
 import { ROLES } from "@/lib/domain/permissions";
-import { createProjectWithJob, listMembers, listProjects, projectById, type Member, type Project } from "@/lib/store/people/projects";
+import { createProjectWithJob, listMembers, listProjects, projectById, type Member, type NewProject, type Project } from "@/lib/store/people/projects";
 import { readJsonBody } from "./body";
 import { ApiError, validated } from "./errors";
 
@@ -34,18 +34,25 @@ export async function projectsList() {
   return { items: (await listProjects()).map(projectJson) };
 }
 
-/** POST /api/v1/projects: records the project and the job that prepares its database; waits a little for it. */
-export async function createProjectFrom(req: Request, actor: string, source: string | null) {
-  const input = validated(projectBody, await body(req));
-  const created = await createProjectWithJob({ slug: input.slug, name: input.name ?? input.slug, retentionDays: input.retention_days ?? null, actor, source });
-  // The server's worker makes its database within a second or two; the answer says whether it is ready yet.
+/**
+ * Records a project and the job that prepares its database, then waits (at most 15 s) for the
+ * server's worker to make it: the answer says whether it is ready yet (the API, the Projects page).
+ */
+export async function createProjectAndWait(input: NewProject): Promise<Project> {
+  const created = await createProjectWithJob(input);
   const until = Date.now() + 15_000;
   let now: Project | null = created;
   while (now && !now.ready && Date.now() < until) {
     await new Promise((r) => setTimeout(r, 100));
     now = await projectById(created.id);
   }
-  return projectJson(now ?? created);
+  return now ?? created;
+}
+
+/** POST /api/v1/projects. */
+export async function createProjectFrom(req: Request, actor: string, source: string | null) {
+  const input = validated(projectBody, await body(req));
+  return projectJson(await createProjectAndWait({ slug: input.slug, name: input.name ?? input.slug, retentionDays: input.retention_days ?? null, actor, source }));
 }
 
 export async function readMember(req: Request) {
