@@ -63,7 +63,7 @@ ${DEMO_USERS.map((u) => `    ${u.role.padEnd(9)} ${u.email} / ${u.password}`).jo
   startServer(env, port);
   seedDemoVerifier(`http://127.0.0.1:${port}`, setupToken, social)
     .then(async (id) => {
-      console.log(`    ${url}/operations/${id}\n`);
+      console.log(`    ${url}/p/default/operations/${id}\n`);
       const gatewayPort = Number(process.env.RECONCILE_GATEWAY_PORT || Number(port) + 200);
       const { file, running } = await startDemoGateway({ appUrl: `http://127.0.0.1:${port}`, port: gatewayPort, token: gatewayToken, socialBase: social.base });
       console.log(`  The MCP gateway records every tool call it passes on (config: ${path.relative(process.cwd(), file)}).
