@@ -8,7 +8,8 @@ import { isStorageFull } from "../db/unavailable";
 import { recordSecurityEvent } from "../chain/security-events";
 import { forgetToken, forgetTokens, rememberedToken, rememberToken, type TokenPrincipal } from "./token-cache";
 import { normalizeEmail } from "./users";
-import { DEFAULT_PROJECT, effectiveRole, isInstanceAdmin } from "@/lib/domain/projects";
+import { DEFAULT_PROJECT } from "@/lib/domain/projects";
+import { standingWith } from "./projects";
 
 /**
  * Creates a token for a user in one project (the default project unless said), whose data it
@@ -37,8 +38,7 @@ export async function createApiToken(input: {
     if (!user) throw new StoreError("not_found", `no user with the email ${email}`);
     if (user.disabled) throw new StoreError("forbidden", `${email} is disabled`);
     const project = await tx.project.findUnique({ where: { id: projectId } });
-    const roles = await tx.projectMember.findMany({ where: { userId: user.id, projectId: { in: [projectId, DEFAULT_PROJECT] } } });
-    const role = effectiveRole({ instanceAdmin: isInstanceAdmin(roles.find((r) => r.projectId === DEFAULT_PROJECT)?.role), membership: roles.find((r) => r.projectId === projectId)?.role ?? null });
+    const { role } = await standingWith(tx, user.id, projectId);
     if (!project || !project.readyAt || !role) throw new StoreError("not_found", `project: ${email} is in no such project`);
     const allowed = scopesAllowedFor(role);
     const above = scopes.filter((s) => !allowed.includes(s));
@@ -79,9 +79,7 @@ export async function authenticateToken(token: string): Promise<TokenPrincipal |
   const db = await reader();
   const row = await db.apiToken.findUnique({ where: { tokenHash: hash }, include: { user: true } });
   const project = row ? await db.project.findUnique({ where: { id: row.projectId } }) : null;
-  const roles = row ? await db.projectMember.findMany({ where: { userId: row.userId, projectId: { in: [row.projectId, DEFAULT_PROJECT] } } }) : [];
-  const instanceAdmin = isInstanceAdmin(roles.find((r) => r.projectId === DEFAULT_PROJECT)?.role);
-  const role = row ? effectiveRole({ instanceAdmin, membership: roles.find((r) => r.projectId === row.projectId)?.role ?? null }) : null;
+  const { role, instanceAdmin } = row ? await standingWith(db, row.userId, row.projectId) : { role: null, instanceAdmin: false };
   if (!row || row.revokedAt || row.user.disabled || !project?.readyAt || !role) {
     forgetToken(hash);
     return null;

@@ -66,18 +66,19 @@ export async function projectsOf(userId: string): Promise<(Project & { role: Rol
   return out;
 }
 
-/** Whether a user is an instance admin: an admin of the default project (lib/domain/projects.ts). */
-export async function instanceAdminIn(db: Pick<Tx, "projectMember">, userId: string): Promise<boolean> {
-  const m = await db.projectMember.findUnique({ where: { projectId_userId: { projectId: DEFAULT_PROJECT, userId } }, select: { role: true } });
-  return isInstanceAdmin(m?.role);
-}
-
-/** A user's standing in a project: their role there (null: none, and the project does not exist for them) and whether they are an instance admin. */
-export async function standingIn(userId: string, projectId: string): Promise<{ role: Role | null; instanceAdmin: boolean }> {
-  const db = await reader();
+/**
+ * A user's standing in a project: their role there (null: none, and the project does not exist
+ * for them) and whether they are an instance admin. Read with `db` (a transaction, or a reader).
+ */
+export async function standingWith(db: Pick<Tx, "projectMember">, userId: string, projectId: string): Promise<{ role: Role | null; instanceAdmin: boolean }> {
   const rows = await db.projectMember.findMany({ where: { userId, projectId: { in: [projectId, DEFAULT_PROJECT] } }, select: { projectId: true, role: true } });
   const instanceAdmin = isInstanceAdmin(rows.find((r) => r.projectId === DEFAULT_PROJECT)?.role);
   return { role: effectiveRole({ instanceAdmin, membership: rows.find((r) => r.projectId === projectId)?.role ?? null }), instanceAdmin };
+}
+
+/** `standingWith` on the instance's database. */
+export async function standingIn(userId: string, projectId: string): Promise<{ role: Role | null; instanceAdmin: boolean }> {
+  return standingWith(await reader(), userId, projectId);
 }
 
 /** A new project's id: 12 lower-case letters and digits (what names its database). */
@@ -161,7 +162,7 @@ export async function setMember(input: { projectId: string; email: string; role:
     if (before?.role !== role) {
       await recordSecurityEvent(tx, input.actor, { type: "member.set", project: p.slug, email, from: before?.role ?? null, to: role, source: input.source ?? null });
     }
-    const instanceAdmin = await instanceAdminIn(tx, user.id);
+    const { instanceAdmin } = await standingWith(tx, user.id, p.id);
     return { userId: user.id, email, role: effectiveRole({ instanceAdmin, membership: role }) ?? role, instanceAdmin, disabled: user.disabled, since: before?.createdAt ?? now };
   });
   forgetTokens();
