@@ -67,3 +67,25 @@ test("a project one is not a member of does not exist for one", async ({ page })
   const res = await page.goto("/p/no-such-project/operations");
   expect(res?.status()).toBe(404);
 });
+
+test("signing in lands on the default project in one round trip, not a second page load", async ({ page }) => {
+  await page.goto("/login?from=%2Foperations");
+  await page.getByLabel("Email").fill(demo.viewer.email);
+  await page.getByLabel("Password").fill(demo.viewer.password);
+  // The sign-in action redirects to /p/default/operations, a rewritten URL: its answer carries
+  // that page already (an RSC payload). Were Next.js's fetch of it to fail, as it did when the
+  // rewrite lost `_rsc` (next.config.js), the action would answer empty and the browser would
+  // load the whole page again.
+  const documents: string[] = [];
+  page.on("request", (r) => {
+    if (r.resourceType() === "document") documents.push(r.url());
+  });
+  const action = page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/login");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  const answer = await action;
+  expect(answer.headers()["x-action-redirect"]).toMatch(/\/p\/default\/operations;/);
+  expect(answer.headers()["content-type"]).toMatch(/^text\/x-component/);
+  await expect(page).toHaveURL(/\/p\/default\/operations$/);
+  await expect(page.getByRole("heading", { name: "Operations", exact: true })).toBeVisible();
+  expect(documents).toEqual([]);
+});
