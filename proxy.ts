@@ -8,12 +8,12 @@ import { isProjectPage, unprojectedPath } from "@/lib/domain/projects";
  * (every page, route handler and server action checks that itself):
  * 1. answers 400 to a path that is not valid percent-encoding;
  * 2. sends a visitor without a session cookie to /login (a convenience, not a gate);
- * 3. routes a project's URLs: on `/p/{slug}/…` it puts the slug in PROJECT_HEADER, and
- *    next.config.js's rewrite takes the request on to the page (or API route) `/…`; a project
- *    page's URL from before projects (`/operations/…`) is redirected to the default project's.
- *    A client that sends the header itself only picks among the projects it may open: every
- *    reader of it checks the user's role in that project, and a token's project is its own
- *    whatever the header says (lib/api/route.ts);
+ * 3. routes a project's URLs: `/p/{slug}/…` goes to the page (or API route) `/…` with the slug in
+ *    PROJECT_HEADER; a project page's URL from before projects (`/operations/…`) is redirected to
+ *    the default project's. Next.js runs the proxy again on the rewritten path, which then
+ *    carries the header and is left as it is. A client that sends the header itself only picks
+ *    among the projects it may open: every reader of it checks the user's role in that project,
+ *    and a token's project is its own whatever the header says (lib/api/route.ts);
  * 4. sets a per-request Content-Security-Policy with a nonce that Next.js puts on its scripts.
  */
 const PUBLIC = ["/login", "/setup", "/forbidden", "/api/", "/_next/", "/favicon"];
@@ -70,9 +70,23 @@ export function proxy(request: NextRequest) {
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set("x-nonce", nonce);
   requestHeaders.set("content-security-policy", policy);
-  // The slug of a `/p/{slug}/…` path, and no other: a client's own header is replaced.
-  if (inProject) requestHeaders.set(PROJECT_HEADER, inProject.slug);
-  const response = NextResponse.next({ request: { headers: requestHeaders } });
+  let response: NextResponse;
+  if (inProject) {
+    requestHeaders.set(PROJECT_HEADER, inProject.slug);
+    const url = request.nextUrl.clone();
+    url.pathname = inProject.path;
+    // Next.js's own fetch of the page a server action redirected to (sign-in's: it carries the
+    // action's answer headers, `x-action-redirect` among them, which no browser sends) asks with
+    // an empty `_rsc`. The proxy gets the URL without it, and Next.js carries only a non-empty
+    // one over to a rewrite: the page's RSC hash check then answered 307 to the unprefixed path,
+    // which is redirected back here, and so on ("redirect count exceeded"), and the browser
+    // loaded the whole page again. Put the empty one back (e2e/projects.spec.ts holds the
+    // sign-in to one request).
+    if (request.headers.has("x-action-redirect")) url.searchParams.set("_rsc", "");
+    response = NextResponse.rewrite(url, { request: { headers: requestHeaders } });
+  } else {
+    response = NextResponse.next({ request: { headers: requestHeaders } });
+  }
   response.headers.set("content-security-policy", policy);
   return response;
 }
