@@ -55,7 +55,7 @@ export function ServerHealth({ ready, vitals, now }: { ready: Readiness; vitals:
         <dd data-testid="job-lag">{lag.length ? lag.map((j) => `${j.kind}: ${j.due.toLocaleString("en")} due, the oldest waiting ${span((now - j.oldestDueAt) / 1000)}`).join("; ") : "none: no job is waiting past its time"}</dd>
         {vitals.databaseBytes !== null ? (
           <>
-            <dt className={dt}>database size</dt>
+            <dt className={dt}>this project&apos;s database size</dt>
             <dd className="tabular-nums">{bytes(vitals.databaseBytes)}</dd>
           </>
         ) : null}

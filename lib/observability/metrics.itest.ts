@@ -7,6 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import parse, { type Family } from "parse-prometheus-text-format";
+import Database from "better-sqlite3";
+import { projectDatabaseUrl } from "@/lib/domain/projects";
 import { prepareDatabase, startApp, type App } from "@/lib/reliability/harness";
 import { freshDatabase, type FreshDatabase } from "@/lib/testing/own-server";
 import { freePort } from "@/lib/testing/ports";
@@ -107,7 +109,7 @@ describe("GET /metrics", () => {
     expect((await post("/api/v1/receipts", receipt("m-5"), { cookie, origin: app.base })).status).toBe(201);
     const ingests = (s: { text: string }) => histogramCount(s, "reconcile_ingest_request_seconds", { route: "/api/v1/receipts" });
     const s1 = await scrapeUntil((s) => ingests(s) - ingests(s0) >= 5);
-    const delta = (outcome: string) => value(s1, "reconcile_ingest_records_total", { outcome }) - value(s0, "reconcile_ingest_records_total", { outcome });
+    const delta = (outcome: string) => value(s1, "reconcile_ingest_records_total", { outcome, project: "default" }) - value(s0, "reconcile_ingest_records_total", { outcome, project: "default" });
     expect({ created: delta("created"), appended: delta("appended"), duplicate: delta("duplicate"), refused: delta("refused") }).toEqual({ created: 4, appended: 1, duplicate: 1, refused: 1 });
     expect(ingests(s1) - ingests(s0)).toBe(5);
     expect(s1.families.get("reconcile_ingest_request_seconds")?.type).toBe("HISTOGRAM");
@@ -126,11 +128,49 @@ describe("GET /metrics", () => {
     // No series per path a client makes up.
     expect(s1.text).not.toContain("no-such-op");
     const [head] = await fresh.query<{ seq: number | string }>("SELECT max(seq) AS seq FROM chain_records");
-    expect(value(s1, "reconcile_chain_head_seq", { chain: "0" })).toBe(Number(head.seq));
-    expect(value(s1, "reconcile_database_bytes")).toBeGreaterThan(0);
+    expect(value(s1, "reconcile_chain_head_seq", { project: "default", chain: "0" })).toBe(Number(head.seq));
+    expect(value(s1, "reconcile_database_bytes", { project: "default" })).toBeGreaterThan(0);
+    expect(value(s1, "reconcile_project_readable", { project: "default" })).toBe(1);
     for (const name of ["process_cpu_user_seconds_total", "nodejs_heap_size_used_bytes", "reconcile_webhook_deliveries_total", "reconcile_verifier_checks_total", "reconcile_jobs_due", "reconcile_job_lag_seconds", "reconcile_checkpoint_age_seconds"]) {
       expect(s1.families.has(name), name).toBe(true);
     }
+  });
+
+  it("labels each project's figures with its slug, each read from its own database", async () => {
+    const made = await post("/api/v1/projects", { slug: "metered", name: "Metered" }, { cookie, origin: app.base });
+    expect(made.status).toBe(201);
+    expect(await made.json()).toMatchObject({ slug: "metered", ready: true });
+    const [{ id }] = await fresh.query<{ id: string }>("SELECT id FROM projects WHERE slug = 'metered'");
+    const { createApiToken } = await import("@/lib/store/people/api-tokens");
+    const { email } = (await fresh.query<{ email: string }>("SELECT email FROM users LIMIT 1"))[0];
+    const token = (await createApiToken({ email, name: "metered ingest", scopes: ["ingest", "read"], project: id, actor: "itest" })).token;
+    await (await import("@/lib/store/db/db")).disconnect();
+    const s0 = await scrape();
+    const t = { authorization: `Bearer ${token}` };
+    expect((await post("/api/v1/receipts", { records: [receipt("p-1"), receipt("p-2")] }, t)).status).toBe(200);
+    expect((await post("/api/v1/receipts", receipt("p-1"), t)).status).toBe(200);
+    const created = (s: Awaited<ReturnType<typeof scrape>>, project: string) => value(s, "reconcile_ingest_records_total", { outcome: "created", project }) - value(s0, "reconcile_ingest_records_total", { outcome: "created", project });
+    const s1 = await scrapeUntil((s) => created(s, "metered") >= 2);
+    expect({ metered: created(s1, "metered"), default: created(s1, "default") }).toEqual({ metered: 2, default: 0 });
+    expect(value(s1, "reconcile_ingest_records_total", { outcome: "duplicate", project: "metered" }) - value(s0, "reconcile_ingest_records_total", { outcome: "duplicate", project: "metered" })).toBe(1);
+    // The new project's chain head is its own database's, not the default project's.
+    const projectUrl = projectDatabaseUrl(fresh.url, id);
+    const [head] = projectUrl.startsWith("file:")
+      ? (() => {
+          const db = new Database(projectUrl.slice("file:".length).split("?")[0], { readonly: true });
+          try {
+            return db.prepare("SELECT max(seq) AS seq FROM chain_records").all() as { seq: number }[];
+          } finally {
+            db.close();
+          }
+        })()
+      : await fresh.query<{ seq: string }>(`SELECT max(seq) AS seq FROM "project_${id}".chain_records`);
+    const [defaultHead] = await fresh.query<{ seq: number | string }>("SELECT max(seq) AS seq FROM chain_records");
+    expect(Number(head.seq)).not.toBe(Number(defaultHead.seq));
+    expect(value(s1, "reconcile_chain_head_seq", { project: "metered", chain: "0" })).toBe(Number(head.seq));
+    expect(value(s1, "reconcile_chain_head_seq", { project: "default", chain: "0" })).toBe(Number(defaultHead.seq));
+    expect(value(s1, "reconcile_database_bytes", { project: "metered" })).toBeGreaterThan(0);
+    expect(value(s1, "reconcile_project_readable", { project: "metered" })).toBe(1);
   });
 
   it("counts webhook delivery attempts by result", async () => {
@@ -144,7 +184,7 @@ describe("GET /metrics", () => {
       expect((await post(`/api/v1/webhooks/${id}/test`, {}, session)).status).toBeLessThan(300);
     }
     const attempts = (s: Awaited<ReturnType<typeof scrape>>, result: string) =>
-      value(s, "reconcile_webhook_deliveries_total", { result }) - value(s0, "reconcile_webhook_deliveries_total", { result });
+      value(s, "reconcile_webhook_deliveries_total", { result, project: "default" }) - value(s0, "reconcile_webhook_deliveries_total", { result, project: "default" });
     const s1 = await scrapeUntil((s) => attempts(s, "delivered") >= 2, 15_000);
     expect({ delivered: attempts(s1, "delivered"), retry: attempts(s1, "retry"), failed: attempts(s1, "failed") }).toEqual({ delivered: 2, retry: 1, failed: 0 });
   });

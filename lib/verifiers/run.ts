@@ -1,7 +1,7 @@
 import "server-only";
 import { isPlainObject } from "@/lib/domain/json";
 import { systemSender } from "@/lib/domain/trust";
-import { metrics } from "@/lib/observability/metrics";
+import { countCheck } from "@/lib/observability/metrics";
 import { verifierSender, type VerifierVersion } from "@/lib/domain/verifier";
 import { verifierReadPayload, type VerifierReadInfo } from "@/lib/domain/verifier-check";
 import { operationContext } from "@/lib/domain/verifier-template";
@@ -79,12 +79,12 @@ export async function runVerifierCheck(job: Job): Promise<void> {
   const performed = await performCheck(v.definition, ctx);
   if (performed.retryable && job.attempts < VERIFIER_ATTEMPTS) {
     const why = performed.kind === "failed" ? `${performed.code}: ${performed.error}` : `HTTP ${performed.http_status}: ${performed.judgement.error}`;
-    metrics().verifierChecks.inc({ result: "retry" });
+    countCheck("retry");
     await commitCheckResult({ job, end: { retryAt: Date.now() + verifierRetryDelayMs(job.attempts), error: why } });
     return;
   }
   const read = readFromCheck(v, p, performed, { attempts: job.attempts });
-  metrics().verifierChecks.inc({ result: String(read.status) });
+  countCheck(String(read.status));
   const error = (read.verifier as VerifierReadInfo | undefined)?.error;
   await commitCheckResult({
     job,

@@ -11,7 +11,7 @@ import { guardedRequest, outboundPolicy, OutboundRefused, type OutboundResponse 
 import { sqlWriteTransaction, writeTransaction } from "@/lib/store/db/db";
 import type { Sql, SqlLike } from "@/lib/store/db/sql";
 import { finishJob, LeaseLost, retryJob, type Job } from "@/lib/store/work/jobs";
-import { metrics } from "@/lib/observability/metrics";
+import { countDelivery } from "@/lib/observability/metrics";
 import { cancelDelivery, deliveryForSending, dropExpiredPreviousSecret, recordAttempt } from "@/lib/store/settings/webhooks";
 import type { DeliveryJob } from "@/lib/store/work/webhook-outbox";
 
@@ -146,7 +146,7 @@ export async function deliverWebhook(job: Job): Promise<void> {
   };
   const verdict = afterAttempt(n, status, { now, retryAfter: res?.headers["retry-after"], scale: scheduleScale(process.env.RECONCILE_WEBHOOK_SCHEDULE_SCALE) });
 
-  metrics().webhookDeliveries.inc({ result: verdict.kind });
+  countDelivery(verdict.kind);
   switch (verdict.kind) {
     case "delivered":
       return endJob(job, (tx) => record(tx, { status: "delivered" }), "done");

@@ -7,7 +7,7 @@ import { chainCountIn, committedHeads, singleChainHead } from "../chain/chain";
 /**
  * What the people on call read about the server from its database (GET /metrics, the health
  * panel on the audit page, /api/health/ready): each chain's head, the last checkpoint, the jobs
- * that are due and how late the oldest is, the database's size. Every read is a few rows off an
+ * that are due and how late the oldest is, the database's size: the current project's. Every read is a few rows off an
  * index (chain_records' key, chain_lock, checkpoints(size), job(status, due_at)) or a catalogue
  * figure, so a scrape costs the same at a thousand operations or a million (bench:metrics).
  */
@@ -40,7 +40,11 @@ async function databaseBytes(): Promise<number | null> {
   const db = asSql(await reader());
   try {
     if (provider() === "postgresql") {
-      const [row] = await db.all<{ bytes: number | bigint | string }>("SELECT pg_database_size(current_database()) AS bytes");
+      // A project is a schema of the database (lib/domain/projects.ts): its tables, their
+      // indexes and TOAST, off the catalogue.
+      const [row] = await db.all<{ bytes: number | bigint | string }>(
+        "SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'm', 'p')",
+      );
       return Number(row.bytes);
     }
     const [count] = await db.all<{ page_count: number | bigint }>("PRAGMA page_count");
