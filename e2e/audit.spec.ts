@@ -45,3 +45,35 @@ test("a viewer may export too, but a bad filter reads clearly", async ({ page })
   await page.getByRole("button", { name: "Export" }).click();
   await expect(page.getByRole("alert").filter({ hasText: "since must be an RFC 3339 date-time" })).toBeVisible();
 });
+
+test("a project's admin sets its retention on the audit page; a viewer reads it and has no form", async ({ page, browser }) => {
+  await signIn(page, demo.admin.email, demo.admin.password);
+  await page.goto("/audit");
+  const panel = page.getByRole("region", { name: "Retention and archive" });
+  await expect(panel).toContainText("Retention is off: every record of this project stays in the database for good.");
+  const days = panel.getByLabel("Keep records for (days)");
+  await expect(days).toHaveValue("");
+  // Days no demo record is old enough for: nothing is sealed, the setting is what is shown.
+  await days.fill("36500");
+  await days.press("Enter");
+  await expect(panel.locator("[aria-live]").filter({ hasText: "keeps 36,500 days now." })).toBeVisible();
+  await expect(panel).toContainText("Retention is on for this project (its own setting): each day, records older than 36,500 whole days are sealed into");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: "test-results/screenshots/retention-phone.png", fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.screenshot({ path: "test-results/screenshots/retention-desktop.png", fullPage: true });
+
+  const viewer = await (await browser.newContext()).newPage();
+  await signIn(viewer, demo.viewer.email, demo.viewer.password);
+  await viewer.goto("/audit");
+  const seen = viewer.getByRole("region", { name: "Retention and archive" });
+  await expect(seen).toContainText("older than 36,500 whole days");
+  await expect(seen.getByLabel("Keep records for (days)")).toHaveCount(0);
+  await viewer.context().close();
+
+  // Back to the server's default (none here): off again.
+  await days.fill("");
+  await panel.getByRole("button", { name: "Save retention" }).click();
+  await expect(panel.locator("[aria-live]").filter({ hasText: "follows the server's default now." })).toBeVisible();
+  await expect(panel).toContainText("Retention is off");
+});

@@ -1,8 +1,11 @@
+import type { ReactNode } from "react";
 import type { SealedSegment } from "@/lib/store/archive/seal";
 
 export type ArchiveStatusProps = {
-  /** RECONCILE_RETENTION_DAYS (null: retention is off), the archive's URL, or why the settings mean nothing. */
-  days: number | null;
+  /** How long this project keeps records and whose setting that is (null: everything), the archive's URL, or why the server's settings mean nothing. */
+  retention: { days: number; from: "project" | "instance" } | null;
+  /** The form that changes it, for the project's admins (retention-form.tsx). */
+  editor?: ReactNode;
   archiveUrl: string | null;
   problem: string | null;
   /** Every sealed segment, oldest first. */
@@ -18,7 +21,7 @@ const when = (iso: string) => `${iso.replace("T", " ").slice(0, 19)} UTC`;
  * The audit page's "Retention and archive" panel: whether retention is on, and what was sealed
  * into the archive and when (segments, through which seq, where). docs/DEPLOY.md "Retention and archive".
  */
-export function ArchiveStatus({ days, archiveUrl, problem, segments }: ArchiveStatusProps) {
+export function ArchiveStatus({ retention, editor, archiveUrl, problem, segments }: ArchiveStatusProps) {
   const last = segments[segments.length - 1];
   const records = segments.reduce((sum, s) => sum + s.records, 0);
   const shown = segments.slice(-SHOWN).reverse();
@@ -29,19 +32,28 @@ export function ArchiveStatus({ days, archiveUrl, problem, segments }: ArchiveSt
         <p role="alert" className="text-sm text-red-700 dark:text-red-300">
           The retention settings mean nothing: {problem}
         </p>
-      ) : days === null ? (
+      ) : retention === null ? (
         <p className="text-sm text-slate-700 dark:text-slate-300">
-          Retention is off: every record stays in the database for good. To seal whole days older than a number of days into an archive (a directory or
-          an S3 bucket) and delete them here, set <code className="font-mono">RECONCILE_RETENTION_DAYS</code> and{" "}
-          <code className="font-mono">RECONCILE_ARCHIVE_URL</code> (docs/DEPLOY.md, &ldquo;Retention and archive&rdquo;).
+          Retention is off: every record of this project stays in the database for good.{" "}
+          {archiveUrl ? (
+            <>A project admin can set a number of days below; whole days older than that are then sealed into the archive and deleted here.</>
+          ) : (
+            <>
+              To seal whole days older than a number of days into an archive (a directory or an S3 bucket) and delete them here, the server needs{" "}
+              <code className="font-mono">RECONCILE_ARCHIVE_URL</code>, and then this project a number of days (or the server{" "}
+              <code className="font-mono">RECONCILE_RETENTION_DAYS</code>; docs/DEPLOY.md, &ldquo;Retention and archive&rdquo;).
+            </>
+          )}
         </p>
       ) : (
         <p className="text-sm text-slate-700 dark:text-slate-300">
-          Retention is on, for the whole instance: each day, records older than {days.toLocaleString("en")} whole day{days === 1 ? "" : "s"} are sealed into{" "}
+          Retention is on for this project ({retention.from === "project" ? "its own setting" : "the server's default, RECONCILE_RETENTION_DAYS"}): each day,
+          records older than {retention.days.toLocaleString("en")} whole day{retention.days === 1 ? "" : "s"} are sealed into{" "}
           <code className="break-all font-mono">{archiveUrl}</code>, read back and verified, then deleted here. Operations that need review, are claimed
           or await approval stay, and so does everything after them.
         </p>
       )}
+      {problem ? null : editor}
       {last ? (
         <>
           <p className="text-sm">

@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { authorizeAction, guardedAction, guardedProjectAction, type FormState } from "./guard";
 import { listMembers, removeMember, setMember } from "@/lib/store/people/projects";
-import { createProjectAndWait } from "@/lib/api/projects";
+import { changeProjectSettings, createProjectAndWait } from "@/lib/api/projects";
 
 const field = (form: FormData, name: string) => String(form.get(name) ?? "");
 
@@ -41,5 +41,20 @@ export async function removeMemberAction(_prev: FormState, form: FormData): Prom
     await removeMember({ projectId: principal.project.id, userId: member.userId, actor: principal.email, source });
     revalidatePath("/settings/members");
     return { ok: `${member.email} is no longer in ${principal.project.name}.` };
+  });
+}
+
+/**
+ * A project's admin sets how long it keeps records (the audit page's retention panel): a number
+ * of days, or empty for the server's default (RECONCILE_RETENTION_DAYS; keep everything when unset).
+ */
+export async function setRetentionAction(_prev: FormState, form: FormData): Promise<FormState> {
+  const values = { retention_days: field(form, "retention_days").trim() };
+  return guardedProjectAction("project:settings", values, async ({ principal, source }) => {
+    const days = values.retention_days;
+    if (days !== "" && !/^\d{1,5}$/.test(days)) return { error: "Retention is a whole number of days, or empty for the server's default.", values };
+    const p = await changeProjectSettings({ projectId: principal.project.id, retentionDays: days === "" ? null : Number(days), actor: principal.email, source });
+    revalidatePath("/audit");
+    return { ok: p.retentionDays === null ? `${p.name} follows the server's default now.` : `${p.name} keeps ${p.retentionDays.toLocaleString("en")} day${p.retentionDays === 1 ? "" : "s"} now.`, values: { retention_days: days } };
   });
 }

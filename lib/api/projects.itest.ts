@@ -148,6 +148,50 @@ describe("nothing crosses a project", () => {
     expect((await call("/api/v1/verifier-secrets", { token: admin.token })).text).toContain(name);
   });
 
+  it("its admins rename a project and set its retention; its members read it; nobody else sees it", async () => {
+    const adminHere = await tokenIn(admin.email, slug, ["read", "admin"]);
+    const at = `/api/v1/projects/${slug}`;
+    const read = await call(at, { token: adminHere });
+    expect(read.status, read.text).toBe(200);
+    expect(read.body).toMatchObject({ slug, url: `/p/${slug}`, retention_days: null, retention: null });
+    const name = `Billing agents ${unique("n")}`;
+    const renamed = await call(at, { token: adminHere, method: "PATCH", body: { name } });
+    expect(renamed.status, renamed.text).toBe(200);
+    expect(renamed.body).toMatchObject({ slug, name, url: `/p/${slug}` });
+    expect((await call(at, { token: adminHere })).body.name).toBe(name);
+    // This server has no archive (RECONCILE_ARCHIVE_URL): a number of days would have nowhere to seal to.
+    const days = await call(at, { token: adminHere, method: "PATCH", body: { retention_days: 30 } });
+    expect(days.status).toBe(422);
+    expect(days.body.error.message).toMatch(/^retention_days: this server has no archive/);
+    expect((await call(at, { token: adminHere })).body.retention_days).toBeNull();
+    expect((await call(at, { token: adminHere, method: "PATCH", body: { retention_days: null } })).status).toBe(200);
+    expect((await call(at, { token: adminHere, method: "PATCH", body: {} })).status).toBe(422);
+    expect((await call(at, { token: adminHere, method: "PATCH", body: { slug: "renamed" } })).status).toBe(422);
+    expect((await call(at, { token: adminHere, method: "PATCH", body: { name: "  " } })).status).toBe(422);
+    expect((await call(at, { token: adminHere, method: "POST", body: { name } })).status).toBe(405);
+
+    // A reviewer here reads it and cannot change it.
+    const reviewer = await principal("viewer", ["read"]);
+    expect((await call(`${at}/members`, { token: adminHere, body: { email: reviewer.email, role: "reviewer" } })).status).toBe(200);
+    const reviewerHere = await tokenIn(reviewer.email, slug, ["read", "review"]);
+    expect((await call(at, { token: reviewerHere })).status).toBe(200);
+    const refused = await call(at, { token: reviewerHere, method: "PATCH", body: { name: "Mine now" } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toMatch(/change a project's name or retention/);
+    // Another project's token: the project does not exist for it.
+    expect((await call(at, { token: other.token })).status).toBe(404);
+    expect((await call(at, { token: admin.token, method: "PATCH", body: { name: "x" } })).status).toBe(404);
+
+    // The rename is a security event of the instance's, naming what changed.
+    const events = await call("/api/v1/audit/export?format=ndjson", { token: admin.token });
+    const changed = events.text
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.payload?.type === "project.changed" && l.payload.project === slug);
+    expect(changed.map((l) => l.payload.name?.to)).toContain(name);
+  });
+
   it("a token sent to another project's path is 404, not 403", async () => {
     const r = await call(`/p/${slug}/api/v1/operations?limit=1`, { token: admin.token });
     expect(r.status).toBe(404);

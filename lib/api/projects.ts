@@ -2,7 +2,10 @@ import "server-only";
 import { z } from "zod";
 import { isPlainObject } from "@/lib/domain/json";
 import { ROLES } from "@/lib/domain/permissions";
-import { createProjectWithJob, listMembers, listProjects, projectById, type Member, type NewProject, type Project } from "@/lib/store/people/projects";
+import { effectiveRetention } from "@/lib/domain/retention";
+import { changeProject, createProjectWithJob, listMembers, listProjects, projectById, type Member, type NewProject, type Project, type ProjectChange } from "@/lib/store/people/projects";
+import { retentionSettings } from "@/lib/retention/config";
+import { scheduleRetention } from "@/lib/retention/jobs";
 import { readJsonBody } from "./body";
 import { ApiError, validated } from "./errors";
 
@@ -11,6 +14,11 @@ const MAX_BODY_BYTES = 16 * 1024;
 
 const projectBody = z.strictObject({
   slug: z.string().max(100),
+  name: z.string().max(200).optional(),
+  retention_days: z.number().int().min(1).max(36_500).nullable().optional(),
+});
+
+const projectChangeBody = z.strictObject({
   name: z.string().max(200).optional(),
   retention_days: z.number().int().min(1).max(36_500).nullable().optional(),
 });
@@ -49,9 +57,50 @@ export async function createProjectAndWait(input: NewProject): Promise<Project> 
   return now ?? created;
 }
 
+/** The instance's retention days and archive; a misconfigured instance (days, no archive) has neither for this purpose. */
+function instanceRetention(): { days: number | null; archiveUrl: string | null } {
+  try {
+    return retentionSettings();
+  } catch {
+    return { days: null, archiveUrl: null };
+  }
+}
+
+/** Retention seals into the archive before it deletes: a project may not keep fewer than all days on a server that has none. */
+function archiveNeededFor(days: number | null | undefined): void {
+  if (typeof days === "number" && !instanceRetention().archiveUrl) {
+    throw new ApiError("invalid_request", "retention_days: this server has no archive (RECONCILE_ARCHIVE_URL is not set), and retention seals records there before it deletes them; leave it empty to keep everything");
+  }
+}
+
+/** One project, with how long it keeps records and why (its own setting, or the instance's; null: everything). */
+export function projectDetail(p: Project) {
+  return { ...projectJson(p), retention: effectiveRetention(p.retentionDays, instanceRetention().days) };
+}
+
+/**
+ * Renames a project or sets its retention; with retention now on, today's seal is enqueued in
+ * the project's database at once (otherwise the next start of its worker would), which must be
+ * the current project's (the route's or the action's).
+ */
+export async function changeProjectSettings(change: ProjectChange): Promise<Project> {
+  archiveNeededFor(change.retentionDays);
+  const changed = await changeProject(change);
+  await scheduleRetention();
+  return changed;
+}
+
+/** PATCH /api/v1/projects/{slug}. */
+export async function changeProjectFrom(req: Request, projectId: string, actor: string, source: string | null) {
+  const input = validated(projectChangeBody, await body(req));
+  if (input.name === undefined && input.retention_days === undefined) throw new ApiError("invalid_request", "send name, retention_days or both");
+  return projectDetail(await changeProjectSettings({ projectId, name: input.name, retentionDays: input.retention_days, actor, source }));
+}
+
 /** POST /api/v1/projects. */
 export async function createProjectFrom(req: Request, actor: string, source: string | null) {
   const input = validated(projectBody, await body(req));
+  archiveNeededFor(input.retention_days);
   return projectJson(await createProjectAndWait({ slug: input.slug, name: input.name ?? input.slug, retentionDays: input.retention_days ?? null, actor, source }));
 }
 

@@ -41,6 +41,8 @@ export const PERMISSIONS = {
   "projects:manage": { scope: "admin", minRole: "admin", instance: true },
   /** Adding members to a project and setting their roles: the project's admins. */
   "members:manage": { scope: "admin", minRole: "admin" },
+  /** Renaming a project and setting its retention: the project's admins. */
+  "project:settings": { scope: "admin", minRole: "admin" },
   "metrics:sampling": { scope: null, minRole: "admin" },
   "tokens:own": { scope: null, minRole: "viewer" },
   "verifiers:manage": { scope: "admin", minRole: "admin" },
@@ -86,6 +88,7 @@ const DOING: Record<Permission, string> = {
   "users:manage": "manage users",
   "projects:manage": "create projects",
   "members:manage": "manage a project's members",
+  "project:settings": "change a project's name or retention",
   "metrics:sampling": "set audit sampling rates",
   "tokens:own": "own API tokens",
   "verifiers:manage": "manage verifiers",

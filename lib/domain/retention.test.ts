@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { cutoffOf, daySegments, parseRetentionDays, publishedThroughOf, sealablePrefix, type SealCandidate } from "./retention";
+import { cutoffOf, daySegments, effectiveRetention, parseRetentionDays, publishedThroughOf, sealablePrefix, type SealCandidate } from "./retention";
 
 const rec = (seq: number, operation_id: string | null, day: string, time = "12:00:00.000Z"): SealCandidate => ({ seq, operation_id, recorded_at: `${day}T${time}` });
 
@@ -10,6 +10,16 @@ describe("cutoffOf", () => {
     expect(cutoffOf(new Date("2026-12-04T00:00:00.000Z"), 1)).toBe("2026-12-03T00:00:00.000Z");
     // 0 days: everything before today.
     expect(cutoffOf(new Date("2026-12-04T23:59:59.999Z"), 0)).toBe("2026-12-04T00:00:00.000Z");
+  });
+});
+
+describe("effectiveRetention", () => {
+  it("is the project's own days when set, whatever the instance says; else the instance's; else none", () => {
+    expect(effectiveRetention(30, 400)).toEqual({ days: 30, from: "project" });
+    expect(effectiveRetention(500, null)).toEqual({ days: 500, from: "project" });
+    expect(effectiveRetention(null, 400)).toEqual({ days: 400, from: "instance" });
+    expect(effectiveRetention(null, 0)).toEqual({ days: 0, from: "instance" });
+    expect(effectiveRetention(null, null)).toBeNull();
   });
 });
 

@@ -26,6 +26,15 @@ export function parseRetentionDays(text: string | undefined): number | null {
   return Number(t);
 }
 
+/**
+ * How long a project keeps its records: its own `retention_days` when set, else the instance's
+ * RECONCILE_RETENTION_DAYS; null when neither is set (keep everything).
+ */
+export function effectiveRetention(own: number | null, instance: number | null): { days: number; from: "project" | "instance" } | null {
+  if (own !== null) return { days: own, from: "project" };
+  return instance === null ? null : { days: instance, from: "instance" };
+}
+
 /** The cut-off: the start (UTC midnight) of the day `days` days before `now`'s. Records before it are old enough. */
 export function cutoffOf(now: Date, days: number): string {
   const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());

@@ -12,6 +12,14 @@ export const securityEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("user.instance_admin"), email: z.string(), granted: z.boolean(), ...base }),
   /** An instance admin created a project (lib/domain/projects.ts). */
   z.object({ type: z.literal("project.created"), project: z.string(), name: z.string(), retention_days: z.number().nullable(), ...base }),
+  /** A project's admin renamed it or changed its retention (`retention_days` null: the instance's default). Only what changed is named. */
+  z.object({
+    type: z.literal("project.changed"),
+    project: z.string(),
+    name: z.object({ from: z.string(), to: z.string() }).optional(),
+    retention_days: z.object({ from: z.number().nullable(), to: z.number().nullable() }).optional(),
+    ...base,
+  }),
   /** A user added to a project (`from` null) or given another role there. */
   z.object({ type: z.literal("member.set"), project: z.string(), email: z.string(), from: z.string().nullable(), to: z.string(), ...base }),
   z.object({ type: z.literal("member.removed"), project: z.string(), email: z.string(), role: z.string(), ...base }),

@@ -4,7 +4,7 @@
  *   a secret or a project's members is tried with ids from another project (and, through
  *   `/p/{slug}/api/…`, with another project's path): the answer is 404 or the asker's own data,
  *   never the other project's, and never a 403 that would tell the other's things exist;
- * - POST /api/v1/projects and the members routes with random and hostile bodies (huge arrays,
+ * - POST /api/v1/projects, PATCH /api/v1/projects/{slug} and the members routes with random and hostile bodies (huge arrays,
  *   100,000 keys, deep nesting): never a 5xx, and a refusal writes nothing (no project, no
  *   member, no chain record).
  */
@@ -156,6 +156,31 @@ describe("fuzz: projects and members", () => {
           expect(res.body?.error?.code, context).toEqual(expect.any(String));
           expect(await counts(), context).toEqual(before);
         }
+      }),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 100) },
+    );
+  });
+
+  it("a project's own settings (PATCH /api/v1/projects/{slug}): never a 5xx; a refusal changes nothing", async () => {
+    const project = async () => {
+      const d = await db();
+      return d.project.findUnique({ where: { slug: b.slug }, select: { name: true, retentionDays: true } });
+    };
+    const changeArb = fc.oneof(
+      bodyArb,
+      fc.record({ name: fc.option(fc.string({ maxLength: 220 }), { nil: undefined }), retention_days: fc.option(fc.oneof(fc.integer(), fc.double(), fc.constant(null), fc.string()), { nil: undefined }) }).map((v) => JSON.stringify(v)),
+    );
+    await fc.assert(
+      fc.asyncProperty(changeArb, async (raw) => {
+        const [count, before] = [await chainCount(), await project()];
+        const res = await call(`/api/v1/projects/${b.slug}`, { method: "PATCH", token: b.token, raw });
+        const context = `PATCH ${raw.slice(0, 80)} → ${res.status} ${res.text.slice(0, 200)}`;
+        expect(res.status, context).toBeLessThan(500);
+        if (res.status >= 400) {
+          expect(res.body?.error?.code, context).toEqual(expect.any(String));
+          expect(await project(), context).toEqual(before);
+          expect(await chainCount(), context).toBe(count);
+        } else expect(res.body.name, context).toBe((await project())!.name);
       }),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 100) },
     );

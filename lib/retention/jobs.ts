@@ -5,6 +5,7 @@ import type { Job } from "@/lib/store/work/jobs";
 import { sealExpired, type SealReport } from "@/lib/store/archive/seal";
 import { ARCHIVE_SEAL_JOB, enqueueTodaysSeal, finishSealJob } from "@/lib/store/archive/schedule";
 import { retentionSettings } from "./config";
+import { effectiveRetention } from "@/lib/domain/retention";
 import { projectById } from "@/lib/store/people/projects";
 import { currentProjectId } from "@/lib/store/db/project-context";
 
@@ -14,8 +15,7 @@ import { currentProjectId } from "@/lib/store/db/project-context";
  */
 async function projectRetention(): Promise<{ days: number; archiveUrl: string } | null> {
   const settings = retentionSettings();
-  const own = (await projectById(currentProjectId()))?.retentionDays ?? null;
-  const days = own ?? settings.days;
+  const days = effectiveRetention((await projectById(currentProjectId()))?.retentionDays ?? null, settings.days)?.days ?? null;
   if (days === null) return null;
   if (!settings.archiveUrl) throw new Error(`this project keeps ${days} days, but RECONCILE_ARCHIVE_URL is not set: retention seals records into the archive before it deletes them`);
   return { days, archiveUrl: settings.archiveUrl };

@@ -27,6 +27,9 @@ async function main() {
   if (mode === "demo") {
     const rx = await startLogsReceiver();
     Object.assign(process.env, { RECONCILE_VERDICT_OTLP_ENDPOINT: rx.url, RECONCILE_VERDICT_OTLP_HEADERS: "x-e2e=verdicts", RECONCILE_VERDICT_ALLOW_HTTP: "1", RECONCILE_VERDICT_ALLOW_PRIVATE: "1" });
+    // An archive, so that a project's admin may set its retention (retention itself stays off
+    // until one does: e2e/audit.spec.ts sets days no demo record is old enough for).
+    process.env.RECONCILE_ARCHIVE_URL = `file://${path.join(path.dirname(file), "archive")}`;
     await loadDemoData();
     for (const u of DEMO_USERS) await createUser({ ...u, actor: "e2e", via: "demo" });
   }

@@ -3,7 +3,11 @@ import { AuditExportForm } from "@/components/audit/export-form";
 import { VerifyButton } from "@/components/audit/verify-button";
 import { ServerHealth } from "@/components/audit/server-health";
 import { ArchiveStatus, type ArchiveStatusProps } from "@/components/audit/archive-status";
+import { RetentionForm } from "@/components/audit/retention-form";
 import { retentionSettings } from "@/lib/retention/config";
+import { effectiveRetention } from "@/lib/domain/retention";
+import { can } from "@/lib/domain/permissions";
+import { projectById } from "@/lib/store/people/projects";
 import { sealedSegments } from "@/lib/store/archive/seal";
 import { serverHealth } from "@/lib/observability/health";
 import { inProject } from "@/lib/store/db/project-context";
@@ -20,7 +24,7 @@ export default async function AuditPage() {
   return inProject(me.project, async () => {
     // Looking at the trail is a good moment to sign one if it is due (it also starts the hourly timer).
     await maybeCheckpoint(true);
-    const [head, checkpoint, health, archive] = await Promise.all([chainHead(), latestCheckpoint(), serverHealth(), archiveStatus()]);
+    const [head, checkpoint, health, archive] = await Promise.all([chainHead(), latestCheckpoint(), serverHealth(), archiveStatus(me.project.id, can(me, "project:settings"))]);
     const key = checkpointPublicKey();
     const fingerprint = keyFingerprint(key);
     const every = checkpointEvery();
@@ -87,13 +91,15 @@ export default async function AuditPage() {
   });
 }
 
-async function archiveStatus(): Promise<ArchiveStatusProps> {
-  const segments = await sealedSegments();
+/** The project's retention (its own days, else the server's) and what it sealed. */
+async function archiveStatus(projectId: string, canEdit: boolean): Promise<ArchiveStatusProps> {
+  const [segments, project] = await Promise.all([sealedSegments(), projectById(projectId)]);
+  const own = project?.retentionDays ?? null;
   try {
     const { days, archiveUrl } = retentionSettings();
-    return { days, archiveUrl, problem: null, segments };
+    return { retention: effectiveRetention(own, days), editor: canEdit && archiveUrl ? <RetentionForm own={own} serverDays={days} /> : undefined, archiveUrl, problem: null, segments };
   } catch (e) {
-    return { days: null, archiveUrl: null, problem: e instanceof Error ? e.message : String(e), segments };
+    return { retention: null, archiveUrl: null, problem: e instanceof Error ? e.message : String(e), segments };
   }
 }
 

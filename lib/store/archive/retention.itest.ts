@@ -231,4 +231,32 @@ describe("retention", () => {
       delete process.env.RECONCILE_ARCHIVE_URL;
     }
   });
+
+  it("a project's own days, set by its admin, need an archive, override the server's, and schedule today's seal at once", async () => {
+    const { changeProjectSettings } = await import("@/lib/api/projects");
+    const { sealNow } = await import("@/lib/retention/jobs");
+    const { ARCHIVE_SEAL_JOB } = await import("./schedule");
+    const seals = () => fresh.query<{ key: string; status: string }>(`SELECT key, status FROM job WHERE kind = '${ARCHIVE_SEAL_JOB}' ORDER BY key`);
+    await fresh.execute(`DELETE FROM job WHERE kind = '${ARCHIVE_SEAL_JOB}'`);
+    // No archive: nowhere to seal to, so nothing changes.
+    await expect(changeProjectSettings({ projectId: "default", retentionDays: 400, actor: "itest" })).rejects.toThrow(/retention_days: this server has no archive/);
+    expect((await fresh.query<{ retention_days: number | null }>("SELECT retention_days FROM projects WHERE id = 'default'"))[0].retention_days).toBeNull();
+    expect(await seals()).toEqual([]);
+    Object.assign(process.env, { RECONCILE_RETENTION_DAYS: "0", RECONCILE_ARCHIVE_URL: `file://${dirPath}` });
+    try {
+      const p = await changeProjectSettings({ projectId: "default", retentionDays: 36_500, actor: "itest" });
+      expect(p.retentionDays).toBe(36_500);
+      expect(await seals()).toEqual([{ key: `archive-seal:${new Date().toISOString().slice(0, 10)}`, status: "pending" }]);
+      // Its 36,500 days, not the server's 0: nothing is old enough.
+      const before = await fresh.query<{ n: number | string }>("SELECT count(*) AS n FROM chain_records");
+      expect((await sealNow())?.sealed).toEqual([]);
+      expect(await fresh.query<{ n: number | string }>("SELECT count(*) AS n FROM chain_records")).toEqual(before);
+      delete process.env.RECONCILE_RETENTION_DAYS;
+      await changeProjectSettings({ projectId: "default", retentionDays: null, actor: "itest" });
+      expect(await sealNow()).toBeNull();
+    } finally {
+      delete process.env.RECONCILE_RETENTION_DAYS;
+      delete process.env.RECONCILE_ARCHIVE_URL;
+    }
+  });
 });

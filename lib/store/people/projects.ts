@@ -94,11 +94,47 @@ function checked(input: NewProject): { slug: string; name: string; retentionDays
   const slug = input.slug.trim();
   const problem = slugProblem(slug);
   if (problem) throw new StoreError("invalid_input", `slug: ${problem}`);
-  const name = input.name.trim();
+  return { slug, name: checkedName(input.name), retentionDays: checkedDays(input.retentionDays ?? null) };
+}
+
+function checkedName(raw: string): string {
+  const name = raw.trim();
   if (!name || name.length > NAME_MAX || /[\u0000-\u001f\u007f]/.test(name)) throw new StoreError("invalid_input", `name: a project's name has 1 to ${NAME_MAX} characters and no control characters`);
-  const days = input.retentionDays ?? null;
-  if (days !== null && (!Number.isInteger(days) || days < 1 || days > 36_500)) throw new StoreError("invalid_input", "retention_days: a whole number of days from 1 to 36,500, or null to keep everything");
-  return { slug, name, retentionDays: days };
+  return name;
+}
+
+function checkedDays(days: number | null): number | null {
+  if (days !== null && (!Number.isInteger(days) || days < 1 || days > 36_500)) throw new StoreError("invalid_input", "retention_days: a whole number of days from 1 to 36,500, or null for the instance's default");
+  return days;
+}
+
+export type ProjectChange = { projectId: string; name?: string; retentionDays?: number | null; actor: string; source?: string | null };
+
+/**
+ * Renames a project or changes its retention (null: the instance's RECONCILE_RETENTION_DAYS,
+ * keep everything when that is unset), recording what changed as a security event. A change to
+ * nothing records nothing. Its slug, in every URL, stays.
+ */
+export async function changeProject(input: ProjectChange): Promise<Project> {
+  const name = input.name === undefined ? undefined : checkedName(input.name);
+  const days = input.retentionDays === undefined ? undefined : checkedDays(input.retentionDays);
+  return writeTransaction(async (tx) => {
+    await lockChain(tx);
+    const before = await tx.project.findUnique({ where: { id: input.projectId } });
+    if (!before) throw new StoreError("not_found", "no such project");
+    const renamed = name !== undefined && name !== before.name;
+    const retimed = days !== undefined && days !== before.retentionDays;
+    if (!renamed && !retimed) return project(before);
+    const row = await tx.project.update({ where: { id: before.id }, data: { ...(renamed ? { name } : {}), ...(retimed ? { retentionDays: days } : {}) } });
+    await recordSecurityEvent(tx, input.actor, {
+      type: "project.changed",
+      project: row.slug,
+      ...(renamed ? { name: { from: before.name, to: row.name } } : {}),
+      ...(retimed ? { retention_days: { from: before.retentionDays, to: row.retentionDays } } : {}),
+      source: input.source ?? null,
+    });
+    return project(row);
+  });
 }
 
 /**
