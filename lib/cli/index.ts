@@ -5,27 +5,27 @@
 import { parseArgs } from "node:util";
 import { createReadStream, createWriteStream, existsSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { knownError } from "@/lib/api/errors";
-import { exportText } from "@/lib/api/audit-stream";
 import { checkAgainstCheckpoints } from "@/lib/domain/audit-verify";
 import { checkpointSeqs, formatCheckpoint, keyFingerprint, parseCheckpoint, publicKeyFromText, type Checkpoint } from "@/lib/domain/checkpoint";
 import { MAX_CHAINS, MultiChainVerifier, type ChainHead } from "@/lib/domain/chains";
 import type { ChainRecord } from "@/lib/domain/hash";
-import { describeRefusal } from "@/lib/domain/refusal";
-import { exportQuerySchema, recordExport } from "@/lib/store/chain/audit-export";
-import { allCheckpoints, latestCheckpoint, writeCheckpoint } from "@/lib/store/chain/checkpoints";
-import { createApiToken } from "@/lib/store/people/api-tokens";
-import { disconnect } from "@/lib/store/db/db";
-import { loadDemoData } from "@/lib/store/ingest/demo";
-import { rebuildProjections } from "@/lib/store/projection/rebuild";
-import { createUser } from "@/lib/store/people/users";
-import { verifyStoredChain } from "@/lib/store/chain/verify-chain";
-import { announceChainFailure, chainFailure } from "@/lib/store/work/webhook-outbox";
-import { runDbCommand } from "./schema-engine";
-import { backupCommand, BackupUsageError, restoreCommand } from "./backup";
-import { archiveSealCommand, verifyArchive } from "./archive";
-import { projectCommands, projectIdOf, projectNamed, ProjectUsageError } from "./projects";
 import { inInstance, inProject } from "@/lib/store/db/project-context";
+import { DEFAULT_PROJECT } from "@/lib/domain/projects";
+
+/** The commands of ./projects.ts (projectCommands), by name. */
+const PROJECT_COMMANDS = ["projects:add", "projects:list", "members:add"] as const;
+
+/*
+ * Each command loads the modules it needs when it runs (`await import`), not all of them at
+ * start: a command is a process of its own, and the store, the export's stream, the demo data
+ * and the schema engine together took half a second to load before anything ran (the test
+ * suite starts the command line a few hundred times).
+ */
+const store = {
+  db: () => import("@/lib/store/db/db"),
+  checkpoints: () => import("@/lib/store/chain/checkpoints"),
+  projects: () => import("./projects"),
+};
 
 const HELP = `Reconcile command line: npm run cli -- <command> [options]
 
@@ -62,13 +62,20 @@ function need(values: Record<string, unknown>, name: string): string {
 
 const CLI_ACTOR = `cli:${process.env.USER || "unknown"}`;
 
+/** The command-line form of a usage error of another module's (`--out is required`): printed with the help. */
+const usageErrors = async () => {
+  const [{ BackupUsageError }, { ProjectUsageError }] = await Promise.all([import("./backup"), store.projects()]);
+  return [UsageError, BackupUsageError, ProjectUsageError];
+};
+
 const commands: Record<string, (args: string[]) => Promise<number>> = {
-  backup: backupCommand,
-  "archive:seal": () => archiveSealCommand(CLI_ACTOR),
-  restore: restoreCommand,
-  ...projectCommands(CLI_ACTOR),
+  backup: async (args) => (await import("./backup")).backupCommand(args),
+  "archive:seal": async () => (await import("./archive")).archiveSealCommand(CLI_ACTOR),
+  restore: async (args) => (await import("./backup")).restoreCommand(args),
+  ...Object.fromEntries(PROJECT_COMMANDS.map((name) => [name, async (args: string[]) => (await store.projects()).projectCommands(CLI_ACTOR)[name](args)])),
   async "users:add"(args) {
     const { values } = parseArgs({ args, options: { email: { type: "string" }, password: { type: "string" }, role: { type: "string" }, project: { type: "string" } } });
+    const [{ createUser }, { projectIdOf }] = await Promise.all([import("@/lib/store/people/users"), store.projects()]);
     const user = await createUser({ email: need(values, "email"), password: need(values, "password"), role: need(values, "role"), project: await projectIdOf(values.project), actor: CLI_ACTOR, via: "cli" });
     console.log(`created ${user.role} ${user.email}${values.project ? ` in ${values.project}` : ""}`);
     return 0;
@@ -76,6 +83,7 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
   async "tokens:add"(args) {
     const { values } = parseArgs({ args, options: { email: { type: "string" }, scopes: { type: "string" }, name: { type: "string" }, project: { type: "string" } } });
     const scopes = need(values, "scopes").split(",").map((s) => s.trim()).filter(Boolean);
+    const [{ createApiToken }, { projectIdOf }] = await Promise.all([import("@/lib/store/people/api-tokens"), store.projects()]);
     const t = await createApiToken({ email: need(values, "email"), name: need(values, "name"), scopes, project: await projectIdOf(values.project), actor: CLI_ACTOR });
     console.log(`created token ${t.prefix}…${t.last4} for project ${t.project} with scopes ${t.scopes.join(",")}; it is shown once:`);
     console.log(t.token);
@@ -94,12 +102,13 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
     if (values.file) {
       result = await verifyFile(values.file, { allowGaps: values.subset ?? false, watch, checkpoints: found });
     } else {
+      const [{ allCheckpoints }, { verifyStoredChain }] = await Promise.all([store.checkpoints(), import("@/lib/store/chain/verify-chain")]);
       const stored = await allCheckpoints();
       result = await verifyStoredChain(undefined, { watch: [...(watch ?? []), ...stored.flatMap(checkpointSeqs)] });
       const { sealed } = result;
       // Checkpoints within what retention sealed are checked against the archive (--archive), not here.
       found.push(...stored.filter((c) => !sealed || c.heads || c.size > sealed.seq));
-      if (values.archive !== undefined && !(await verifyArchive(values.archive, { sealed, checkpoints: stored, pinnedKey: pinned?.key }))) archiveOk = false;
+      if (values.archive !== undefined && !(await (await import("./archive")).verifyArchive(values.archive, { sealed, checkpoints: stored, pinnedKey: pinned?.key }))) archiveOk = false;
       if (sealed) {
         console.log(
           `starting at the last sealed head: seq ${sealed.seq} (sealed ${sealed.sealedAt}), hash ${sealed.hash}; the records up to it are in the archive (audit:verify --archive DIR_OR_URL checks them too)`,
@@ -123,6 +132,7 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
     }
     if (!ok && !values.file) {
       const bad = verdict.ok ? checkAgainstCheckpoints(verdict, hashes, checks, pinned?.key, counts).find((c) => !c.ok) : undefined;
+      const { announceChainFailure, chainFailure } = await import("@/lib/store/work/webhook-outbox");
       await announceChainFailure(chainFailure(verdict, bad), CLI_ACTOR);
     }
     if (!checks.length) console.log("no checkpoint was checked: nothing here proves that the tail of the chain was not cut off or rewritten");
@@ -142,6 +152,11 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
     });
     const out = need(values, "out");
     const input = { format: values.format ?? "ndjson", since: values.since, until: values.until, operation_id: values["operation-id"], trajectory_id: values["trajectory-id"] };
+    const [{ exportQuerySchema, recordExport }, { exportText }, { describeRefusal }] = await Promise.all([
+      import("@/lib/store/chain/audit-export"),
+      import("@/lib/api/audit-stream"),
+      import("@/lib/domain/refusal"),
+    ]);
     const parsed = exportQuerySchema.safeParse(input);
     if (!parsed.success) {
       // The options by their command-line names: "--operation-id must not be empty".
@@ -173,6 +188,7 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
     return 0;
   },
   async "audit:checkpoint"() {
+    const { latestCheckpoint, writeCheckpoint } = await store.checkpoints();
     const c = (await writeCheckpoint()) ?? (await latestCheckpoint());
     if (!c) {
       console.error("the chain is empty: nothing to sign");
@@ -182,22 +198,23 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
     return 0;
   },
   async "projections:rebuild"() {
+    const { rebuildProjections } = await import("@/lib/store/projection/rebuild");
     const r = await rebuildProjections((n) => process.stderr.write(`\rrebuilt ${n} operations`));
     process.stderr.write("\n");
     console.log(`projection rebuilt from the records: ${r.operations} operations`);
     return 0;
   },
   async "demo:load"() {
-    const r = await loadDemoData();
+    const r = await (await import("@/lib/store/ingest/demo")).loadDemoData();
     console.log(r.alreadyLoaded ? "demo data already loaded" : `loaded ${r.loaded} demo operations`);
     return 0;
   },
   async "db:deploy"(args) {
-    await runDbCommand(["db:deploy", ...args]);
+    await (await import("./schema-engine")).runDbCommand(["db:deploy", ...args]);
     return 0;
   },
   async "db:migrate"(args) {
-    await runDbCommand(["db:migrate", ...args]);
+    await (await import("./schema-engine")).runDbCommand(["db:migrate", ...args]);
     return 0;
   },
 };
@@ -350,20 +367,21 @@ async function main(): Promise<number> {
     // Commands about people and projects take --project themselves; every other works in the project it names.
     if (INSTANCE_COMMANDS.has(command)) return await inInstance(() => run(args));
     const { project, rest } = projectOption(args);
-    return await inProject(await projectNamed(project), () => run(rest));
+    const named = project === undefined ? { id: DEFAULT_PROJECT, slug: DEFAULT_PROJECT } : await (await store.projects()).projectNamed(project);
+    return await inProject(named, () => run(rest));
   } catch (e) {
-    if (e instanceof UsageError || e instanceof BackupUsageError || e instanceof ProjectUsageError || (e instanceof TypeError && (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS"))) {
-      console.error(`${command}: ${e.message}\n\n${HELP}`);
+    if ((await usageErrors()).some((kind) => e instanceof kind) || (e instanceof TypeError && (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS"))) {
+      console.error(`${command}: ${(e as Error).message}\n\n${HELP}`);
       return 2;
     }
-    const known = knownError(e);
+    const known = (await import("@/lib/api/errors")).knownError(e);
     if (known) {
       console.error(`${command}: ${known.message}`);
       return 1;
     }
     throw e;
   } finally {
-    await disconnect();
+    await (await store.db()).disconnect();
   }
 }
 
