@@ -32,6 +32,13 @@ test("an instance admin creates a project and adds a member, who switches to it 
   await page.getByRole("button", { name: "Add member" }).click();
   await expect(page.getByText(`${demo.viewer.email} is viewer in Billing agents.`)).toBeVisible();
   await expect(page.getByRole("row", { name: new RegExp(demo.viewer.email.replace(/\./g, "\\.")) })).toBeVisible();
+  // Its admin renames it; the address stays, and the header's menu says the new name.
+  const rename = page.getByRole("form", { name: "Rename this project" });
+  await rename.getByLabel("Name").fill("Billing agents (EU)");
+  await rename.getByRole("button", { name: "Rename" }).click();
+  await expect(rename.getByRole("status")).toHaveText(`This project is called Billing agents (EU) now; its address stays /p/${slug}.`);
+  await expect(page.getByTitle("Switch project")).toContainText("Billing agents (EU)");
+  await expect(page.getByRole("heading", { name: "Members of Billing agents (EU)" })).toBeVisible();
   await shot(page, "members-desktop");
   await noSeriousA11yViolations(page);
 
@@ -42,7 +49,7 @@ test("an instance admin creates a project and adds a member, who switches to it 
   await viewer.getByTitle("Switch project").click();
   const projects = viewer.getByRole("list", { name: "Your projects" });
   await expect(projects.getByRole("link")).toHaveCount(2);
-  await projects.getByRole("link", { name: /Billing agents/ }).click();
+  await projects.getByRole("link", { name: /Billing agents \(EU\)/ }).click();
   await expect(viewer).toHaveURL(new RegExp(`/p/${slug}$`));
   await viewer.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Operations" }).click();
   await expect(viewer).toHaveURL(new RegExp(`/p/${slug}/operations$`));

@@ -1,7 +1,7 @@
 "use client";
 
 import { useActionState } from "react";
-import { createProjectAction, removeMemberAction, setMemberAction } from "@/lib/actions/projects";
+import { createProjectAction, removeMemberAction, renameProjectAction, setMemberAction } from "@/lib/actions/projects";
 import type { FormState } from "@/lib/actions/guard";
 import { ROLES } from "@/lib/domain/permissions";
 import { Button, Field, Input, Notice, Select } from "@/components/ui/form";
@@ -58,6 +58,24 @@ export function AddMemberForm() {
         Add member
       </Button>
       <div className="sm:col-span-3" aria-live="polite">
+        {state?.error ? <Notice kind="error">{state.error}</Notice> : state?.ok ? <Notice kind="ok">{state.ok}</Notice> : null}
+      </div>
+    </form>
+  );
+}
+
+/** The project's name, for its admins (the members page). */
+export function RenameProjectForm({ name, slug }: { name: string; slug: string }) {
+  const [state, action, pending] = useActionState<FormState, FormData>(renameProjectAction, null);
+  return (
+    <form action={action} className="grid gap-3 sm:grid-cols-[minmax(0,24rem)_1fr] sm:items-start" aria-label="Rename this project">
+      <Field label="Name" htmlFor="project-rename" hint={`Its address stays /p/${slug}.`}>
+        <Input id="project-rename" name="name" required maxLength={100} defaultValue={state?.values?.name ?? name} />
+      </Field>
+      <Button type="submit" disabled={pending} className="sm:mt-6 sm:justify-self-start">
+        {pending ? "Renaming…" : "Rename"}
+      </Button>
+      <div className="sm:col-span-2" aria-live="polite">
         {state?.error ? <Notice kind="error">{state.error}</Notice> : state?.ok ? <Notice kind="ok">{state.ok}</Notice> : null}
       </div>
     </form>

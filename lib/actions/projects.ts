@@ -58,3 +58,13 @@ export async function setRetentionAction(_prev: FormState, form: FormData): Prom
     return { ok: p.retentionDays === null ? `${p.name} follows the server's default now.` : `${p.name} keeps ${p.retentionDays.toLocaleString("en")} day${p.retentionDays === 1 ? "" : "s"} now.`, values: { retention_days: days } };
   });
 }
+
+/** A project's admin renames it (its slug, in every URL, stays). */
+export async function renameProjectAction(_prev: FormState, form: FormData): Promise<FormState> {
+  const values = { name: field(form, "name") };
+  return guardedProjectAction("project:settings", values, async ({ principal, source }) => {
+    const p = await changeProjectSettings({ projectId: principal.project.id, name: values.name, actor: principal.email, source });
+    revalidatePath("/", "layout");
+    return { ok: `This project is called ${p.name} now; its address stays /p/${p.slug}.`, values: { name: p.name } };
+  });
+}

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
-import { AddMemberForm, MemberRow } from "@/components/settings/projects-admin";
+import { AddMemberForm, MemberRow, RenameProjectForm } from "@/components/settings/projects-admin";
 import { requirePage } from "@/lib/auth/session";
+import { can } from "@/lib/domain/permissions";
 import { listMembers } from "@/lib/store/people/projects";
 import { TableScroll } from "@/components/ui/table-scroll";
 
@@ -19,6 +20,14 @@ export default async function MembersPage() {
           project exists. Instance admins are admin in every project.
         </p>
       </div>
+      {can(me, "project:settings") ? (
+        <section aria-labelledby="this-project" className="rounded-xl border border-slate-200 p-4 dark:border-slate-800">
+          <h2 id="this-project" className="mb-3 font-semibold">
+            This project
+          </h2>
+          <RenameProjectForm name={me.project.name} slug={me.project.slug} />
+        </section>
+      ) : null}
       <section aria-labelledby="add-member" className="rounded-xl border border-slate-200 p-4 dark:border-slate-800">
         <h2 id="add-member" className="mb-3 font-semibold">
           Add a member
