@@ -81,12 +81,12 @@ export function projectDetail(p: Project) {
 /**
  * Renames a project or sets its retention; with retention now on, today's seal is enqueued in
  * the project's database at once (otherwise the next start of its worker would), which must be
- * the current project's (the route's or the action's).
+ * the current project's (the route's or the action's). A rename alone schedules nothing.
  */
 export async function changeProjectSettings(change: ProjectChange): Promise<Project> {
   archiveNeededFor(change.retentionDays);
   const changed = await changeProject(change);
-  await scheduleRetention();
+  if (change.retentionDays !== undefined) await scheduleRetention();
   return changed;
 }
 
