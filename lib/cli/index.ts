@@ -12,9 +12,6 @@ import type { ChainRecord } from "@/lib/domain/hash";
 import { inInstance, inProject } from "@/lib/store/db/project-context";
 import { DEFAULT_PROJECT } from "@/lib/domain/projects";
 
-/** The commands of ./projects.ts (projectCommands), by name. */
-const PROJECT_COMMANDS = ["projects:add", "projects:list", "members:add"] as const;
-
 /*
  * Each command loads the modules it needs when it runs (`await import`), not all of them at
  * start: a command is a process of its own, and the store, the export's stream, the demo data
@@ -72,7 +69,6 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
   backup: async (args) => (await import("./backup")).backupCommand(args),
   "archive:seal": async () => (await import("./archive")).archiveSealCommand(CLI_ACTOR),
   restore: async (args) => (await import("./backup")).restoreCommand(args),
-  ...Object.fromEntries(PROJECT_COMMANDS.map((name) => [name, async (args: string[]) => (await store.projects()).projectCommands(CLI_ACTOR)[name](args)])),
   async "users:add"(args) {
     const { values } = parseArgs({ args, options: { email: { type: "string" }, password: { type: "string" }, role: { type: "string" }, project: { type: "string" } } });
     const [{ createUser }, { projectIdOf }] = await Promise.all([import("@/lib/store/people/users"), store.projects()]);
@@ -358,7 +354,8 @@ async function main(): Promise<number> {
     console.log(HELP);
     return command ? 0 : 2;
   }
-  const run = commands[command];
+  // The projects' commands are ./projects.ts's own (projectCommands), loaded only when asked for.
+  const run = commands[command] ?? (command.startsWith("projects:") || command.startsWith("members:") ? (await store.projects()).projectCommands(CLI_ACTOR)[command] : undefined);
   if (!run) {
     console.error(`unknown command ${command}\n\n${HELP}`);
     return 2;
