@@ -143,7 +143,7 @@ test("linked by subject: a later email change at the provider takes over nothing
   await mallory.context().close();
 
   // Every refusal and sign-in is in the audit chain, and the refused identifiers that name nobody only as digests.
-  const events = query<{ payload: string }>("SELECT payload FROM chain_records WHERE kind = 'security' ORDER BY seq").map((r) => JSON.parse(r.payload));
+  const events = query<{ payload: string }>("SELECT payload FROM instance_events ORDER BY seq").map((r) => JSON.parse(r.payload));
   const sso = events.filter((e) => e.method === "oidc" || e.type === "identity.linked");
   expect(sso.map((e) => [e.type, e.reason ?? null])).toEqual([
     ["identity.linked", null],

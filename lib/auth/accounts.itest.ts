@@ -44,7 +44,7 @@ describe("passwords an admin sets", () => {
     expect((await call("/api/v1/operations?limit=1", { headers: { cookie: cookie! } })).status).toBe(200);
     expect((await signInHttp(email, "set-by-the-admin")).cookie).toBeFalsy();
     expect((await signInHttp(email, "my-own-password-1")).cookie).toBeTruthy();
-    const events = await (await db()).chainRecord.findMany({ where: { kind: "security", payload: { contains: email } }, orderBy: { seq: "asc" } });
+    const events = await (await db()).instanceEvent.findMany({ where: { payload: { contains: email } }, orderBy: { seq: "asc" } });
     expect(events.map((e) => JSON.parse(e.payload).type)).toEqual(expect.arrayContaining(["user.created", "password.changed"]));
   });
 

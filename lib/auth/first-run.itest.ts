@@ -42,7 +42,7 @@ describe("first run", () => {
     const won = answers.filter((a) => a.location === "/p/default" || a.location.endsWith(`${new URL(app.base).host}/p/default`));
     expect(won).toHaveLength(1);
     expect(answers.filter((a) => a.text.includes("already has an admin"))).toHaveLength(9);
-    const created = await db.query<{ payload: string }>("SELECT payload FROM chain_records WHERE kind = 'security'");
+    const created = await db.query<{ payload: string }>("SELECT payload FROM instance_events");
     expect(created.map((r) => JSON.parse(r.payload).type).filter((t) => t === "user.created")).toHaveLength(1);
   });
 

@@ -26,8 +26,9 @@ afterAll(async () => {
 
 const records = async (where: { actor?: string; contains?: string }) =>
   (
-    await (await db()).chainRecord.findMany({
-      where: { kind: "security", ...(where.actor ? { actor: where.actor } : {}), ...(where.contains ? { payload: { contains: where.contains } } : {}) },
+    // Sign-in events are the instance's: its own chain (lib/store/chain/instance-chain.ts).
+    await (await db()).instanceEvent.findMany({
+      where: { ...(where.actor ? { actor: where.actor } : {}), ...(where.contains ? { payload: { contains: where.contains } } : {}) },
       orderBy: { seq: "asc" },
     })
   ).map((e) => JSON.parse(e.payload));

@@ -2,6 +2,9 @@ import { parseArgs } from "node:util";
 import { backupDatabase, restoreDatabase, type BackupSummary } from "@/lib/store/db/backup";
 import { currentDatabaseUrl } from "@/lib/store/db/db";
 import { verifyStoredChain } from "@/lib/store/chain/verify-chain";
+import { verifyInstanceChain } from "@/lib/store/chain/instance-chain";
+import { currentProjectId } from "@/lib/store/db/project-context";
+import { DEFAULT_PROJECT } from "@/lib/domain/projects";
 
 /**
  * `backup --out FILE` and `restore --from FILE [--force]` (docs/DEPLOY.md, "Backups"): of the
@@ -39,5 +42,14 @@ export async function restoreCommand(args: string[]): Promise<number> {
     return 1;
   }
   console.log(`chain intact: ${verdict.count} records`);
+  // The default project's database is also the instance's: its security trail came back with it.
+  if (currentProjectId() === DEFAULT_PROJECT) {
+    const trail = await verifyInstanceChain();
+    if (!trail.ok) {
+      console.error(`the restored instance's security trail does not verify: seq ${trail.badSeq}: ${trail.problem}`);
+      return 1;
+    }
+    console.log(`the instance's security trail intact: ${trail.count} records`);
+  }
   return 0;
 }

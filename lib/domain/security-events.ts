@@ -71,6 +71,48 @@ export const securityEventSchema = z.discriminatedUnion("type", [
 ]);
 export type SecurityEvent = z.infer<typeof securityEventSchema>;
 
+/**
+ * The events about the instance's people and projects (sign-in, users, tokens, projects,
+ * members): written in the instance's own chain, never in a project's (shared/OPERATIONS.md).
+ * The rest (a project's settings, exports, refusals, archive) belong to the project they happen in.
+ */
+const INSTANCE_EVENT = /^(user|project|member|token|signin|password|identity)\.|^(signout|sessions\.ended)$/;
+
+export function isInstanceEvent(type: SecurityEvent["type"]): boolean {
+  return INSTANCE_EVENT.test(type);
+}
+
 export function securityEvent(event: SecurityEvent): SecurityEvent {
   return securityEventSchema.parse(event);
+}
+
+/**
+ * One line about an event for a person reading the trail (the Security log page): what it is
+ * about and how, from its own fields; the type itself is shown beside it.
+ */
+export function eventSummary(event: SecurityEvent): string {
+  const e = event as Record<string, unknown>;
+  const parts: string[] = [];
+  const text = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
+  if (typeof e.email === "string") parts.push(e.email);
+  if (typeof e.key === "string") parts.push(`${e.scope} ${e.key}`);
+  if (typeof e.project === "string") parts.push(`project ${e.project}`);
+  if (typeof e.name === "string" && event.type !== "project.changed") parts.push(`“${e.name}”`);
+  if (event.type === "project.changed") {
+    if (event.name) parts.push(`name “${event.name.from}” → “${event.name.to}”`);
+    if (event.retention_days) parts.push(`retention ${event.retention_days.from ?? "default"} → ${event.retention_days.to ?? "default"} days`);
+  }
+  if ("from" in e && "to" in e) parts.push(`${e.from ?? "none"} → ${e.to}`);
+  else if (typeof e.role === "string") parts.push(`as ${e.role}`);
+  if (typeof e.granted === "boolean") parts.push(e.granted ? "granted" : "taken away");
+  if (Array.isArray(e.scopes)) parts.push(`scopes ${e.scopes.join(", ")}`);
+  if (typeof e.owner === "string") parts.push(`owner ${e.owner}`);
+  if (typeof e.method === "string") parts.push(`via ${e.method}`);
+  if (typeof e.via === "string") parts.push(`via ${e.via}`);
+  if (typeof e.reason === "string") parts.push(`(${e.reason})`);
+  if (typeof e.permission === "string") parts.push(`${e.permission} at ${text(e.path)}`);
+  if (typeof e.until === "string") parts.push(`until ${e.until}`);
+  if (typeof e.issuer === "string") parts.push(`${e.issuer} / ${text(e.subject)}`);
+  if (event.type === "audit.exported") parts.push(`${event.format}${Object.keys(event.filter).length ? ` ${JSON.stringify(event.filter)}` : ""}`);
+  return parts.join(" · ");
 }

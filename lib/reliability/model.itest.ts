@@ -816,12 +816,10 @@ class SetRoleCommand implements fc.AsyncCommand<Model, Real> {
   }
   async run(m: Model, r: Real) {
     r.history.push(this.toString());
-    const changed = await setFlexRole(this.role);
+    await setFlexRole(this.role);
     const next = structuredClone(m);
-    if (changed) {
-      next.added += 1;
-      next.security.push(`${who.admin.email}|user.role_changed|${who.flex.email}`);
-    }
+    // A role change is the instance's event (its own chain): the project's trail gains nothing,
+    // and an export that showed it would fail checkExport's list of security events.
     next.roles.flex = this.role;
     next.flexAmbiguousUntil = flexAmbiguousUntil;
     await settle(m, r, this.toString(), [next], `  role of flex → ${this.role}`);

@@ -41,7 +41,9 @@ describe("GET /api/v1/audit/export", () => {
 
     // An edit anywhere in the file is caught and located.
     const edited = res.text.split("\n");
-    const k = Math.floor(edited.length / 2);
+    // A chained record's line (checkpoints follow the records): the middle one of them.
+    const recordLines = edited.flatMap((l, i) => (l && "seq" in JSON.parse(l) ? [i] : []));
+    const k = recordLines[Math.floor(recordLines.length / 2)];
     const record = JSON.parse(edited[k]);
     edited[k] = JSON.stringify({ ...record, actor: "mallory@example.test" });
     writeFileSync(file, edited.join("\n"));
@@ -199,8 +201,8 @@ describe("audit:verify against a pinned key (--key, RECONCILE_CHECKPOINT_PUBLIC_
   });
 
   it("a checkpoint a forger signed with a key of their own passes only when nothing is pinned; the same for an export file", () => {
-    // More records (a user added is a security event), then a checkpoint signed with another key.
-    expect(run(["users:add", "--email", `${unique("forger")}@itest.example`, "--password", "a long passphrase 123", "--role", "viewer"]).status).toBe(0);
+    // More records (an export is a security event of the project's), then a checkpoint signed with another key.
+    expect(run(["audit:export", "--format", "ndjson", "--out", path.join(tmp, `${unique("more")}.ndjson`)]).status).toBe(0);
     const forgerKey = path.join(tmp, "forger.pem");
     writeFileSync(forgerKey, generateKeyPairSync("ed25519").privateKey.export({ format: "pem", type: "pkcs8" }).toString());
     expect(run(["audit:checkpoint"], { CHECKPOINT_KEY_FILE: forgerKey }).status).toBe(0);

@@ -75,6 +75,8 @@ describe("backup and restore", () => {
     expect(restored.status, restored.stderr).toBe(0);
     expect(restored.stdout).toContain(`restored ${out}: ${records} records; head at seq ${head}`);
     expect(restored.stdout).toContain(`chain intact: ${records} records`);
+    // The instance's security trail (its users and tokens, made before the load) came back with it, whole.
+    expect(restored.stdout).toMatch(/the instance's security trail intact: [1-9]\d* records/);
 
     const ids = new Set((await target.query<{ operation_id: string }>("SELECT operation_id FROM operations")).map((r) => r.operation_id));
     for (const a of answered.filter((x) => x.at < began)) expect(ids.has(a.id), `${a.id} was acknowledged before the backup began`).toBe(true);

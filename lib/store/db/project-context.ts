@@ -18,7 +18,7 @@ import { DEFAULT_PROJECT, PROJECT_ID } from "@/lib/domain/projects";
  * On globalThis: route handlers run in Next.js's bundle, which has its own copies of modules,
  * and must see the context the server opened (as lib/observability/context.ts).
  */
-type ProjectScope = { projectId: string; slug: string | null };
+type ProjectScope = { projectId: string; slug: string | null; instance?: true };
 
 const root = globalThis as unknown as { __reconcileProject?: AsyncLocalStorage<ProjectScope>; __reconcileProjectRequired?: AsyncLocalStorage<true> };
 const storage = (root.__reconcileProject ??= new AsyncLocalStorage<ProjectScope>());
@@ -36,7 +36,15 @@ export function inProject<T>(project: string | { id: string; slug: string }, fn:
 
 /** Runs `fn` on the instance's database (users, tokens, projects, sign-in events). */
 export function inInstance<T>(fn: () => T): T {
-  return storage.run({ projectId: DEFAULT_PROJECT, slug: DEFAULT_PROJECT }, fn);
+  return storage.run({ projectId: DEFAULT_PROJECT, slug: DEFAULT_PROJECT, instance: true }, fn);
+}
+
+/**
+ * True inside `inInstance` (not inside `inProject`, even the default project's, which shares the
+ * instance's database): the security events written here go to the instance's own chain.
+ */
+export function workingOnInstance(): boolean {
+  return storage.getStore()?.instance === true;
 }
 
 /** The current project's slug when the caller said it (null: only its id is known here). */

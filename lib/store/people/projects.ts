@@ -6,7 +6,7 @@ import type { Tx } from "../db/database";
 import { instanceReader as reader, instanceWriteTransaction as writeTransaction } from "../db/db";
 import { StoreError } from "../errors";
 import { recordSecurityEvent } from "../chain/security-events";
-import { lockChain } from "../chain/chain";
+import { lockInstanceChain } from "../chain/instance-chain";
 import { forgetTokens } from "./token-cache";
 import { enqueueJobs } from "../work/jobs";
 import { asSql } from "../db/sql";
@@ -119,7 +119,7 @@ export async function changeProject(input: ProjectChange): Promise<Project> {
   const name = input.name === undefined ? undefined : checkedName(input.name);
   const days = input.retentionDays === undefined ? undefined : checkedDays(input.retentionDays);
   return writeTransaction(async (tx) => {
-    await lockChain(tx);
+    await lockInstanceChain(tx);
     const before = await tx.project.findUnique({ where: { id: input.projectId } });
     if (!before) throw new StoreError("not_found", "no such project");
     const renamed = name !== undefined && name !== before.name;
@@ -145,7 +145,7 @@ export async function changeProject(input: ProjectChange): Promise<Project> {
 export async function createProject(input: NewProject, andThen?: (tx: Tx, p: Project) => Promise<void>): Promise<Project> {
   const fields = checked(input);
   return writeTransaction(async (tx) => {
-    await lockChain(tx);
+    await lockInstanceChain(tx);
     if (await tx.project.findUnique({ where: { slug: fields.slug }, select: { id: true } })) throw new StoreError("conflict", `slug: a project with the slug ${fields.slug} already exists`);
     const row = await tx.project.create({ data: { id: newProjectId(), ...fields, createdAt: new Date().toISOString(), createdBy: input.actor, readyAt: null } });
     await recordSecurityEvent(tx, input.actor, { type: "project.created", project: row.slug, name: row.name, retention_days: row.retentionDays, source: input.source ?? null });
@@ -186,7 +186,7 @@ export async function setMember(input: { projectId: string; email: string; role:
   const role = input.role;
   const email = normalizeEmail(input.email);
   const result = await writeTransaction(async (tx) => {
-    await lockChain(tx);
+    await lockInstanceChain(tx);
     const p = await tx.project.findUnique({ where: { id: input.projectId } });
     if (!p) throw new StoreError("not_found", "no such project");
     const user = await tx.user.findUnique({ where: { email } });
@@ -208,7 +208,7 @@ export async function setMember(input: { projectId: string; email: string; role:
 /** Takes a user out of a project (their tokens for it stop working with their role). */
 export async function removeMember(input: { projectId: string; userId: string; actor: string; source?: string | null }): Promise<{ email: string }> {
   const result = await writeTransaction(async (tx) => {
-    await lockChain(tx);
+    await lockInstanceChain(tx);
     const p = await tx.project.findUnique({ where: { id: input.projectId } });
     const member = p ? await tx.projectMember.findUnique({ where: { projectId_userId: { projectId: p.id, userId: input.userId } }, include: { user: { select: { email: true } } } }) : null;
     if (!p || !member) throw new StoreError("not_found", "no such member");

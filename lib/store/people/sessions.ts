@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { identifierDigest } from "@/lib/crypto/identifier";
 import { isRole } from "@/lib/domain/permissions";
 import { DEFAULT_PROJECT } from "@/lib/domain/projects";
-import { lockChain } from "../chain/chain";
+import { lockInstanceChain } from "../chain/instance-chain";
 import { instanceReader as reader, instanceWriteTransaction as writeTransaction } from "../db/db";
 import { recordSecurityEvent } from "../chain/security-events";
 import { normalizeEmail } from "./users";
@@ -59,7 +59,7 @@ export async function signInWithSso(claims: SsoClaims, source: string | null = n
   const email = claims.email ? normalizeEmail(claims.email) : "";
   const defaultRole = isRole(process.env.AUTH_OIDC_DEFAULT_ROLE) ? process.env.AUTH_OIDC_DEFAULT_ROLE : "viewer";
   return writeTransaction(async (tx) => {
-    await lockChain(tx);
+    await lockInstanceChain(tx);
     const refuse = async (reason: SsoRefusal, detail: string, account?: string) => {
       // As for password sign-ins: an email that names no user is kept as its digest only.
       const named = account ?? (email ? (await tx.user.findUnique({ where: { email }, select: { email: true } }))?.email : null);

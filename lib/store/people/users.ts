@@ -4,7 +4,7 @@ import { hashPassword } from "@/lib/crypto/passwords";
 import { passwordProblem } from "@/lib/domain/password-policy";
 import { isRole, type Role } from "@/lib/domain/permissions";
 import { DEFAULT_PROJECT } from "@/lib/domain/projects";
-import { lockChain } from "../chain/chain";
+import { lockInstanceChain } from "../chain/instance-chain";
 import type { Tx } from "../db/database";
 import { instanceReader as reader, instanceWriteTransaction as writeTransaction } from "../db/db";
 import { StoreError } from "../errors";
@@ -87,7 +87,7 @@ export async function createFirstAdmin(input: { email: string; password: string;
   const user: NewUser = { email: input.email, password: input.password, role: "admin", actor: null, via: "setup", source: input.source };
   const prepared = await prepareUser(user);
   return writeTransaction(async (tx) => {
-    await lockChain(tx);
+    await lockInstanceChain(tx);
     if ((await tx.user.count()) > 0) throw new StoreError("conflict", "Reconcile already has an admin: sign in instead");
     const code = await tx.setupCode.findUnique({ where: { id: SETUP_CODE_ROW } });
     if (code && !setupCodeMatches(code.code, input.setupCode)) {
@@ -151,7 +151,7 @@ export async function updateUser(input: {
   if (input.role !== undefined && !isRole(input.role)) throw new StoreError("invalid_input", "role must be viewer, reviewer or admin");
   const key = (userId: string) => ({ projectId_userId: { projectId: DEFAULT_PROJECT, userId } });
   const result = await writeTransaction(async (tx) => {
-    await lockChain(tx);
+    await lockInstanceChain(tx);
     const user = await tx.user.findUnique({ where: { id: input.id } });
     if (!user) throw new StoreError("not_found", "no such user");
     const member = await tx.projectMember.findUnique({ where: key(user.id) });
