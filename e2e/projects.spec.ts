@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
 import { demo, noSeriousA11yViolations, shot, signIn } from "./helpers";
 
@@ -95,4 +96,37 @@ test("signing in lands on the default project in one round trip, not a second pa
   await expect(page).toHaveURL(/\/p\/default\/operations$/);
   await expect(page.getByRole("heading", { name: "Operations", exact: true })).toBeVisible();
   expect(documents).toEqual([]);
+});
+
+test("the Security log shows the instance's own trail, verifies it and offers it for download; only instance admins see it", async ({ page }) => {
+  await signIn(page, demo.admin.email, demo.admin.password);
+  await page.getByTitle("Switch project").click();
+  await page.getByRole("list", { name: "This server" }).getByRole("link", { name: "Security log" }).click();
+  await expect(page).toHaveURL(/\/settings\/security$/);
+  await expect(page.getByRole("heading", { name: "Security log" })).toBeVisible();
+  // This very sign-in is the newest event.
+  const newest = page.getByRole("table").getByRole("row").nth(1);
+  await expect(newest).toContainText("signin.succeeded");
+  await expect(newest).toContainText(demo.admin.email);
+  await expect(page.getByTestId("trail-records")).toContainText(/^\d[\d,]* \(head [0-9a-f]{16}…\)$/);
+  await page.getByRole("button", { name: "Verify the trail now" }).click();
+  await expect(page.getByText(/^Intact: all [\d,]+ records link, up to seq \d+\.$/)).toBeVisible({ timeout: 20_000 });
+  // The download is the whole trail from seq 1, and is itself recorded in it.
+  const downloading = page.waitForEvent("download");
+  await page.getByRole("link", { name: "Download the trail (NDJSON)" }).click();
+  const file = await (await downloading).path();
+  const records = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  expect(records[0]).toMatchObject({ seq: 1, kind: "security", prev_hash: "0".repeat(64) });
+  expect(records.at(-1)).toMatchObject({ actor: demo.admin.email, payload: { type: "audit.exported", filter: { trail: "instance" } } });
+  await shot(page, "security-log-desktop");
+  await noSeriousA11yViolations(page);
+  await page.setViewportSize(phone);
+  await shot(page, "security-log-phone");
+
+  const viewer = await page.context().browser()!.newContext();
+  const other = await viewer.newPage();
+  await signIn(other, demo.viewer.email, demo.viewer.password);
+  await other.goto("/settings/security");
+  await expect(other).toHaveURL(/\/forbidden/);
+  await viewer.close();
 });

@@ -13,7 +13,7 @@ export default async function InstanceLayout({ children }: { children: React.Rea
   const [projects, { instanceAdmin }] = await Promise.all([projectsOf(me.userId), standingIn(me.userId, DEFAULT_PROJECT)]);
   const nav = [
     ...projects.slice(0, 1).map((p) => ({ href: `/p/${p.slug}`, label: `Back to ${p.name}` })),
-    ...(instanceAdmin ? [{ href: "/settings/users", label: "Users" }, { href: "/settings/projects", label: "Projects" }] : []),
+    ...(instanceAdmin ? [{ href: "/settings/users", label: "Users" }, { href: "/settings/projects", label: "Projects" }, { href: "/settings/security", label: "Security log" }] : []),
   ];
   return (
     <AppShell email={me.email} standing={instanceAdmin ? "instance admin" : "member"} project={null} projects={projects} nav={nav} instanceAdmin={instanceAdmin}>

@@ -65,6 +65,11 @@ export function AppShell(props: {
                       Users
                     </Link>
                   </li>
+                  <li>
+                    <Link href="/settings/security" className="block rounded px-2 py-1.5 text-indigo-700 hover:bg-slate-100 dark:text-indigo-300 dark:hover:bg-slate-900">
+                      Security log
+                    </Link>
+                  </li>
                 </ul>
               ) : null}
             </div>

@@ -10,7 +10,8 @@ import { allCheckpoints } from "@/lib/store/chain/checkpoints";
 import { startUserJob } from "@/lib/api/user-jobs";
 import { verifyStoredChain } from "@/lib/store/chain/verify-chain";
 import { announceChainFailure, chainFailure } from "@/lib/store/work/webhook-outbox";
-import { inProject } from "@/lib/store/db/project-context";
+import { inInstance, inProject } from "@/lib/store/db/project-context";
+import { verifyInstanceChain } from "@/lib/store/chain/instance-chain";
 
 /** `busy`: refused because another verification or export of this user is running. */
 export type VerifyState = { ok: boolean; message: string; busy?: boolean } | null;
@@ -20,18 +21,34 @@ export async function verifyChainAction(): Promise<VerifyState> {
   const me = await currentPrincipal();
   if (!me) redirect("/login");
   if (!can(me, "audit:export")) return { ok: false, message: "You may not verify the audit trail." };
-  // One verification or export at a time per user: walking a long chain is minutes of work.
+  // The chain of the project the page is in (lib/store/db/project-context.ts).
+  return oneAtATime(me.userId, () => inProject(me.project, () => verifyProject(me.email)));
+}
+
+/** Walks every link of the instance's own security trail (sign-in, users, tokens, projects, members). */
+export async function verifyInstanceTrailAction(): Promise<VerifyState> {
+  const me = await currentPrincipal();
+  if (!me) redirect("/login");
+  if (!can(me, "instance:audit")) return { ok: false, message: "You may not verify the instance's security trail." };
+  return oneAtATime(me.userId, async () => {
+    const verdict = await inInstance(() => verifyInstanceChain());
+    if (!verdict.ok) return { ok: false, message: `Broken at seq ${verdict.badSeq}: ${verdict.problem}.` };
+    return { ok: true, message: verdict.count ? `Intact: all ${verdict.count.toLocaleString()} records link, up to seq ${verdict.lastSeq}.` : "Empty: nothing has been recorded here yet." };
+  });
+}
+
+/** One verification or export at a time per user: walking a long chain is minutes of work. */
+async function oneAtATime(userId: string, work: () => Promise<VerifyState>): Promise<VerifyState> {
   let release: () => Promise<void>;
   try {
-    release = await startUserJob(me.userId, "A verification");
+    release = await startUserJob(userId, "A verification");
   } catch (e) {
     const known = knownError(e);
     if (known) return { ok: false, busy: true, message: `${known.message}.` };
     throw e;
   }
-  // The chain of the project the page is in (lib/store/db/project-context.ts).
   try {
-    return await inProject(me.project, () => verifyProject(me.email));
+    return await work();
   } finally {
     await release();
   }

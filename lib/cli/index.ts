@@ -3,7 +3,7 @@
  * Runs under tsx with the react-server condition, so lib/store's `server-only` guard lets it in.
  */
 import { parseArgs } from "node:util";
-import { createReadStream, createWriteStream, existsSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { createReadStream, existsSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { checkAgainstCheckpoints } from "@/lib/domain/audit-verify";
 import { checkpointSeqs, formatCheckpoint, keyFingerprint, parseCheckpoint, publicKeyFromText, type Checkpoint } from "@/lib/domain/checkpoint";
@@ -38,6 +38,8 @@ const HELP = `Reconcile command line: npm run cli -- <command> [options]
                                --archive: walk the sealed segments too, then the live chain, end to end
   archive:seal                 seal what retention (RECONCILE_RETENTION_DAYS) lets go now, as the daily job does
   audit:export --format ndjson|csv|json --out FILE [--since T] [--until T] [--operation-id ID] [--trajectory-id ID]
+  audit:verify --instance      the instance's own security trail (sign-in, users, tokens, projects, members)
+  audit:export --instance --out FILE   that trail as NDJSON (audit:verify --file checks it)
   audit:checkpoint             sign the chain's current size and head now; prints the checkpoint
   projections:rebuild
   backup --out FILE            a consistent copy of the database while the server runs (SQLite's
@@ -61,8 +63,8 @@ const CLI_ACTOR = `cli:${process.env.USER || "unknown"}`;
 
 /** The command-line form of a usage error of another module's (`--out is required`): printed with the help. */
 const usageErrors = async () => {
-  const [{ BackupUsageError }, { ProjectUsageError }] = await Promise.all([import("./backup"), store.projects()]);
-  return [UsageError, BackupUsageError, ProjectUsageError];
+  const [{ BackupUsageError }, { ProjectUsageError }, { TrailUsageError }] = await Promise.all([import("./backup"), store.projects(), import("./instance-trail")]);
+  return [UsageError, BackupUsageError, ProjectUsageError, TrailUsageError];
 };
 
 const commands: Record<string, (args: string[]) => Promise<number>> = {
@@ -160,26 +162,7 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
       throw new UsageError(message.replace(/(^|; )([a-z_]+)(?= )/g, (_, sep: string, name: string) => `${sep}--${name.replace("_", "-")}`));
     }
     await recordExport(CLI_ACTOR, parsed.data, null);
-    // Written under a temporary name and renamed when whole: a file named `out` is a complete
-    // export, never one a full disk (or anything else) cut short.
-    const partial = `${out}.partial-${process.pid}`;
-    const file = createWriteStream(partial);
-    let failed: Error | null = null;
-    file.on("error", (e) => (failed ??= e));
-    let bytes = 0;
-    try {
-      for await (const chunk of exportText(parsed.data)) {
-        if (failed) throw failed;
-        bytes += Buffer.byteLength(chunk);
-        if (!file.write(chunk)) await new Promise<void>((r, j) => (file.once("drain", () => r()), file.once("error", j)));
-      }
-      await new Promise<void>((resolve, reject) => file.end((e?: Error | null) => (e || failed ? reject(e ?? failed) : resolve())));
-      renameSync(partial, out);
-    } catch (e) {
-      file.destroy();
-      rmSync(partial, { force: true });
-      throw new Error(`the export was not written (nothing is left at ${out}): ${e instanceof Error ? e.message : String(e)}`);
-    }
+    const bytes = await (await import("./write-whole")).writeWhole(out, exportText(parsed.data), "the export");
     console.log(`wrote ${out} (${bytes.toLocaleString()} bytes, ${parsed.data.format})`);
     return 0;
   },
@@ -363,6 +346,12 @@ async function main(): Promise<number> {
   try {
     // Commands about people and projects take --project themselves; every other works in the project it names.
     if (INSTANCE_COMMANDS.has(command)) return await inInstance(() => run(args));
+    // The instance's own security trail, apart from every project's (./instance-trail.ts).
+    if ((command === "audit:verify" || command === "audit:export") && args.includes("--instance")) {
+      const trail = await import("./instance-trail");
+      const rest = args.filter((a) => a !== "--instance");
+      return await inInstance(() => (command === "audit:verify" ? trail.verifyInstanceTrailCommand(rest) : trail.exportInstanceTrailCommand(rest, CLI_ACTOR)));
+    }
     const { project, rest } = projectOption(args);
     const named = project === undefined ? { id: DEFAULT_PROJECT, slug: DEFAULT_PROJECT } : await (await store.projects()).projectNamed(project);
     return await inProject(named, () => run(rest));

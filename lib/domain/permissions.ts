@@ -48,6 +48,11 @@ export const PERMISSIONS = {
   "verifiers:manage": { scope: "admin", minRole: "admin" },
   /** Admins: a session, or a token with the admin scope (an endpoint receives every operation's summary). */
   "webhooks:manage": { scope: "admin", minRole: "admin" },
+  /**
+   * The instance's own security trail (sign-in, users, tokens, projects, members: GET
+   * /api/v1/security-events, the Security log page): instance admins, a session or a token with the export scope.
+   */
+  "instance:audit": { scope: "export", minRole: "admin", instance: true },
   /** GET /metrics (Prometheus: the whole server's figures): a token with the metrics scope, or a session, of an instance admin. */
   "server:metrics": { scope: "metrics", minRole: "admin", instance: true },
 } as const satisfies Record<string, { scope: Scope | null; minRole: Role; instance?: true }>;
@@ -93,6 +98,7 @@ const DOING: Record<Permission, string> = {
   "tokens:own": "own API tokens",
   "verifiers:manage": "manage verifiers",
   "webhooks:manage": "manage webhooks",
+  "instance:audit": "read the instance's security trail",
   "server:metrics": "read the server's metrics",
 };
 

@@ -4,6 +4,7 @@
  *   a secret or a project's members is tried with ids from another project (and, through
  *   `/p/{slug}/api/…`, with another project's path): the answer is 404 or the asker's own data,
  *   never the other project's, and never a 403 that would tell the other's things exist;
+ * - GET /api/v1/security-events (the instance's trail) with random and hostile queries and methods;
  * - POST /api/v1/projects, PATCH /api/v1/projects/{slug} and the members routes with random and hostile bodies (huge arrays,
  *   100,000 keys, deep nesting): never a 5xx, and a refusal writes nothing (no project, no
  *   member, no chain record).
@@ -143,7 +144,7 @@ describe("fuzz: projects and members", () => {
   it("never answer a 5xx; a refused request creates no project and no member, and adds nothing to the chain", async () => {
     const counts = async () => {
       const d = await db();
-      return [await chainCount(), await d.project.count(), await d.projectMember.count()];
+      return [await chainCount(), await d.instanceEvent.count(), await d.project.count(), await d.projectMember.count()];
     };
     await fc.assert(
       fc.asyncProperty(fc.constantFrom("/api/v1/projects", "/api/v1/projects/default/members", "/api/v1/projects/default/members/nobody%40x.example"), fc.constantFrom("GET", "POST", "DELETE", "PUT"), bodyArb, async (path, method, raw) => {
@@ -172,17 +173,55 @@ describe("fuzz: projects and members", () => {
     );
     await fc.assert(
       fc.asyncProperty(changeArb, async (raw) => {
-        const [count, before] = [await chainCount(), await project()];
+        const count = [await chainCount(), await (await db()).instanceEvent.count()];
+        const before = await project();
         const res = await call(`/api/v1/projects/${b.slug}`, { method: "PATCH", token: b.token, raw });
         const context = `PATCH ${raw.slice(0, 80)} → ${res.status} ${res.text.slice(0, 200)}`;
         expect(res.status, context).toBeLessThan(500);
         if (res.status >= 400) {
           expect(res.body?.error?.code, context).toEqual(expect.any(String));
           expect(await project(), context).toEqual(before);
-          expect(await chainCount(), context).toBe(count);
+          expect([await chainCount(), await (await db()).instanceEvent.count()], context).toEqual(count);
         } else expect(res.body.name, context).toBe((await project())!.name);
       }),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 100) },
+    );
+  });
+});
+
+describe("fuzz: the instance's security trail (GET /api/v1/security-events)", () => {
+  const queryArb = fc.oneof(
+    fc.dictionary(fc.string({ maxLength: 20 }), fc.string({ maxLength: 40 }), { maxKeys: 5 }).map((d) => new URLSearchParams(d).toString()),
+    fc.constantFrom(
+      "",
+      "format=ndjson",
+      "format=csv",
+      "format=",
+      "format=ndjson&format=ndjson",
+      "__proto__=1",
+      `format=${"n".repeat(10_000)}`,
+      Array.from({ length: 2_000 }, (_, i) => `k${i}=1`).join("&"),
+      "%zz=%",
+    ),
+  );
+  it("never a 5xx; a refusal writes nothing; a download adds exactly its own record and is the whole chain", async () => {
+    await fc.assert(
+      fc.asyncProperty(queryArb, fc.constantFrom("GET", "GET", "POST", "DELETE"), bodyArb, async (query, method, raw) => {
+        const before = await (await db()).instanceEvent.count();
+        const res = await call(`/api/v1/security-events${query ? `?${query}` : ""}`, { method, token: instanceAdmin, ...(method === "POST" ? { raw } : {}) });
+        const context = `${method} ?${query.slice(0, 80)} → ${res.status} ${res.text.slice(0, 200)}`;
+        expect(res.status, context).toBeLessThan(500);
+        const after = await (await db()).instanceEvent.count();
+        if (res.status >= 400) {
+          expect(after, context).toBe(before);
+          return;
+        }
+        expect(after, context).toBe(before + 1);
+        const seqs = res.text.trim().split("\n").map((l) => JSON.parse(l).seq);
+        expect(seqs, context).toEqual(seqs.map((_: number, i: number) => i + 1));
+        expect(seqs.length, context).toBeGreaterThanOrEqual(before + 1);
+      }),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 60) },
     );
   });
 });
