@@ -2,10 +2,10 @@ import "server-only";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { ApiError, knownError } from "@/lib/api/errors";
-import { can, type Permission } from "@/lib/domain/permissions";
+import { can, isInstancePermission, type Permission } from "@/lib/domain/permissions";
 import { sourceAddress } from "@/lib/auth/request";
 import { currentPrincipal, currentUser } from "@/lib/auth/session";
-import { inProject } from "@/lib/store/db/project-context";
+import { inInstance, inProject } from "@/lib/store/db/project-context";
 import { writeTransaction } from "@/lib/store/db/db";
 import { recordSecurityEvent } from "@/lib/store/chain/security-events";
 
@@ -27,11 +27,12 @@ export async function authorizeAction(permission: Permission) {
   if (!principal) redirect("/login");
   if (!can(principal, permission)) {
     const h = await headers();
-    await inProject(principal.project, () =>
+    const record = () =>
       writeTransaction((tx) =>
         recordSecurityEvent(tx, principal.email, { type: "authorization.refused", permission, method: "ACTION", path: h.get("referer") ?? "", source: sourceAddress(h) }),
-      ),
-    );
+      );
+    // The instance's permissions are refused in its own trail; a project's, in that project's chain.
+    await (isInstancePermission(permission) ? inInstance(record) : inProject(principal.project, record));
     throw new ApiError("forbidden", "you may not do this");
   }
   return { principal, source: sourceAddress(await headers()) };

@@ -1,5 +1,6 @@
 import "server-only";
-import { can, refusal, type Permission, type Principal } from "@/lib/domain/permissions";
+import { can, isInstancePermission, refusal, type Permission, type Principal } from "@/lib/domain/permissions";
+import { inInstance } from "@/lib/store/db/project-context";
 import { sourceAddress } from "@/lib/auth/request";
 import { authenticateToken } from "@/lib/store/people/api-tokens";
 import { writeTransaction } from "@/lib/store/db/db";
@@ -22,15 +23,19 @@ export async function authorize(principal: Principal, permissions: Permission | 
   const list: readonly Permission[] = typeof permissions === "string" ? [permissions] : permissions;
   if (list.some((p) => can(principal, p))) return;
   const permission = list[0];
-  await writeTransaction((tx) =>
-    recordSecurityEvent(tx, principal.email, {
-      type: "authorization.refused",
-      permission,
-      method: request.method,
-      path: request.path,
-      source: sourceAddress(request.headers),
-    }),
-  );
+  const record = () =>
+    writeTransaction((tx) =>
+      recordSecurityEvent(tx, principal.email, {
+        type: "authorization.refused",
+        permission,
+        method: request.method,
+        path: request.path,
+        source: sourceAddress(request.headers),
+      }),
+    );
+  // A refusal of the instance's permissions (users, projects, its trail, /metrics) is the
+  // instance's event, in its own trail; a project's, in that project's chain.
+  await (isInstancePermission(permission) ? inInstance(record) : record());
   throw new ApiError("forbidden", refusal(principal, permission), { permission });
 }
 

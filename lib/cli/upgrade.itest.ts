@@ -142,6 +142,7 @@ describe(`an upgrade from ${TAG}`, () => {
       "/settings/account",
       "/settings/users",
       "/settings/projects",
+      "/settings/security",
     ];
     const old = await fetch(`${base}/operations`, { headers: { cookie: signed.cookie! }, redirect: "manual" });
     expect(old.status).toBe(308);
@@ -151,6 +152,31 @@ describe(`an upgrade from ${TAG}`, () => {
       const html = await res.text();
       expect(res.status, `${p}: ${html.slice(0, 200)}`).toBe(200);
       expect(html, p).not.toMatch(/Application error|Internal Server Error/);
+    }
+  });
+
+  it("a backup of the release restores with today's command line, which says the server's start will upgrade it", async () => {
+    let target: string;
+    let from: string;
+    const restoredName = `${pgName}_restored`;
+    if (onPostgres) {
+      await adminQuery(shared, `CREATE DATABASE ${restoredName}`);
+      const u = new URL(shared);
+      u.pathname = `/${restoredName}`;
+      target = u.toString();
+      from = path.join(FIXTURES, `${TAG}.pgdump`);
+    } else {
+      from = path.join(dir, "release-backup.db");
+      writeFileSync(from, gunzipSync(readFileSync(path.join(FIXTURES, `${TAG}.sqlite.gz`))));
+      target = `file:${path.join(dir, "restored.db")}`;
+    }
+    try {
+      const r = await runCli(target, ["restore", "--from", from]);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^restored .*: \d+ records; head at seq \d+$/m);
+      expect(r.stdout).toMatch(/the backup is of an older release \(it has no \w+ table\): npm start applies this release's migrations to it/);
+    } finally {
+      if (onPostgres) await dropTestDatabase(shared, restoredName);
     }
   });
 });

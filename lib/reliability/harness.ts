@@ -13,6 +13,7 @@ import { createApiToken } from "@/lib/store/people/api-tokens";
 import { disconnect } from "@/lib/store/db/db";
 import { freePort } from "@/lib/testing/ports";
 import { createUser } from "@/lib/store/people/users";
+import { recordChainCount } from "@/lib/store/chain/chain";
 
 export const AUTH_SECRET = "reliability-secret-0123456789abcdef0123";
 
@@ -26,10 +27,12 @@ export type Tokens = { ingest: string; review: string; read: string; export: str
 export async function prepareDatabase(url: string, tag = "reliability", opts: { chains?: number } = {}): Promise<{ tokens: Tokens; email: string; password: string }> {
   process.env.DATABASE_URL = url;
   await deployMigrations(url);
-  // The first append (the admin's creation, below) records the database's chain count.
+  // The database's chain count is recorded now, as a server's first start does (the admin's
+  // creation below appends to the instance's trail, not to a project's chain).
   const before = process.env.RECONCILE_CHAINS;
   if (opts.chains !== undefined) process.env.RECONCILE_CHAINS = String(opts.chains);
   try {
+    await recordChainCount();
     return await makeAdmin(tag);
   } finally {
     if (before === undefined) delete process.env.RECONCILE_CHAINS;

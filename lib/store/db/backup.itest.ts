@@ -99,6 +99,18 @@ describe("backup and restore", () => {
     const over = await cli(db.url, ["restore", "--from", out]);
     expect(over.status).toBe(1);
     expect(over.stderr).toContain("already holds records");
+    // A database with people but no operation yet is not empty either: its users and its
+    // security trail would be lost.
+    const peopleOnly = await freshDatabase("people_only");
+    try {
+      expect((await cli(peopleOnly.url, ["db:deploy"])).status).toBe(0);
+      expect((await cli(peopleOnly.url, ["users:add", "--email", "first@backup.example", "--password", "a-long-password", "--role", "admin"])).status).toBe(0);
+      const refused = await cli(peopleOnly.url, ["restore", "--from", out]);
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toContain("already holds records or users");
+    } finally {
+      await peopleOnly.drop();
+    }
     const missing = await cli(db.url, ["backup"]);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toContain("--out is required");

@@ -113,14 +113,24 @@ export async function backupDatabase(url: string, out: string, progress?: Progre
 }
 
 /** Whether the database `url` names holds any chain record (a restore never writes over one that does, unless forced). */
+/**
+ * Whether a database holds anything a restore would lose: chain records, or (the instance's
+ * database) users or the instance's security trail, which a server with people but no operation
+ * yet already has.
+ */
+const HELD = ["chain_records", "instance_events", "users"];
+
 async function holdsRecords(url: string): Promise<boolean> {
   if (providerOf(url) === "sqlite") {
     const file = sqlitePath(url);
     if (!existsSync(file)) return false;
     const db = new Database(file, { readonly: true });
     try {
-      const table = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'chain_records'").get();
-      return Boolean(table && db.prepare("SELECT 1 FROM chain_records LIMIT 1").get());
+      for (const name of HELD) {
+        const table = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?").get(name);
+        if (table && db.prepare(`SELECT 1 FROM ${name} LIMIT 1`).get()) return true;
+      }
+      return false;
     } finally {
       db.close();
     }
@@ -128,9 +138,11 @@ async function holdsRecords(url: string): Promise<boolean> {
   const client = pgClient(url);
   await client.connect();
   try {
-    const { rows } = await client.query("SELECT to_regclass(current_schema() || '.chain_records') IS NOT NULL AS present");
-    if (!rows[0].present) return false;
-    return (await client.query("SELECT 1 FROM chain_records LIMIT 1")).rows.length > 0;
+    for (const name of HELD) {
+      const { rows } = await client.query("SELECT to_regclass(current_schema() || '.' || $1) IS NOT NULL AS present", [name]);
+      if (rows[0].present && (await client.query(`SELECT 1 FROM ${name} LIMIT 1`)).rows.length > 0) return true;
+    }
+    return false;
   } finally {
     await client.end();
   }
@@ -144,7 +156,7 @@ async function holdsRecords(url: string): Promise<boolean> {
  */
 export async function restoreDatabase(from: string, url: string, opts: { force?: boolean } = {}): Promise<Pick<BackupSummary, "records" | "head">> {
   if (!existsSync(from)) throw new Error(`${from} does not exist`);
-  if (!opts.force && (await holdsRecords(url))) throw new Error("the database to restore into already holds records: restore into a new one, or pass --force to replace it");
+  if (!opts.force && (await holdsRecords(url))) throw new Error("the database to restore into already holds records or users: restore into a new one, or pass --force to replace it");
   if (providerOf(url) === "sqlite") {
     const target = sqlitePath(url);
     mkdirSync(path.dirname(path.resolve(target)), { recursive: true });

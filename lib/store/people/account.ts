@@ -4,6 +4,7 @@ import { passwordProblem } from "@/lib/domain/password-policy";
 import { instanceReader as reader, instanceWriteTransaction as writeTransaction } from "../db/db";
 import { StoreError } from "../errors";
 import { recordSecurityEvent } from "../chain/security-events";
+import { lockInstanceChain } from "../chain/instance-chain";
 
 /**
  * Passwords after an account exists: people change their own (knowing the current one), and an
@@ -21,6 +22,8 @@ export async function changeOwnPassword(input: { userId: string; current: string
   if (problem) throw new StoreError("invalid_input", problem);
   const passwordHash = await hashPassword(input.next);
   await writeTransaction(async (tx) => {
+    // Every change to people takes the trail's lock first, so two never wait on each other's rows in opposite orders.
+    await lockInstanceChain(tx);
     // Only if the password is still the one just checked: two changes at once, one wins.
     const changed = await tx.user.updateMany({ where: { id: input.userId, passwordHash: user.passwordHash }, data: { passwordHash, mustChangePassword: false, updatedAt: new Date() } });
     if (changed.count !== 1) throw new StoreError("conflict", "the password was changed meanwhile: sign in again");
@@ -37,6 +40,8 @@ export async function setPasswordByAdmin(input: { id: string; password: string; 
   if (problem) throw new StoreError("invalid_input", problem);
   const passwordHash = await hashPassword(input.password);
   await writeTransaction(async (tx) => {
+    // Every change to people takes the trail's lock first, so two never wait on each other's rows in opposite orders.
+    await lockInstanceChain(tx);
     await tx.user.update({ where: { id: input.id }, data: { passwordHash, mustChangePassword: true, sessionVersion: { increment: 1 }, updatedAt: new Date() } });
     await recordSecurityEvent(tx, input.actor, { type: "password.reset", email: user.email, source: input.source ?? null });
   });

@@ -6,6 +6,7 @@ import { instanceReader as reader, instanceWriteTransaction as writeTransaction 
 import { StoreError } from "../errors";
 import { isStorageFull } from "../db/unavailable";
 import { recordSecurityEvent } from "../chain/security-events";
+import { lockInstanceChain } from "../chain/instance-chain";
 import { forgetToken, forgetTokens, rememberedToken, rememberToken, type TokenPrincipal } from "./token-cache";
 import { normalizeEmail } from "./users";
 import { DEFAULT_PROJECT } from "@/lib/domain/projects";
@@ -34,6 +35,8 @@ export async function createApiToken(input: {
   const email = normalizeEmail(input.email);
   const projectId = input.project ?? DEFAULT_PROJECT;
   return writeTransaction(async (tx) => {
+    // Every change to people takes the trail's lock first, so two never wait on each other's rows in opposite orders.
+    await lockInstanceChain(tx);
     const user = await tx.user.findUnique({ where: { email } });
     if (!user) throw new StoreError("not_found", `no user with the email ${email}`);
     if (user.disabled) throw new StoreError("forbidden", `${email} is disabled`);
@@ -133,6 +136,8 @@ export async function listAllTokens(projectId: string = DEFAULT_PROJECT, limit =
 export async function revokeToken(input: { id: string; ownerId: string | null; projectId?: string; actor: string; source?: string | null }): Promise<{ owner: string; name: string }> {
   const projectId = input.projectId ?? DEFAULT_PROJECT;
   const result = await writeTransaction(async (tx) => {
+    // Every change to people takes the trail's lock first, so two never wait on each other's rows in opposite orders.
+    await lockInstanceChain(tx);
     const token = await tx.apiToken.findUnique({ where: { id: input.id }, include: { user: true } });
     if (!token || token.projectId !== projectId || (input.ownerId !== null && token.userId !== input.ownerId) || token.revokedAt) throw new StoreError("not_found", "no such token");
     await tx.apiToken.update({ where: { id: token.id }, data: { revokedAt: new Date() } });

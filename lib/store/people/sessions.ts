@@ -16,6 +16,8 @@ import { normalizeEmail } from "./users";
  */
 export async function recordSignOut(userId: string, sessionVersion: number, source: string | null = null): Promise<void> {
   await writeTransaction(async (tx) => {
+    // Every change to people takes the trail's lock first, so two never wait on each other's rows in opposite orders.
+    await lockInstanceChain(tx);
     const ended = await tx.user.updateMany({ where: { id: userId, sessionVersion }, data: { sessionVersion: { increment: 1 } } });
     if (ended.count !== 1) return;
     const user = await tx.user.findUniqueOrThrow({ where: { id: userId }, select: { email: true } });

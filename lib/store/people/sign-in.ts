@@ -4,6 +4,7 @@ import { verifyPassword } from "@/lib/crypto/passwords";
 import type { Tx } from "../db/database";
 import { instanceReader as reader, instanceWriteTransaction as writeTransaction } from "../db/db";
 import { recordSecurityEvent } from "../chain/security-events";
+import { lockInstanceChain } from "../chain/instance-chain";
 import { placeholder } from "../db/sql";
 import { recordSignInFailure, signInThrottle, type ThrottleWindow } from "./throttle";
 
@@ -70,6 +71,8 @@ async function recordThrottled(windows: ThrottleWindow[], who: string, address: 
   if (!open.length) return;
   const now = new Date();
   await writeTransaction(async (tx) => {
+    // Every change to people takes the trail's lock first, so two never wait on each other's rows in opposite orders.
+    await lockInstanceChain(tx);
     for (const w of open) {
       if (!(await claimNotice(tx, w.storeKey, w.until.toISOString(), now))) continue;
       const key = w.scope === "account" ? who : w.key;

@@ -74,7 +74,10 @@ async function insertUser(tx: Tx, input: NewUser, prepared: { email: string; rol
 /** Creates a user (CLI, admin page, demo), recording a security event with it. */
 export async function createUser(input: NewUser): Promise<UserSummary> {
   const prepared = await prepareUser(input);
-  return writeTransaction((tx) => insertUser(tx, input, prepared));
+  return writeTransaction(async (tx) => {
+    await lockInstanceChain(tx);
+    return insertUser(tx, input, prepared);
+  });
 }
 
 /**
@@ -189,6 +192,8 @@ export async function updateUser(input: {
  */
 export async function endAllSessions(input: { id: string; actor: string; source?: string | null }): Promise<{ email: string }> {
   return writeTransaction(async (tx) => {
+    // Every change to people takes the trail's lock first, so two never wait on each other's rows in opposite orders.
+    await lockInstanceChain(tx);
     const user = await tx.user.findUnique({ where: { id: input.id }, select: { email: true } });
     if (!user) throw new StoreError("not_found", "no such user");
     await tx.user.update({ where: { id: input.id }, data: { sessionVersion: { increment: 1 }, updatedAt: new Date() } });
