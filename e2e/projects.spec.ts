@@ -110,13 +110,18 @@ test("the Security log shows the instance's own trail, verifies it and offers it
   await expect(newest).toContainText(demo.admin.email);
   await expect(page.getByTestId("trail-records")).toContainText(/^\d[\d,]* \(head [0-9a-f]{16}…\)$/);
   await page.getByRole("button", { name: "Verify the trail now" }).click();
-  await expect(page.getByText(/^Intact: all [\d,]+ records link, up to seq \d+\.$/)).toBeVisible({ timeout: 20_000 });
+  // Looking at the trail signed its first checkpoint; the verification holds the trail against it.
+  await expect(page.getByTestId("trail-checkpoint")).toContainText(/covering [\d,]+ records/);
+  await expect(page.getByText(/^Intact: all [\d,]+ records link, up to seq \d+; [1-9]\d* checkpoints? match(es)?\.$/)).toBeVisible({ timeout: 20_000 });
   // The download is the whole trail from seq 1, and is itself recorded in it.
   const downloading = page.waitForEvent("download");
   await page.getByRole("link", { name: "Download the trail (NDJSON)" }).click();
   const file = await (await downloading).path();
-  const records = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  const lines = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  const records = lines.filter((l) => "seq" in l);
   expect(records[0]).toMatchObject({ seq: 1, kind: "security", prev_hash: "0".repeat(64) });
+  // Its signed checkpoints ride after the records, as in a project's export.
+  expect(lines.at(-1)).toMatchObject({ kind: "checkpoint", size: expect.any(Number), signature: expect.any(String) });
   expect(records.at(-1)).toMatchObject({ actor: demo.admin.email, payload: { type: "audit.exported", filter: { trail: "instance" } } });
   await shot(page, "security-log-desktop");
   await noSeriousA11yViolations(page);

@@ -11,7 +11,7 @@ import { startUserJob } from "@/lib/api/user-jobs";
 import { verifyStoredChain } from "@/lib/store/chain/verify-chain";
 import { announceChainFailure, chainFailure } from "@/lib/store/work/webhook-outbox";
 import { inInstance, inProject } from "@/lib/store/db/project-context";
-import { verifyInstanceChain } from "@/lib/store/chain/instance-chain";
+import { verifyInstanceTrail } from "@/lib/store/chain/instance-checkpoints";
 
 /** `busy`: refused because another verification or export of this user is running. */
 export type VerifyState = { ok: boolean; message: string; busy?: boolean } | null;
@@ -31,9 +31,10 @@ export async function verifyInstanceTrailAction(): Promise<VerifyState> {
   if (!me) redirect("/login");
   if (!can(me, "instance:audit")) return { ok: false, message: "You may not verify the instance's security trail." };
   return oneAtATime(me.userId, async () => {
-    const verdict = await inInstance(() => verifyInstanceChain());
-    if (!verdict.ok) return { ok: false, message: `Broken at seq ${verdict.badSeq}: ${verdict.problem}.` };
-    return { ok: true, message: verdict.count ? `Intact: all ${verdict.count.toLocaleString()} records link, up to seq ${verdict.lastSeq}.` : "Empty: nothing has been recorded here yet." };
+    const { verdict, checkpoints, problem } = await inInstance(() => verifyInstanceTrail({ announceAs: me.email }));
+    if (problem) return { ok: false, message: `${problem[0].toUpperCase()}${problem.slice(1)}.` };
+    if (!verdict.ok || !verdict.count) return { ok: true, message: "Empty: nothing has been recorded here yet." };
+    return { ok: true, message: `Intact: all ${verdict.count.toLocaleString()} records link, up to seq ${verdict.lastSeq}; ${checkpoints.length} checkpoint${checkpoints.length === 1 ? " matches" : "s match"}.` };
   });
 }
 

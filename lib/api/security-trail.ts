@@ -1,7 +1,9 @@
 import "server-only";
 import { z } from "zod";
 import { ndjsonLine } from "@/lib/domain/audit-format";
+import { formatCheckpoint } from "@/lib/domain/checkpoint";
 import { instanceEvents } from "@/lib/store/chain/instance-chain";
+import { instanceCheckpoints } from "@/lib/store/chain/instance-checkpoints";
 import { recordSecurityEvent } from "@/lib/store/chain/security-events";
 import { instanceWriteTransaction } from "@/lib/store/db/db";
 
@@ -19,15 +21,22 @@ export async function recordTrailExport(actor: string, source: string | null): P
   await instanceWriteTransaction((tx) => recordSecurityEvent(tx, actor, { type: "audit.exported", format: "ndjson", filter: { trail: "instance" }, source }));
 }
 
-/** The trail as text chunks of about 64 KB (the HTTP stream and the command line's file alike). */
+/**
+ * The trail as text chunks of about 64 KB (the HTTP stream and the command line's file alike),
+ * its signed checkpoints after the records as the project's export carries them (a line of kind
+ * "checkpoint", no seq), each within what was exported.
+ */
 export async function* securityTrailText(): AsyncGenerator<string> {
   let batch = "";
+  let last = 0;
   for await (const r of instanceEvents()) {
     batch += ndjsonLine(r);
+    last = r.seq;
     if (batch.length >= 64 * 1024) {
       yield batch;
       batch = "";
     }
   }
+  for (const c of await instanceCheckpoints()) if (c.size <= last) batch += ndjsonLine({ kind: "checkpoint", ...c, text: formatCheckpoint(c) });
   if (batch) yield batch;
 }

@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { backupDatabase, restoreDatabase, type BackupSummary } from "@/lib/store/db/backup";
 import { currentDatabaseUrl } from "@/lib/store/db/db";
 import { verifyStoredChain } from "@/lib/store/chain/verify-chain";
-import { verifyInstanceChain } from "@/lib/store/chain/instance-chain";
+import { verifyInstanceTrail } from "@/lib/store/chain/instance-checkpoints";
 import { currentProjectId } from "@/lib/store/db/project-context";
 import { DEFAULT_PROJECT } from "@/lib/domain/projects";
 
@@ -36,20 +36,37 @@ export async function restoreCommand(args: string[]): Promise<number> {
   if (!values.from) throw new BackupUsageError("--from is required");
   const summary = await restoreDatabase(values.from, currentDatabaseUrl(), { force: values.force ?? false });
   console.log(`restored ${values.from}: ${held(summary)}`);
-  const { verdict } = await verifyStoredChain();
-  if (!verdict.ok) {
-    console.error(`the restored chain does not verify: seq ${verdict.badSeq}: ${verdict.problem}`);
-    return 1;
-  }
-  console.log(`chain intact: ${verdict.count} records`);
-  // The default project's database is also the instance's: its security trail came back with it.
-  if (currentProjectId() === DEFAULT_PROJECT) {
-    const trail = await verifyInstanceChain();
-    if (!trail.ok) {
-      console.error(`the restored instance's security trail does not verify: seq ${trail.badSeq}: ${trail.problem}`);
+  try {
+    const { verdict } = await verifyStoredChain();
+    if (!verdict.ok) {
+      console.error(`the restored chain does not verify: seq ${verdict.badSeq}: ${verdict.problem}`);
       return 1;
     }
-    console.log(`the instance's security trail intact: ${trail.count} records`);
+    console.log(`chain intact: ${verdict.count} records`);
+    // The default project's database is also the instance's: its security trail came back with it.
+    if (currentProjectId() === DEFAULT_PROJECT) {
+      const trail = await verifyInstanceTrail();
+      if (trail.problem) {
+        console.error(`the restored instance's security trail does not verify: ${trail.problem}`);
+        return 1;
+      }
+      console.log(`the instance's security trail intact: ${trail.verdict.count} records`);
+    }
+  } catch (e) {
+    // A backup of an older release lacks tables this code reads: restored as it was, it is
+    // upgraded by the server's next start (as an upgrade in place is), and verified after.
+    const table = missingTable(e);
+    if (!table) throw e;
+    console.log(`the backup is of an older release (it has no ${table} table): npm start applies this release's migrations to it; run audit:verify after that`);
   }
   return 0;
+}
+
+/** The table a database error says is missing (SQLite's "no such table", PostgreSQL's 42P01), or null. */
+function missingTable(e: unknown): string | null {
+  for (let c: unknown = e; c; c = (c as { cause?: unknown }).cause) {
+    const m = /no such table: (?:main\.)?(\w+)|relation "(?:[\w]+\.)?(\w+)" does not exist/.exec(c instanceof Error ? c.message : String(c));
+    if (m) return m[1] ?? m[2];
+  }
+  return null;
 }

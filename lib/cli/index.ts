@@ -3,13 +3,14 @@
  * Runs under tsx with the react-server condition, so lib/store's `server-only` guard lets it in.
  */
 import { parseArgs } from "node:util";
-import { createReadStream, existsSync, readFileSync } from "node:fs";
+import { createReadStream, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { checkAgainstCheckpoints } from "@/lib/domain/audit-verify";
-import { checkpointSeqs, formatCheckpoint, keyFingerprint, parseCheckpoint, publicKeyFromText, type Checkpoint } from "@/lib/domain/checkpoint";
+import { checkpointSeqs, formatCheckpoint, keyFingerprint, parseCheckpoint, type Checkpoint } from "@/lib/domain/checkpoint";
 import { MAX_CHAINS, MultiChainVerifier, type ChainHead } from "@/lib/domain/chains";
 import type { ChainRecord } from "@/lib/domain/hash";
 import { inInstance, inProject } from "@/lib/store/db/project-context";
+import { KeyUsageError, pinnedKey } from "./pinned-key";
 import { DEFAULT_PROJECT } from "@/lib/domain/projects";
 
 /*
@@ -38,8 +39,9 @@ const HELP = `Reconcile command line: npm run cli -- <command> [options]
                                --archive: walk the sealed segments too, then the live chain, end to end
   archive:seal                 seal what retention (RECONCILE_RETENTION_DAYS) lets go now, as the daily job does
   audit:export --format ndjson|csv|json --out FILE [--since T] [--until T] [--operation-id ID] [--trajectory-id ID]
-  audit:verify --instance      the instance's own security trail (sign-in, users, tokens, projects, members)
+  audit:verify --instance [--key PUBLIC.pem]  the instance's own security trail (sign-in, users, tokens, projects, members)
   audit:export --instance --out FILE   that trail as NDJSON (audit:verify --file checks it)
+  audit:checkpoint --instance  sign that trail's size and head now
   audit:checkpoint             sign the chain's current size and head now; prints the checkpoint
   projections:rebuild
   backup --out FILE            a consistent copy of the database while the server runs (SQLite's
@@ -64,7 +66,7 @@ const CLI_ACTOR = `cli:${process.env.USER || "unknown"}`;
 /** The command-line form of a usage error of another module's (`--out is required`): printed with the help. */
 const usageErrors = async () => {
   const [{ BackupUsageError }, { ProjectUsageError }, { TrailUsageError }] = await Promise.all([import("./backup"), store.projects(), import("./instance-trail")]);
-  return [UsageError, BackupUsageError, ProjectUsageError, TrailUsageError];
+  return [UsageError, BackupUsageError, ProjectUsageError, TrailUsageError, KeyUsageError];
 };
 
 const commands: Record<string, (args: string[]) => Promise<number>> = {
@@ -198,31 +200,6 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
   },
 };
 
-/**
- * The key checkpoints must be signed with: --key (a file: PEM public key, or the `ed25519:…`
- * line the audit page shows), else RECONCILE_CHECKPOINT_PUBLIC_KEY (that text itself, or a path
- * to such a file). Undefined when neither is given.
- */
-function pinnedKey(option: string | undefined): { key: string; from: string } | undefined {
-  const env = process.env.RECONCILE_CHECKPOINT_PUBLIC_KEY?.trim();
-  const [from, text] = option
-    ? [`--key ${option}`, readKeyFile(option, "--key")]
-    : env
-      ? ["RECONCILE_CHECKPOINT_PUBLIC_KEY", /^(-----BEGIN|ed25519:)/.test(env) ? env : readKeyFile(env, "RECONCILE_CHECKPOINT_PUBLIC_KEY")]
-      : [null, null];
-  if (from === null || text === null) return undefined;
-  try {
-    return { key: publicKeyFromText(text), from };
-  } catch (e) {
-    throw new UsageError(`${from}: not a usable public key: ${e instanceof Error ? e.message : e}`);
-  }
-}
-
-function readKeyFile(file: string, what: string): string {
-  if (!existsSync(file)) throw new UsageError(`${what}: no file ${file} (give a PEM public key, or the ed25519:… line the audit page shows)`);
-  return readFileSync(file, "utf8");
-}
-
 /** Verifies an NDJSON export line by line (streamed: any size); collects its checkpoints. */
 async function verifyFile(file: string, opts: { allowGaps: boolean; watch?: number[]; checkpoints: Checkpoint[] }) {
   const lines0: Checkpoint[] = [];
@@ -347,10 +324,11 @@ async function main(): Promise<number> {
     // Commands about people and projects take --project themselves; every other works in the project it names.
     if (INSTANCE_COMMANDS.has(command)) return await inInstance(() => run(args));
     // The instance's own security trail, apart from every project's (./instance-trail.ts).
-    if ((command === "audit:verify" || command === "audit:export") && args.includes("--instance")) {
-      const trail = await import("./instance-trail");
+    if (args.includes("--instance")) {
+      const trail = command.startsWith("audit:") ? (await import("./instance-trail")).instanceTrailCommands(CLI_ACTOR)[command] : undefined;
+      if (!trail) throw new UsageError(`${command} has no --instance form (audit:verify, audit:export and audit:checkpoint have)`);
       const rest = args.filter((a) => a !== "--instance");
-      return await inInstance(() => (command === "audit:verify" ? trail.verifyInstanceTrailCommand(rest) : trail.exportInstanceTrailCommand(rest, CLI_ACTOR)));
+      return await inInstance(() => trail(rest));
     }
     const { project, rest } = projectOption(args);
     const named = project === undefined ? { id: DEFAULT_PROJECT, slug: DEFAULT_PROJECT } : await (await store.projects()).projectNamed(project);

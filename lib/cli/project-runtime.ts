@@ -3,6 +3,7 @@ import { DEFAULT_PROJECT } from "@/lib/domain/projects";
 import { inInstance, inProject } from "@/lib/store/db/project-context";
 import { recordChainCount } from "@/lib/store/chain/chain";
 import { listProjects } from "@/lib/store/people/projects";
+import { maybeInstanceCheckpoint } from "@/lib/store/chain/instance-checkpoints";
 
 /**
  * What the server runs for each project (each in that project's database, lib/store/db/
@@ -29,6 +30,8 @@ export function runProjects(opts: { jobs: boolean; leaseMs: number; log: (line: 
     });
 
   const look = async () => {
+    // The instance's own trail signs its checkpoints on the same cadence as a project's chain.
+    void maybeInstanceCheckpoint();
     try {
       for (const p of await inInstance(() => listProjects())) {
         if (stopped || !p.ready || running.has(p.id)) continue;

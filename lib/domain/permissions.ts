@@ -50,9 +50,10 @@ export const PERMISSIONS = {
   "webhooks:manage": { scope: "admin", minRole: "admin" },
   /**
    * The instance's own security trail (sign-in, users, tokens, projects, members: GET
-   * /api/v1/security-events, the Security log page): instance admins, a session or a token with the export scope.
+   * /api/v1/security-events, the Security log page): instance admins, a session or a token with
+   * the admin scope (everyone's emails and addresses: not what an export-only token is for).
    */
-  "instance:audit": { scope: "export", minRole: "admin", instance: true },
+  "instance:audit": { scope: "admin", minRole: "admin", instance: true },
   /** GET /metrics (Prometheus: the whole server's figures): a token with the metrics scope, or a session, of an instance admin. */
   "server:metrics": { scope: "metrics", minRole: "admin", instance: true },
 } as const satisfies Record<string, { scope: Scope | null; minRole: Role; instance?: true }>;

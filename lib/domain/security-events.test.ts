@@ -48,7 +48,7 @@ describe("an event in one line", () => {
     expect(eventSummary({ type: "signin.failed", email: "a@x.example", reason: "wrong password", method: "password" })).toBe("a@x.example · via password · (wrong password)");
     expect(eventSummary({ type: "member.set", project: "payments", email: "b@x.example", from: null, to: "reviewer" })).toBe("b@x.example · project payments · none → reviewer");
     expect(eventSummary({ type: "project.changed", project: "payments", name: { from: "Pay", to: "Payments" }, retention_days: { from: null, to: 400 } })).toBe(
-      "project payments · name “Pay” → “Payments” · retention default → 400 days",
+      "project payments · name “Pay” → “Payments” · retention the server's default → 400 days",
     );
     expect(eventSummary({ type: "token.created", token_id: "t1", owner: "c@x.example", name: "ci", scopes: ["ingest", "read"], project: "default" })).toBe(
       "project default · “ci” · scopes ingest, read · owner c@x.example",

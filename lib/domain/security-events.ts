@@ -100,7 +100,8 @@ export function eventSummary(event: SecurityEvent): string {
   if (typeof e.name === "string" && event.type !== "project.changed") parts.push(`“${e.name}”`);
   if (event.type === "project.changed") {
     if (event.name) parts.push(`name “${event.name.from}” → “${event.name.to}”`);
-    if (event.retention_days) parts.push(`retention ${event.retention_days.from ?? "default"} → ${event.retention_days.to ?? "default"} days`);
+    const days = (d: number | null) => (d === null ? "the server's default" : `${d} days`);
+    if (event.retention_days) parts.push(`retention ${days(event.retention_days.from)} → ${days(event.retention_days.to)}`);
   }
   if ("from" in e && "to" in e) parts.push(`${e.from ?? "none"} → ${e.to}`);
   else if (typeof e.role === "string") parts.push(`as ${e.role}`);

@@ -34,9 +34,11 @@ export default async function AuditPage() {
         <div>
           <h1 className="text-2xl font-semibold">Audit trail</h1>
           <p className="mt-1 text-slate-700 dark:text-slate-300">
-            Every stage record, correction, assignment and security event, in{" "}
+            Every stage record, correction, assignment and security event of this project (its refusals, exports and settings), in{" "}
             {head && head.chains > 1 ? `${head.chains} hash chains (all of an operation's records in one)` : "one hash chain"}: each record&apos;s hash
             covers its content and the hash before it, so an edit anywhere breaks every link after it. Exports are themselves recorded.
+            Sign-ins and changes to users, tokens, projects and members are in the server&apos;s own trail, which instance admins read on the
+            Security log page.
           </p>
         </div>
         <section aria-labelledby="status" className="space-y-3 rounded-xl border border-slate-200 p-4 dark:border-slate-800">

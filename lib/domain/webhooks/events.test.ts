@@ -145,6 +145,16 @@ describe("other events", () => {
       problem: "hash mismatch",
       verified_by: "admin@example.com",
     });
+    expect(chainFailedEvent({ badSeq: 7, problem: "hash mismatch", checked: 6 }, T, null, links).data).not.toHaveProperty("trail");
+    // The instance's trail: said so, and the link is its page.
+    expect(chainFailedEvent({ badSeq: 3, problem: "seq 3 is missing", checked: 2 }, T, "cli:ops", links, "instance").data).toEqual({
+      first_bad_seq: 3,
+      problem: "seq 3 is missing",
+      records_checked: 2,
+      verified_by: "cli:ops",
+      link: "https://reconcile.example/settings/security",
+      trail: "instance",
+    });
   });
 });
 

@@ -163,15 +163,20 @@ export function checkpointEvent(c: { size: number; head: string; time: string; k
   };
 }
 
-export function chainFailedEvent(v: { badSeq: number | null; problem: string; checked: number }, at: string, by: string | null, links: Links): WebhookEvent {
-  const link = auditLink(links);
+/**
+ * A verification found a broken link or a checkpoint that does not match: of the project's chain,
+ * or (`trail: "instance"`, announced to the default project's endpoints) of the instance's own
+ * security trail, whose page the link then is.
+ */
+export function chainFailedEvent(v: { badSeq: number | null; problem: string; checked: number }, at: string, by: string | null, links: Links, trail: "project" | "instance" = "project"): WebhookEvent {
+  const link = trail === "instance" ? `${links.base.replace(/\/+$/, "")}/settings/security` : auditLink(links);
   return {
     type: "chain.verification_failed",
     timestamp: at,
     facets: { tool: null, agent: null, outcome: null },
     link,
     operationId: null,
-    data: { first_bad_seq: v.badSeq, problem: v.problem, records_checked: v.checked, verified_by: by, link },
+    data: { first_bad_seq: v.badSeq, problem: v.problem, records_checked: v.checked, verified_by: by, link, ...(trail === "instance" ? { trail } : {}) },
   };
 }
 

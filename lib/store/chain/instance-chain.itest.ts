@@ -5,6 +5,7 @@
  * whole, and `audit:verify --file` and `audit:verify --instance` check it, naming a broken seq.
  */
 import { spawnSync } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -31,7 +32,7 @@ const lines = (text: string) =>
 let instanceAdmin: { email: string; token: string };
 
 beforeAll(async () => {
-  instanceAdmin = await principal("admin", ["read", "export"]);
+  instanceAdmin = await principal("admin", ["admin"]);
 });
 
 describe("the instance's security trail, on the server's database", () => {
@@ -45,9 +46,11 @@ describe("the instance's security trail, on the server's database", () => {
   });
 
   it("GET /api/v1/security-events streams the whole trail, which audit:verify --file accepts; the download is on it", async () => {
+    // The server signs the trail's first checkpoint within seconds of its first event (its watch of the projects).
+    await expect.poll(async () => (await db()).instanceCheckpoint.count(), { timeout: 15_000 }).toBeGreaterThan(0);
     const res = await call("/api/v1/security-events", { token: instanceAdmin.token });
     expect(res.status, res.text).toBe(200);
-    const records = lines(res.text);
+    const records = lines(res.text).filter((l) => "seq" in l);
     expect(records[0]).toMatchObject({ seq: 1, kind: "security", operation_id: null, prev_hash: "0".repeat(64) });
     expect(records.map((r) => r.seq)).toEqual(records.map((_, i) => i + 1));
     expect(records.at(-1)).toMatchObject({ actor: instanceAdmin.email, payload: { type: "audit.exported", filter: { trail: "instance" } } });
@@ -56,9 +59,12 @@ describe("the instance's security trail, on the server's database", () => {
     const ok = cli(["audit:verify", "--file", file]);
     expect(ok.stdout, ok.stderr).toMatch(new RegExp(`chain intact: ${records.length} records`));
 
+    // That checkpoint rides after the records, and matches.
+    expect(ok.stdout).toMatch(/checkpoint #1 \(size \d+, .*\): matches/);
+
     // An edit anywhere is caught and located.
     const edited = res.text.trim().split("\n");
-    const k = Math.floor(edited.length / 2);
+    const k = Math.floor(records.length / 2);
     edited[k] = JSON.stringify({ ...JSON.parse(edited[k]), actor: "mallory@example.test" });
     writeFileSync(file, edited.join("\n"));
     const bad = cli(["audit:verify", "--file", file]);
@@ -66,11 +72,17 @@ describe("the instance's security trail, on the server's database", () => {
     expect(bad.stderr).toContain(`chain broken at seq ${k + 1}`);
   });
 
-  it("only instance admins read it: a project's own admin, a viewer and a token without export are refused", async () => {
+  it("only instance admins read it: a project's own admin, a viewer and an instance admin's token without the admin scope are refused", async () => {
     const viewer = await principal("viewer", ["read", "export"]);
     expect((await call("/api/v1/security-events", { token: viewer.token })).status).toBe(403);
-    const noExport = await principal("admin", ["read"]);
-    expect((await call("/api/v1/security-events", { token: noExport.token })).status).toBe(403);
+    // A refusal of an instance permission is the instance's event, in its trail, not in the project's chain.
+    const refusals = (await (await db()).instanceEvent.findMany({ where: { actor: viewer.email } })).map((e) => JSON.parse(e.payload));
+    expect(refusals).toEqual(expect.arrayContaining([expect.objectContaining({ type: "authorization.refused", permission: "instance:audit", path: "/api/v1/security-events" })]));
+    expect(await (await db()).chainRecord.count({ where: { actor: viewer.email } })).toBe(0);
+    const exportOnly = await principal("admin", ["read", "export"]);
+    const refusedToken = await call("/api/v1/security-events", { token: exportOnly.token });
+    expect(refusedToken.status).toBe(403);
+    expect(refusedToken.body.error.message).toMatch(/admin/);
     expect((await call("/api/v1/security-events")).status).toBe(401);
     const slug = unique("trail").toLowerCase();
     const creator = await principal("admin", ["admin"]);
@@ -80,14 +92,14 @@ describe("the instance's security trail, on the server's database", () => {
     const outsider = await principal("viewer", ["read"]);
     const projectId = (await projectBySlug(slug))!.id;
     expect((await call(`/api/v1/projects/${slug}/members`, { token: (await createApiToken({ email: creator.email, name: "t", scopes: ["admin"], project: projectId, actor: "itest" })).token, body: { email: outsider.email, role: "admin" } })).status).toBe(200);
-    const projectAdmin = await createApiToken({ email: outsider.email, name: "t", scopes: ["read", "export"], project: projectId, actor: "itest" });
+    const projectAdmin = await createApiToken({ email: outsider.email, name: "t", scopes: ["read", "admin"], project: projectId, actor: "itest" });
     const refused = await call("/api/v1/security-events", { token: projectAdmin.token });
     expect(refused.status).toBe(403);
     expect(refused.body.error.message).toMatch(/instance admin/);
-    // Its refusal is the project's (where the token works), and the trail names the project's creation.
+    // The trail names the project's creation and its new member.
     const trail = lines((await call("/api/v1/security-events", { token: instanceAdmin.token })).text);
-    expect(trail.filter((r) => r.payload.type === "project.created" && r.payload.project === slug)).toHaveLength(1);
-    expect(trail.filter((r) => r.payload.type === "member.set" && r.payload.email === outsider.email)).toHaveLength(1);
+    expect(trail.filter((r) => r.payload?.type === "project.created" && r.payload?.project === slug)).toHaveLength(1);
+    expect(trail.filter((r) => r.payload?.type === "member.set" && r.payload?.email === outsider.email)).toHaveLength(1);
   });
 
   it("refuses parameters it does not know with 400, and writes nothing", async () => {
@@ -115,39 +127,63 @@ describe("the instance's security trail, on the server's database", () => {
 });
 
 describe("the trail on a database of the command line's (triggers dropped for the tamper test)", () => {
-  it("users:add and tokens:add write to it; export and verify agree; an edit or a cut is named", () => {
+  it("users:add and tokens:add write to it; a checkpoint signs it; export and verify agree; an edit, a cut tail or a gap is named", () => {
     const file = path.join(tmp, "trail.db");
     const env = { DATABASE_URL: `file:${file}` };
     expect(cli(["db:deploy"], env).status).toBe(0);
     const empty = cli(["audit:verify", "--instance"], env);
     expect(empty.stdout).toMatch(/empty/);
+    expect(cli(["audit:checkpoint", "--instance"], env).status).toBe(1);
     for (let i = 0; i < 3; i++) expect(cli(["users:add", "--email", `u${i}@trail.example`, "--password", "a-long-password", "--role", "viewer"], env).status).toBe(0);
     expect(cli(["tokens:add", "--email", "u0@trail.example", "--scopes", "read", "--name", "n"], env).status).toBe(0);
+    const signed = cli(["audit:checkpoint", "--instance"], env);
+    expect(signed.status, signed.stderr).toBe(0);
+    expect(signed.stdout).toMatch(/size: 4\n/);
     const out = path.join(tmp, "cli-trail.ndjson");
     const exported = cli(["audit:export", "--instance", "--out", out], env);
     expect(exported.status, exported.stderr).toBe(0);
-    expect(lines(readFileSync(out, "utf8")).map((r) => r.payload.type)).toEqual(["user.created", "user.created", "user.created", "token.created", "audit.exported"]);
-    expect(cli(["audit:verify", "--file", out], env).stdout).toMatch(/chain intact: 5 records/);
-    expect(cli(["audit:verify", "--instance"], env).stdout).toMatch(/intact: 5 records/);
+    const written = lines(readFileSync(out, "utf8"));
+    expect(written.map((r) => r.payload?.type ?? r.kind)).toEqual(["user.created", "user.created", "user.created", "token.created", "audit.exported", "checkpoint"]);
+    const fromFile = cli(["audit:verify", "--file", out], env);
+    expect(fromFile.stdout).toMatch(/chain intact: 5 records/);
+    expect(fromFile.stdout).toMatch(/checkpoint #1 \(size 4, .*\): matches/);
+    const stored = cli(["audit:verify", "--instance"], env);
+    expect(stored.status, stored.stderr).toBe(0);
+    expect(stored.stdout).toMatch(/intact: 5 records/);
+    expect(stored.stdout).toMatch(/checkpoint #1 \(size 4, .*\): matches/);
+    const wrongKey = path.join(tmp, "wrong.pem");
+    writeFileSync(wrongKey, generateKeyPairSync("ed25519").publicKey.export({ format: "pem", type: "spki" }).toString());
+    const pinned = cli(["audit:verify", "--instance", "--key", wrongKey], env);
+    expect(pinned.status).toBe(1);
+    expect(pinned.stderr).toMatch(/not by the pinned key/);
     expect(cli(["audit:verify", "--instance", "--since", "x"], env).status).toBe(2);
+    expect(cli(["audit:export", "--instance"], env).status).toBe(2);
+    expect(cli(["projections:rebuild", "--instance"], env).status).toBe(2);
 
     const sqlite = new Database(file);
     // The project's chain holds none of it (nothing of people is a project's).
     expect(sqlite.prepare("SELECT count(*) AS n FROM chain_records").get()).toEqual({ n: 0 });
     expect(() => sqlite.prepare("UPDATE instance_events SET actor = 'mallory' WHERE seq = 2").run()).toThrow(/append-only/);
+    expect(() => sqlite.prepare("DELETE FROM instance_checkpoints").run()).toThrow(/append-only/);
     sqlite.exec("DROP TRIGGER instance_events_no_update; DROP TRIGGER instance_events_no_delete;");
     const { actor } = sqlite.prepare("SELECT actor FROM instance_events WHERE seq = 2").get() as { actor: string };
     sqlite.prepare("UPDATE instance_events SET actor = 'mallory' WHERE seq = 2").run();
     const edited = cli(["audit:verify", "--instance"], env);
     expect(edited.status).toBe(1);
     expect(edited.stderr).toContain("broken at seq 2: hash does not match");
-    // Put it back, then take a record out of the middle: every remaining record hashes, the links do not.
+    // Put it back; then cut the tail: every remaining link holds, the signed checkpoint does not.
     sqlite.prepare("UPDATE instance_events SET actor = ? WHERE seq = 2").run(actor);
     expect(cli(["audit:verify", "--instance"], env).status).toBe(0);
-    sqlite.prepare("DELETE FROM instance_events WHERE seq = 3").run();
-    sqlite.close();
+    sqlite.prepare("DELETE FROM instance_events WHERE seq >= 4").run();
     const cut = cli(["audit:verify", "--instance"], env);
+    expect(cut.stdout).toMatch(/intact: 3 records/);
     expect(cut.status).toBe(1);
-    expect(cut.stderr).toContain("broken at seq 3: seq 3 is missing (found 4)");
+    expect(cut.stderr).toMatch(/truncated: the chain ends at seq 3, but a checkpoint .* covers 4 records/);
+    // A record taken out of the middle breaks the links.
+    sqlite.prepare("DELETE FROM instance_events WHERE seq = 2").run();
+    sqlite.close();
+    const gap = cli(["audit:verify", "--instance"], env);
+    expect(gap.status).toBe(1);
+    expect(gap.stderr).toContain("broken at seq 2: seq 2 is missing (found 3)");
   });
 });

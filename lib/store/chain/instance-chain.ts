@@ -86,28 +86,31 @@ export async function* instanceEvents(opts: { after?: number } = {}): AsyncGener
   }
 }
 
-/** The latest events, newest first (the Users page's list). */
+/** The latest events, newest first (the Security log page's list). */
 export async function latestInstanceEvents(limit: number): Promise<ChainRecord[]> {
   const db = await instanceReader();
   const rows = await asSql(db).all<Row>(`SELECT seq, recorded_at, actor, payload, prev_hash, hash FROM instance_events ORDER BY seq DESC LIMIT ${placeholder(1)}`, [limit]);
   return rows.map(toRecord);
 }
 
-/** Checks every link of the instance chain from the genesis hash: the verdict names the first bad seq. */
-export async function verifyInstanceChain(onProgress?: (checked: number) => void): Promise<ChainVerdict> {
-  const verifier = new ChainVerifier();
+/**
+ * Checks every link of the instance chain from the genesis hash: the verdict names the first bad
+ * seq; `hashes` holds the hash at each seq in `watch` (checkpoint sizes, instance-checkpoints.ts).
+ */
+export async function verifyInstanceChain(opts: { watch?: number[]; onProgress?: (checked: number) => void } = {}): Promise<{ verdict: ChainVerdict; hashes: Map<number, string> }> {
+  const verifier = new ChainVerifier(undefined, { watch: opts.watch });
   let n = 0;
   try {
     for await (const r of instanceEvents()) {
       if (!verifier.push(r)) break;
-      if (++n % 5000 === 0) onProgress?.(n);
+      if (++n % 5000 === 0) opts.onProgress?.(n);
     }
   } catch (e) {
     if (!(e instanceof SyntaxError)) throw e;
     const v = verifier.verdict();
-    return { ok: false, badSeq: (v.ok ? v.lastSeq : v.badSeq) + 1, count: v.count, problem: "payload is not valid JSON" };
+    return { verdict: { ok: false, badSeq: (v.ok ? v.lastSeq : v.badSeq) + 1, count: v.count, problem: "payload is not valid JSON" }, hashes: verifier.hashes };
   }
-  return verifier.verdict();
+  return { verdict: verifier.verdict(), hashes: verifier.hashes };
 }
 
 /** The trail's size and head (null: nothing recorded yet). */

@@ -125,9 +125,9 @@ export async function announceCheckpoint(db: SqlLike, c: Checkpoint): Promise<vo
  * matches): announced in a transaction of its own (verification writes nothing else).
  * Never fails the verification that found it.
  */
-export async function announceChainFailure(v: { badSeq: number | null; problem: string; checked: number }, by: string | null): Promise<void> {
+export async function announceChainFailure(v: { badSeq: number | null; problem: string; checked: number }, by: string | null, trail: "project" | "instance" = "project"): Promise<void> {
   try {
-    await writeTransaction((tx) => announce(tx, [chainFailedEvent(v, new Date().toISOString(), by, publicLinks())]));
+    await writeTransaction((tx) => announce(tx, [chainFailedEvent(v, new Date().toISOString(), by, publicLinks(), trail)]));
   } catch (e) {
     console.error("could not record the chain.verification_failed webhook:", e);
   }

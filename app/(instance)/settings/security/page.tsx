@@ -5,6 +5,8 @@ import { renderedAt, When } from "@/components/ui/when";
 import { requirePage } from "@/lib/auth/session";
 import { eventSummary, type SecurityEvent } from "@/lib/domain/security-events";
 import { instanceChainHead, latestInstanceEvents } from "@/lib/store/chain/instance-chain";
+import { latestInstanceCheckpoint, maybeInstanceCheckpoint } from "@/lib/store/chain/instance-checkpoints";
+import { formatCheckpoint } from "@/lib/domain/checkpoint";
 
 export const metadata: Metadata = { title: "Security log" };
 
@@ -12,7 +14,9 @@ const SHOWN = 50;
 
 export default async function SecurityLogPage() {
   await requirePage("instance:audit", "/settings/security");
-  const [head, events] = await Promise.all([instanceChainHead(), latestInstanceEvents(SHOWN)]);
+  // Looking at the trail is a good moment to sign one if it is due.
+  await maybeInstanceCheckpoint(true);
+  const [head, events, checkpoint] = await Promise.all([instanceChainHead(), latestInstanceEvents(SHOWN), latestInstanceCheckpoint()]);
   const now = renderedAt();
   return (
     <div className="space-y-8">
@@ -35,7 +39,23 @@ export default async function SecurityLogPage() {
           </dd>
           <dt className="text-slate-600 dark:text-slate-400">last recorded</dt>
           <dd>{head ? <When at={head.at} now={now} /> : "—"}</dd>
+          <dt className="text-slate-600 dark:text-slate-400">last checkpoint</dt>
+          <dd data-testid="trail-checkpoint">
+            {checkpoint ? (
+              <>
+                <When at={checkpoint.time} now={now} />, covering {checkpoint.size.toLocaleString("en")} records (signed with the key the Audit page shows)
+              </>
+            ) : (
+              "none yet"
+            )}
+          </dd>
         </dl>
+        {checkpoint ? (
+          <details className="text-sm">
+            <summary className="cursor-pointer text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">the latest checkpoint, to keep somewhere else</summary>
+            <pre className="mt-2 overflow-auto rounded-md bg-slate-100 p-3 font-mono text-xs dark:bg-slate-900">{formatCheckpoint(checkpoint)}</pre>
+          </details>
+        ) : null}
         <div className="flex flex-wrap items-start gap-3">
           <a
             href="/api/v1/security-events"

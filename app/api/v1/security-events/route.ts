@@ -8,7 +8,7 @@ import { inInstance } from "@/lib/store/db/project-context";
 
 export const dynamic = "force-dynamic";
 
-/** The instance's security trail (sign-in, users, tokens, projects, members), whole, as NDJSON: instance admins. */
+/** The instance's security trail (sign-in, users, tokens, projects, members), whole, as NDJSON: instance admins (a token: the admin scope). */
 export const GET = apiRoute("instance:audit", async ({ req, principal }) => {
   validated(securityTrailQuerySchema, Object.fromEntries(new URL(req.url).searchParams), "query");
   return inInstance(async () => {
