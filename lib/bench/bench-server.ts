@@ -51,3 +51,8 @@ export async function stopBenchServer(server: ChildProcess): Promise<void> {
   server.kill("SIGTERM");
   await exited;
 }
+
+/** A token of project `slug` for a user of the benchmark's database (an instance admin is admin in every project). */
+export function addProjectBenchToken(env: NodeJS.ProcessEnv, email: string, slug: string, scopes: string): string {
+  return execFileSync(process.execPath, [...tsx, "tokens:add", "--email", email, "--scopes", scopes, "--name", "bench", "--project", slug], { env, encoding: "utf8" }).trim().split("\n").pop()!;
+}

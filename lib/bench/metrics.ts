@@ -5,25 +5,31 @@
  * checkpoint, due jobs, its size: lib/store/queries/vitals.ts) are index reads, so the ratio of
  * the two should stay near 1. Beside each, GET /api/health/live (the same server, no database)
  * as the floor a request costs. Scrapes and live checks alternate, one at a time, as a scraper
- * sends them. Prints figures and ratios; asserts nothing (docs/BENCHMARKS.md).
+ * sends them. A scrape reads every ready project's database (lib/observability/scrape.ts), so a
+ * third measure adds --projects more projects (each with --small ÷ 10 operations) and times the
+ * scrape again: its ratio to the one-project scrape is what each project adds. Prints figures and
+ * ratios; asserts nothing (docs/BENCHMARKS.md).
  *
  * Needs a build (`npm run build`). Options: --small N (operations, default 2,000), --scrapes N
- * (per size, default 200), --database-url postgresql://… (an empty database).
+ * (per size, default 200), --projects N (default 9), --database-url postgresql://… (an empty database).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { startBenchServer, stopBenchServer } from "./bench-server";
+import { addProjectBenchToken, startBenchServer, stopBenchServer } from "./bench-server";
 
-const { values } = parseArgs({ options: { small: { type: "string", default: "2000" }, scrapes: { type: "string", default: "200" }, "database-url": { type: "string" } } });
+const { values } = parseArgs({
+  options: { small: { type: "string", default: "2000" }, scrapes: { type: "string", default: "200" }, projects: { type: "string", default: "9" }, "database-url": { type: "string" } },
+});
 const SMALL = Number(values.small);
 const SCRAPES = Number(values.scrapes);
+const PROJECTS = Number(values.projects);
 
-async function seed(base: string, token: string, from: number, to: number): Promise<void> {
+async function seed(base: string, token: string, from: number, to: number, prefix = ""): Promise<void> {
   for (let i = from; i < to; i += 500) {
     const records = Array.from({ length: Math.min(500, to - i) }, (_, k) => ({
-      operation_id: `bench-metrics-${i + k}`,
+      operation_id: `bench-metrics-${prefix}${i + k}`,
       tool: { name: "crm.update_contact" },
       intent: { target: "crm contact", effect: "set the phone" },
       receipt: { status: "accepted", observed_at: "2026-08-28T10:00:00Z" },
@@ -55,7 +61,7 @@ async function time(base: string, token: string): Promise<{ scrape: number; live
 async function main() {
   const tmp = values["database-url"] ? null : mkdtempSync(path.join(os.tmpdir(), "reconcile-bench-metrics-"));
   const url = values["database-url"] ?? `file:${path.join(tmp!, "bench.db")}`;
-  const { base, token, server } = await startBenchServer(url, "ingest,metrics");
+  const { base, token, server, env } = await startBenchServer(url, "ingest,metrics,admin");
   try {
     await seed(base, token, 0, SMALL);
     await time(base, token); // warm-up: first requests compile and fill caches
@@ -67,6 +73,19 @@ async function main() {
     console.log(row(SMALL, small));
     console.log(row(SMALL * 10, large));
     console.log(`scrape at ${(SMALL * 10).toLocaleString("en")} / at ${SMALL.toLocaleString("en")} operations: ${(large.scrape / small.scrape).toFixed(2)}×`);
+    if (PROJECTS > 0) {
+      for (let k = 0; k < PROJECTS; k++) {
+        const slug = `bench-${k}`;
+        const made = await fetch(`${base}/api/v1/projects`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ slug, name: `Bench ${k}` }) });
+        const body = (await made.json()) as { ready?: boolean };
+        if (made.status !== 201 || !body.ready) throw new Error(`creating ${slug} answered ${made.status} ${JSON.stringify(body).slice(0, 200)}`);
+        await seed(base, addProjectBenchToken(env, "bench@bench.test", slug, "ingest"), 0, Math.ceil(SMALL / 10), `${slug}-`);
+      }
+      await time(base, token); // the new databases' first reads
+      const many = await time(base, token);
+      console.log(row(SMALL * 10, many).replace("operations:", `operations and ${PROJECTS} more projects of ${Math.ceil(SMALL / 10).toLocaleString("en")}:`));
+      console.log(`scrape with ${PROJECTS + 1} projects / with 1: ${(many.scrape / large.scrape).toFixed(2)}× (${((many.scrape - large.scrape) / PROJECTS).toFixed(2)} ms a project)`);
+    }
   } finally {
     await stopBenchServer(server);
     if (tmp) rmSync(tmp, { recursive: true, force: true });
