@@ -2,6 +2,7 @@ import "server-only";
 import { asSql, placeholder } from "../db/sql";
 import { reader } from "../db/db";
 import { provider } from "../db/database";
+import { perProject } from "../db/project-context";
 import { chainCountIn, committedHeads, singleChainHead } from "../chain/chain";
 
 /**
@@ -21,22 +22,40 @@ export type Vitals = {
 
 export async function readVitals(now = Date.now()): Promise<Vitals> {
   const db = asSql(await reader());
-  const n = await chainCountIn(db, { readOnly: true });
-  const heads = n === 1 ? [await singleChainHead(db)] : await committedHeads(db, n);
-  const [checkpoint] = await db.all<{ size: number | bigint; time: string }>("SELECT size, time FROM checkpoints ORDER BY size DESC LIMIT 1");
-  const due = await db.all<{ kind: string; n: number | bigint | string; oldest: number | bigint | string }>(
-    `SELECT kind, COUNT(*) AS n, MIN(due_at) AS oldest FROM job WHERE status = 'pending' AND due_at <= ${placeholder(1)} GROUP BY kind`,
-    [now],
-  );
+  // Independent reads, sent together: on PostgreSQL each is a round trip of its own (bench:metrics).
+  const [heads, [checkpoint], due, bytes] = await Promise.all([
+    chainCountIn(db, { readOnly: true }).then(async (n) => (n === 1 ? [await singleChainHead(db)] : committedHeads(db, n))),
+    db.all<{ size: number | bigint; time: string }>("SELECT size, time FROM checkpoints ORDER BY size DESC LIMIT 1"),
+    db.all<{ kind: string; n: number | bigint | string; oldest: number | bigint | string }>(
+      `SELECT kind, COUNT(*) AS n, MIN(due_at) AS oldest FROM job WHERE status = 'pending' AND due_at <= ${placeholder(1)} GROUP BY kind`,
+      [now],
+    ),
+    databaseBytes(),
+  ]);
   return {
     chains: heads.map((h, chain) => ({ chain, seq: h.seq })),
     checkpoint: checkpoint ? { size: Number(checkpoint.size), time: checkpoint.time } : null,
     jobsDue: due.map((r) => ({ kind: r.kind, due: Number(r.n), oldestDueAt: Number(r.oldest) })),
-    databaseBytes: await databaseBytes(),
+    databaseBytes: bytes,
   };
 }
 
+/**
+ * A database's size changes slowly and costs the most to read (on PostgreSQL, a file size per
+ * table and index of the schema): read at most every SIZE_MS per project, not at every scrape.
+ */
+const SIZE_MS = 30_000;
+const sizes = perProject("vitals-database-bytes", () => ({ at: 0, bytes: null as number | null }));
+
 async function databaseBytes(): Promise<number | null> {
+  const kept = sizes();
+  if (kept.at && Date.now() - kept.at < SIZE_MS) return kept.bytes;
+  const bytes = await readDatabaseBytes();
+  Object.assign(kept, { at: Date.now(), bytes });
+  return bytes;
+}
+
+async function readDatabaseBytes(): Promise<number | null> {
   const db = asSql(await reader());
   try {
     if (provider() === "postgresql") {
