@@ -16,7 +16,8 @@ beforeAll(async () => {
 });
 
 const params = { amount: 250, currency: "EUR", customer: "c-17" };
-const held = (id: string, inMs = 10 * 60_000, extra: Record<string, unknown> = {}) => ({
+// A day by default: a held call that expired during a later test would append a record there (its count of the chain).
+const held = (id: string, inMs = 24 * 3600_000, extra: Record<string, unknown> = {}) => ({
   operation_id: id,
   tool: { name: "billing.charge" },
   agent: { name: "itest-agent" },

@@ -13,7 +13,9 @@ import { call, chainCount, db, ingest, principal, unique } from "@/lib/testing/i
 let agent: string;
 let reviewer: string;
 let opId: string;
-const approval = () => ({ status: "pending", expires_at: new Date(Date.now() + 600_000).toISOString(), rule: "/amount > 100", rule_version: "r1" });
+/** Held calls that outlive the suite: an expiry would append a record during a later test, whose count of the chain it would upset. */
+const DAY = 24 * 3600 * 1000;
+const approval = () => ({ status: "pending", expires_at: new Date(Date.now() + DAY).toISOString(), rule: "/amount > 100", rule_version: "r1" });
 
 beforeAll(async () => {
   agent = (await principal("viewer", ["ingest", "read"])).token;
