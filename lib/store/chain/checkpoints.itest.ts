@@ -64,9 +64,10 @@ describe("RECONCILE_CHECKPOINT_EVERY", () => {
     // The first write signs one at once (none existed).
     expect(await until(() => s.checkpoints(), (c) => c.length === 1)).toHaveLength(1);
     const first = s.checkpoints()[0];
-    for (let round = 0; round < 6; round++) {
+    // Four rounds of 15: 20, 35 (30 behind: signed), 50, 65 (30 behind: signed).
+    for (let round = 0; round < 4; round++) {
       await sleep(2_100); // maybeCheckpoint looks at most every 2 s
-      await s.send(10);
+      await s.send(15);
     }
     const sizes = await until(() => s.checkpoints(), (c) => s.head() - c.at(-1)! < 25);
     // 60 records after the first: at least two more, each at least 25 records after the one before.
