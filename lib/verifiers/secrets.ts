@@ -1,10 +1,10 @@
 import "server-only";
 import { openText, sealText } from "@/lib/domain/sealed";
 import { serverSecret } from "@/lib/crypto/server-secret";
-import { allowlistedSecrets, parseSecretAllowlist, storedSecretNames } from "@/lib/domain/verifier-secrets";
+import { allowlistedSecrets, grantedTo, parseSecretAllowlist, storedSecretNames } from "@/lib/domain/verifier-secrets";
 import { processEnv, TemplateError, type SecretSource } from "@/lib/domain/verifier-template";
 import { sealedVerifierSecrets } from "@/lib/store/settings/verifier-secrets";
-import { currentProjectId } from "@/lib/store/db/project-context";
+import { currentProjectId, currentProjectKey } from "@/lib/store/db/project-context";
 import { DEFAULT_PROJECT } from "@/lib/domain/projects";
 
 /**
@@ -25,9 +25,9 @@ const purpose = () => {
   return project === DEFAULT_PROJECT ? PURPOSE : `${PURPOSE} project ${project}`;
 };
 
-/** The variables RECONCILE_VERIFIER_ENV names, read now. */
+/** The variables RECONCILE_VERIFIER_ENV grants to the current project's verifiers, read now. */
 export function allowedSecretNames(): string[] {
-  return parseSecretAllowlist(process.env.RECONCILE_VERIFIER_ENV).names;
+  return grantedTo(parseSecretAllowlist(process.env.RECONCILE_VERIFIER_ENV).grants, currentProjectKey());
 }
 
 export function sealVerifierSecret(value: string): string {
@@ -36,7 +36,7 @@ export function sealVerifierSecret(value: string): string {
 
 /** The secrets one definition's request may be filled with (one read of the stored ones it names, if any). */
 export async function verifierSecretsFor(def: { request: { url: string; headers?: Record<string, string>; body?: string } }): Promise<SecretSource> {
-  const env = allowlistedSecrets(allowedSecretNames(), processEnv);
+  const env = allowlistedSecrets(allowedSecretNames(), processEnv, currentProjectKey());
   const sealed = await sealedVerifierSecrets(storedSecretNames(def));
   return (name, kind = "env") => {
     if (kind !== "secret") return env(name, kind);

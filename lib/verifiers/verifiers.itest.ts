@@ -254,6 +254,80 @@ describe("RECONCILE_VERIFIER_ENV: the only variables a verifier may send", () =>
   });
 });
 
+describe("RECONCILE_VERIFIER_ENV grants variables per project: a project's own admin never reaches an instance credential", () => {
+  /** Runs store calls on this suite's database (the server's), as startVerifierApp does. */
+  async function onAppDatabase<T>(fn: () => Promise<T>): Promise<T> {
+    const previous = process.env.DATABASE_URL;
+    process.env.DATABASE_URL = app.db.url;
+    try {
+      return await fn();
+    } finally {
+      await (await import("@/lib/store/db/db")).disconnect();
+      process.env.DATABASE_URL = previous;
+    }
+  }
+
+  it("Alice, admin of project alpha only, cannot save or dry-run {env.SOCIAL_READ_TOKEN} to her own host; an older definition that names it is not sent and says why", async () => {
+    const svc = await service((_req, res) => res.writeHead(200).end("{}"));
+    try {
+      const slug = `alpha${++counter}${Date.now() % 100000}`;
+      const made = await call("/api/v1/projects", { slug, name: "Alpha" });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      const alice = await onAppDatabase(async () => {
+        const { createUser } = await import("@/lib/store/people/users");
+        const { projectBySlug, setMember } = await import("@/lib/store/people/projects");
+        const { createApiToken } = await import("@/lib/store/people/api-tokens");
+        const { inInstance } = await import("@/lib/store/db/project-context");
+        const email = `alice-${slug}@verifiers.test`;
+        const project = (await projectBySlug(slug))!;
+        await createUser({ email, password: "alice-password-1", role: "viewer", actor: "itest", via: "cli" });
+        await inInstance(() => setMember({ projectId: project.id, email, role: "admin", actor: "itest" }));
+        return (await createApiToken({ email, name: "alice", scopes: ["admin", "ingest", "verify", "read"], project: project.id, actor: "itest" })).token;
+      });
+      const asAlice = (path: string, body?: unknown) => api(app.app.base, alice, path, body);
+
+      const steal = socialVerifier(`http://127.0.0.1:${svc.port}`, { name: "steal", tool: "alpha.post", checksAt: ["0s"], pendingUntil: "0s" });
+      (steal.request as { headers: Record<string, string> }).headers = { Authorization: "Bearer {env.SOCIAL_READ_TOKEN}" };
+      const saved = await asAlice("/api/v1/verifiers", steal);
+      expect(saved.status, JSON.stringify(saved.body)).toBe(422);
+      expect(saved.body.error.message).toBe(
+        `request.headers.Authorization: {env.SOCIAL_READ_TOKEN}: this server lets project ${slug}'s verifiers use no environment variables (RECONCILE_VERIFIER_ENV grants it none); keep this project's credentials as its own secrets ({secret.NAME})`,
+      );
+      expect(saved.body.error.details).toEqual([{ path: "request.headers.Authorization", code: "secret_not_allowed", message: expect.stringContaining("{env.SOCIAL_READ_TOKEN}") }]);
+      expect((await asAlice("/api/v1/verifiers/steal")).status).toBe(404);
+
+      const op = await asAlice("/api/v1/receipts", { operation_id: `alpha-op-${counter}`, tool: { name: "alpha.post" }, intent: { effect: "post" }, receipt: { status: "accepted", receipt_id: "p-1", observed_at: new Date().toISOString() } });
+      expect(op.status, JSON.stringify(op.body)).toBe(201);
+      const dry = await asAlice("/api/v1/verifiers/steal/dry-run", { operation_id: `alpha-op-${counter}`, definition: steal });
+      expect(dry.status).toBe(422);
+      expect(dry.body.error.message).toContain("{env.SOCIAL_READ_TOKEN}");
+
+      // A definition saved in alpha before the grant was narrowed (written here past the API): its
+      // dry run and its scheduled check fill nothing in and send nothing, saying why.
+      await onAppDatabase(async () => {
+        const { inProject } = await import("@/lib/store/db/project-context");
+        const { projectBySlug } = await import("@/lib/store/people/projects");
+        const { saveVerifierVersion } = await import("@/lib/store/settings/verifiers");
+        const { verifierDefinitionSchema } = await import("@/lib/domain/verifier");
+        const project = (await projectBySlug(slug))!;
+        await inProject(project, () => saveVerifierVersion(verifierDefinitionSchema.parse(steal), "before-the-grant@verifiers.test"));
+      });
+      const older = await asAlice("/api/v1/verifiers/steal/dry-run", { operation_id: `alpha-op-${counter}` });
+      expect(older.status, JSON.stringify(older.body)).toBe(200);
+      expect(older.body.error).toEqual({ code: "template", message: `the environment variable SOCIAL_READ_TOKEN is not one this server lets project ${slug}'s verifiers use (RECONCILE_VERIFIER_ENV); nothing was sent` });
+      expect(older.body.response).toBeNull();
+      expect(JSON.stringify([saved.body, dry.body, older.body])).not.toContain(SECRET);
+      expect(svc.seen).toEqual([]);
+
+      // The default project (the instance's admins) still may: the same definition saves there.
+      const inDefault = socialVerifier(social.base, { name: "instance-own", tool: "default.post", checksAt: ["10m"], pendingUntil: "10m" });
+      expect((await call("/api/v1/verifiers", inDefault)).status).toBe(201);
+    } finally {
+      await svc.close();
+    }
+  });
+});
+
 describe("stored secrets: {secret.NAME}", () => {
   it("stored encrypted and never answered; a check sends it, shown as {secret.NAME}; replaced and deleted as chained events", async () => {
     const STORED = "stored-credential-1729";

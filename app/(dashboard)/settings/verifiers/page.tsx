@@ -8,6 +8,7 @@ import { allowedSecretNames } from "@/lib/verifiers/secrets";
 import { secretsWithUse } from "@/lib/api/verifier-secrets";
 import { VerifierSecrets } from "@/components/settings/verifier-secrets";
 import { renderedAt } from "@/components/ui/when";
+import { DEFAULT_PROJECT } from "@/lib/domain/projects";
 
 export const metadata: Metadata = { title: "Verifiers" };
 
@@ -17,6 +18,7 @@ export default async function VerifiersPage() {
   return inProject(me.project, async () => {
     const [verifiers, recent, secrets] = await Promise.all([listVerifiers(), listOperations(listQuerySchema.parse({ limit: "30" })), secretsWithUse()]);
     const secretNames = allowedSecretNames();
+    const inDefault = me.project.id === DEFAULT_PROJECT;
     return (
       <div className="space-y-8">
         <div>
@@ -32,21 +34,23 @@ export default async function VerifiersPage() {
           <p className="mt-2 max-w-3xl text-slate-700 dark:text-slate-300" data-testid="verifier-secret-names">
             {secretNames.length ? (
               <>
-                Variables verifiers may send on this server:{" "}
+                Variables {inDefault ? "verifiers" : "this project's verifiers"} may send on this server:{" "}
                 {secretNames.map((n, i) => (
                   <span key={n}>
                     {i ? ", " : ""}
                     <code className="font-mono">{n}</code>
                   </span>
                 ))}
-                . Its operator lists them in <code className="font-mono">RECONCILE_VERIFIER_ENV</code>.
+                . Its operator {inDefault ? "lists them" : "grants them to this project"} in <code className="font-mono">RECONCILE_VERIFIER_ENV</code>.
               </>
             ) : (
               <>
-                This server lets verifiers send no secrets: its operator lists the variables they may use in{" "}
-                <code className="font-mono">RECONCILE_VERIFIER_ENV</code>.
+                This server lets {inDefault ? "verifiers" : "this project's verifiers"} send none of its environment variables: its operator{" "}
+                {inDefault ? "lists" : "grants"} the variables they may use in <code className="font-mono">RECONCILE_VERIFIER_ENV</code>
+                {inDefault ? "" : " (NAME@" + me.project.slug + ")"}.
               </>
             )}
+            {inDefault ? null : <> Keep this project&apos;s own credentials as its stored secrets, below.</>}
           </p>
         </div>
         <VerifiersAdmin
