@@ -20,7 +20,9 @@ export const operationIdSchema = z
   .string()
   .min(1, "must not be empty")
   .max(200, "must be at most 200 characters")
-  .regex(/^[^\s/?#%\\\u0000-\u001f\u007f\p{Cs}]+$/u, "must be printable, without spaces or / ? # % \\");
+  .regex(/^[^\s/?#%\\\u0000-\u001f\u007f\p{Cs}]+$/u, "must be printable, without spaces or / ? # % \\")
+  // A URL reads these as a step of its path: GET /api/v1/operations/.. is GET /api/v1/.
+  .refine((id) => id !== "." && id !== "..", "must not be . or .. (a URL reads those as a step of its path)");
 
 /** Whether a string could be an operation (or trajectory) id at all: lookups of anything else find nothing. */
 export function isPossibleOperationId(id: string): boolean {

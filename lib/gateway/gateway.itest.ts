@@ -141,6 +141,31 @@ describe("the MCP gateway over Streamable HTTP, upstream over stdio", () => {
     expect(text(other)).toBe(`not sent: operation ${requestId} is another call (other arguments); send this one with a request id of its own`);
   });
 
+  it("a request id of .. is one operation named by its digest: three calls charge once, and every attempt is on record", async () => {
+    const before = (await counts(c))["billing.charge"] ?? 0;
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await callTool(c, "billing.charge", { amount: 7, request_id: ".." }));
+    expect(text(answers[0])).toMatch(/^charged 7 EUR/);
+    for (const again of answers.slice(1)) {
+      expect(again.isError).toBe(true);
+      expect(text(again)).toMatch(/^not sent again: the earlier billing\.charge call is uncertain .*operation gw-id:[0-9a-f]{64}/);
+    }
+    expect((await counts(c))["billing.charge"]).toBe(before + 1);
+    const id = /operation (gw-id:[0-9a-f]{64})/.exec(text(answers[1]))![1];
+    expect((await operation(id)).stages.find((s: { stage: string }) => s.stage === "receipt").payload.status).toBe("accepted");
+  });
+
+  it("a request id of 10,000 characters, or with control characters, is refused before anything is sent or recorded", async () => {
+    const before = (await counts(c))["billing.charge"] ?? 0;
+    const long = await callTool(c, "billing.charge", { amount: 8, request_id: "x".repeat(10_000) });
+    expect(long.isError).toBe(true);
+    expect(text(long)).toBe("not sent: /request_id is 10000 characters long: an operation id has at most 200; nothing was recorded");
+    const control = await callTool(c, "billing.charge", { amount: 8, request_id: "ab\u0007c" });
+    expect(control.isError).toBe(true);
+    expect(text(control)).toMatch(/^not sent: \/request_id holds control characters/);
+    expect((await counts(c))["billing.charge"]).toBe(before);
+  });
+
   it("refuses to repeat an uncertain call, and the upstream never sees the repeat", async () => {
     const args = { text: unique("once") };
     await callTool(c, "social.publish", args);

@@ -3,6 +3,7 @@
  * Node 20+ and on edge runtimes. Unless `strict: true`, nothing it does throws into the agent
  * because Reconcile is unreachable: records wait in a bounded queue and are counted.
  */
+import { operationIdProblem, operationPath } from "./operation-id.js";
 import { backoffDelay, DEFAULT_BACKOFF, parseRetryAfter, type BackoffOptions } from "./backoff.js";
 import { ReconcileRejectedError, ReconcileUnavailableError } from "./errors.js";
 import { guardFunction, type GuardCall, type GuardCore, type GuardOptions } from "./guard.js";
@@ -150,6 +151,7 @@ export class Reconcile {
    */
   async record(record: OperationRecord): Promise<void> {
     if (typeof record?.operation_id !== "string" || !record.operation_id) throw new TypeError("record(record): operation_id is required");
+    checkId(record.operation_id, "record(record)");
     const at = new Date().toISOString();
     const copy: OperationRecord = { ...record };
     if (record.receipt && !record.receipt.observed_at) copy.receipt = { ...record.receipt, observed_at: at };
@@ -179,6 +181,9 @@ export class Reconcile {
    * refused and unreachable are answers, not exceptions (unless strict).
    */
   async readOperation(operationId: string): Promise<OperationRead> {
+    // An id the server cannot hold is never put in a URL: `..` would read another path.
+    const problem = operationIdProblem(operationId);
+    if (problem) return { kind: "refused", status: 422, code: "invalid_operation_id", message: `operation_id ${problem}; nothing was sent` };
     const unsent = await this.sender.settleOperation(operationId, this.o.intentTimeoutMs);
     const started = Date.now();
     let lastError = "";
@@ -187,7 +192,7 @@ export class Reconcile {
       let retryAfter: string | null = null;
       let body: unknown = null;
       try {
-        ({ status, retryAfter, body } = await this.get(`/api/v1/operations/${encodeURIComponent(operationId)}`));
+        ({ status, retryAfter, body } = await this.get(operationPath(operationId)));
       } catch (e) {
         lastError = messageOf(e);
       }
@@ -247,6 +252,7 @@ export class Reconcile {
    */
   async recordIntent(record: OperationRecord, opts: { strict?: boolean } = {}): Promise<void> {
     const strict = opts.strict ?? this.strict;
+    checkId(record?.operation_id, "recordIntent(record)");
     const pending = await this.sender.enqueue(record, { urgent: true, waitMs: this.o.backpressureTimeoutMs });
     if (!strict) {
       // Sent and awaited while Reconcile answers; merely queued, in order, while it does not.
@@ -296,4 +302,11 @@ export class Reconcile {
       opts.signal?.removeEventListener("abort", onAbort);
     }
   }
+}
+
+/** A record whose id the server cannot hold is refused here, before it is queued (it would be refused there, and lost). */
+function checkId(id: unknown, where: string): void {
+  if (typeof id !== "string") throw new TypeError(`${where}: operation_id is required`);
+  const problem = operationIdProblem(id);
+  if (problem) throw new TypeError(`${where}: operation_id ${problem}`);
 }

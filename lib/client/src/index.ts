@@ -1,4 +1,5 @@
 export { Reconcile, type ReconcileOptions } from "./client.js";
+export { MAX_OPERATION_ID, operationIdProblem } from "./operation-id.js";
 export type { GuardCall, GuardOptions } from "./guard.js";
 export { ReconcileRejectedError, ReconcileUnavailableError, RetryBlockedError, ToolRefusal } from "./errors.js";
 export type {

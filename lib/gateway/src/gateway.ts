@@ -67,7 +67,9 @@ export class Gateway {
     if (!t) throw new McpError(ErrorCode.InvalidParams, `no tool named ${JSON.stringify(name)}: tools/list says which there are`);
     const found = effectiveRule(this.config.tools, [name, `${t.upstream}.${t.upstreamName}`, t.upstreamName], t.tool.annotations);
     if (found.rule.record === false) return this.upstreams.call(t, args, ctx.meta, this.requestOptions(found.rule, ctx));
-    const own = callerId(args, found.rule.operation_id_from);
+    const named = callerId(args, found.rule.operation_id_from);
+    if (named && "refused" in named) return textResult(`not sent: ${named.refused}; nothing was recorded`, true);
+    const own = named?.id ?? null;
     const next = own ? null : this.recent.next(callKey(t.upstream, t.upstreamName, args, ctx.sessionId), this.now(), found.rule.dedupe !== false);
     const base = own ?? next!.id;
     // Calls naming the same operation run one after another here, so a repeat sees what the first did.

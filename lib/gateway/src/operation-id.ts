@@ -5,13 +5,25 @@
  * repeat of the last one and a later one (or any call of a `dedupe: false` tool) is a new `n`.
  */
 import { get as pointerGet, type Json } from "@hyperjump/json-pointer";
+import { MAX_OPERATION_ID, operationIdProblem } from "@reconcile/client";
 import { canonicalJson, sha256Hex } from "./rules.js";
 
-/** Ids Reconcile accepts: printable, no whitespace, no URL delimiters, at most 200 characters. */
-const USABLE_ID = /^[^\s/?#%\\\u0000-\u001f\u007f]{1,180}$/u;
+/** A caller's id is used as it is up to this length: attempts add `~{n}` and stay within the server's 200. */
+const OWN_ID_MAX = 180;
+/** Control characters, and UTF-16 halves without their pair: no id, even by digest. */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\p{Cs}]/u;
 
-/** The caller's own id for the call, when the rule names one and the arguments carry it. */
-export function callerId(args: Record<string, unknown>, pointer: string | undefined): string | null {
+export type CallerId = { id: string } | { refused: string } | null;
+
+/**
+ * The caller's own id for the call, when the rule names one and the arguments carry it, checked
+ * as Reconcile checks operation ids (`operationIdProblem`, the client's copy of the server's
+ * rule). An id the server would refuse only for a character a URL gives meaning to (`/`, `%`,
+ * `.` or `..` alone, a space) is named by its digest instead: the same id, the same operation,
+ * and nothing of it reaches a URL. One with control characters, or longer than the server's 200,
+ * is refused: the call is not sent.
+ */
+export function callerId(args: Record<string, unknown>, pointer: string | undefined): CallerId {
   if (pointer === undefined) return null;
   let v: unknown;
   try {
@@ -21,8 +33,9 @@ export function callerId(args: Record<string, unknown>, pointer: string | undefi
   }
   if (typeof v === "number" && Number.isFinite(v)) v = String(v);
   if (typeof v !== "string" || v.length === 0) return null;
-  // An id Reconcile would refuse is named by its digest instead: the same id, the same operation.
-  return USABLE_ID.test(v) ? v : `gw-id:${sha256Hex(v)}`;
+  if (v.length > MAX_OPERATION_ID) return { refused: `${pointer} is ${v.length} characters long: an operation id has at most ${MAX_OPERATION_ID}` };
+  if (UNPRINTABLE.test(v)) return { refused: `${pointer} holds control characters (or a broken character): an operation id is printable text` };
+  return { id: v.length <= OWN_ID_MAX && operationIdProblem(v) === null ? v : `gw-id:${sha256Hex(v)}` };
 }
 
 /** What a result names at `pointer` (its id), as text; null when it names nothing there. */

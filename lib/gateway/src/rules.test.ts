@@ -44,6 +44,20 @@ describe("tool rules", () => {
     expect(ruleFor(tools, "social.publish")?.key).toBe("*");
     expect(ruleFor({}, "x")).toBeNull();
   });
+  it("an exact rule on any spelling beats every pattern: a catch-all never hides billing.charge", () => {
+    const rules = parseConfig({ ...base, tools: { "*": { dedupe: true }, "billing.charge": { critical: true, approval: { when: [{ pointer: "/amount", gt: 100 }] } } } }).tools;
+    // The billing upstream's charge, exposed as "charge" (no clash): "*" matches the exposed name first.
+    const found = effectiveRule(rules, ["charge", "billing.charge", "charge"], undefined);
+    expect(found.key).toBe("billing.charge");
+    expect(approvalNeeded("charge", found, { amount: 5000 }, 60_000)?.rule).toBe("charge: /amount > 100");
+    // Exposed with its prefix (a clash), and under the upstream's own name: the same rule.
+    expect(effectiveRule(rules, ["billing.charge", "billing.charge", "charge"], undefined).key).toBe("billing.charge");
+    expect(effectiveRule({ ...rules, charge: { record: false } }, ["charge", "billing.charge", "charge"], undefined).key).toBe("charge");
+    // Among patterns, the longest on any spelling: "billing.*" is more specific than "*".
+    const patterns = parseConfig({ ...base, tools: { "*": { dedupe: true }, "billing.*": { critical: true } } }).tools;
+    expect(effectiveRule(patterns, ["charge", "billing.charge", "charge"], undefined).key).toBe("billing.*");
+    expect(effectiveRule(patterns, ["publish", "social.publish", "publish"], undefined).key).toBe("*");
+  });
   it("lets an upstream's destructive hint only make a tool stricter", () => {
     expect(effectiveRule({}, "rm", { destructiveHint: true }).rule).toEqual({ critical: true });
     expect(effectiveRule({}, "read", { readOnlyHint: true }).rule).toEqual({});
@@ -100,13 +114,44 @@ describe("operation ids", () => {
     expect(callKey("social", "publish", { text: "hi" }, "session-1")).toBe(key);
   });
   it("take the caller's id when usable, else its digest", () => {
-    expect(callerId({ request_id: "post-42" }, "/request_id")).toBe("post-42");
-    expect(callerId({ request_id: 42 }, "/request_id")).toBe("42");
-    expect(callerId({ request_id: "a b/c" }, "/request_id")).toMatch(/^gw-id:[0-9a-f]{64}$/);
+    expect(callerId({ request_id: "post-42" }, "/request_id")).toEqual({ id: "post-42" });
+    expect(callerId({ request_id: 42 }, "/request_id")).toEqual({ id: "42" });
+    expect(callerId({ request_id: "a b/c" }, "/request_id")).toEqual({ id: expect.stringMatching(/^gw-id:[0-9a-f]{64}$/) });
     expect(callerId({}, "/request_id")).toBeNull();
     expect(callerId({ request_id: "x" }, undefined)).toBeNull();
     expect(attemptId("post-42", 1)).toBe("post-42");
     expect(attemptId("post-42", 3)).toBe("post-42~3");
+  });
+});
+
+describe("a caller's request id is checked as Reconcile checks operation ids, and never reaches a URL as a path step", () => {
+  const digest = { id: expect.stringMatching(/^gw-id:[0-9a-f]{64}$/) };
+  const own = (v: unknown) => callerId({ request_id: v }, "/request_id");
+  it(". and .. become their digest: three calls with the same .. are one operation", () => {
+    expect(own(".")).toEqual(digest);
+    expect(own("..")).toEqual(digest);
+    expect(own("..")).toEqual(own(".."));
+    expect(own("..")).not.toEqual(own("."));
+  });
+  it("%2e, / and a space are delimiters to a URL: their digest", () => {
+    expect(own("%2e")).toEqual(digest);
+    expect(own("%2e%2e")).toEqual(digest);
+    expect(own("/")).toEqual(digest);
+    expect(own("../admin")).toEqual(digest);
+  });
+  it("unicode dots are ids of their own: a URL keeps them as they are", () => {
+    expect(own("\uff0e\uff0e")).toEqual({ id: "\uff0e\uff0e" });
+    expect(own("\u2024")).toEqual({ id: "\u2024" });
+    expect(own("...")).toEqual({ id: "..." });
+  });
+  it("10,000 characters, or control characters, are refused: the call is not sent", () => {
+    expect(own("x".repeat(10_000))).toEqual({ refused: "/request_id is 10000 characters long: an operation id has at most 200" });
+    expect(own("a\u0000b")).toEqual({ refused: expect.stringMatching(/control characters/) });
+    expect(own("line\nbreak")).toEqual({ refused: expect.stringMatching(/control characters/) });
+    expect(own("half\ud800")).toEqual({ refused: expect.stringMatching(/control characters/) });
+    // Up to the server's 200, a long id is kept by its digest (attempts add ~n to an id used as it is).
+    expect(own("y".repeat(190))).toEqual(digest);
+    expect(own("y".repeat(180))).toEqual({ id: "y".repeat(180) });
   });
 });
 

@@ -40,17 +40,21 @@ export function ruleFor(tools: Record<string, ToolRule>, toolName: string): { ke
 export type ToolHints = { destructiveHint?: boolean; idempotentHint?: boolean; readOnlyHint?: boolean };
 
 /**
- * The rule in force: the configured one for the tool's exposed name, else for `{upstream}.{tool}`
- * (so a rule written for a namespaced name holds whether or not another upstream shares the
- * tool's name), else for the upstream's own name; without one, a tool the upstream calls
+ * The rule in force for a tool known by several spellings (its exposed name, `{upstream}.{tool}`,
+ * the upstream's own name): an exact key on any spelling first, in that order, so that a rule
+ * written for one tool always beats a pattern (a catch-all `*` never hides `billing.charge`);
+ * else the longest pattern matching any spelling. Without one, a tool the upstream calls
  * destructive fails closed.
  */
 export function effectiveRule(tools: Record<string, ToolRule>, names: string | string[], hints: ToolHints | undefined): { key: string | null; rule: ToolRule } {
-  for (const name of Array.isArray(names) ? names : [names]) {
+  const spellings = Array.isArray(names) ? names : [names];
+  for (const name of spellings) if (Object.hasOwn(tools, name)) return { key: name, rule: tools[name] };
+  let best: { key: string; rule: ToolRule } | null = null;
+  for (const name of spellings) {
     const found = ruleFor(tools, name);
-    if (found) return found;
+    if (found && (!best || found.key.length > best.key.length)) best = found;
   }
-  return { key: null, rule: hints?.destructiveHint === true ? { critical: true } : {} };
+  return best ?? { key: null, rule: hints?.destructiveHint === true ? { critical: true } : {} };
 }
 
 function valueAt(args: unknown, pointer: string): unknown {
