@@ -25,7 +25,7 @@ function bytes(n: number): string {
 
 /**
  * The audit page's "Server health" panel: what /api/health/ready and GET /metrics say, read as
- * the page renders (shared/OPERATIONS.md "Metrics and logs"), for whoever is on call.
+ * the page renders (docs/DEPLOY.md "Metrics and logs"), for whoever is on call.
  */
 export function ServerHealth({ ready, vitals, now }: { ready: Readiness; vitals: Vitals; now: number }) {
   const c = ready.checks;

@@ -3,7 +3,7 @@ import { When } from "@/components/ui/when";
 import type { OperationDetail } from "@/lib/views/operation-detail";
 
 /**
- * The approval of a call the gateway held (shared/GATEWAY.md): while pending, the same card as
+ * The approval of a call the gateway held (docs/GATEWAY.md): while pending, the same card as
  * the Approvals tab (decide here); afterwards, who decided what and when, and whether it went out.
  */
 export function ApprovalPanel({ op, me, canDecide, now }: { op: OperationDetail; me: string; canDecide: boolean; now: number }) {

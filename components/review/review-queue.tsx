@@ -18,7 +18,7 @@ export type QueueRow = {
   tool: string | null;
   effective_outcome: string;
   overclaimed: boolean;
-  /** Drawn as an audit sample of verified operations (shared/METRICS.md): confirm it or retract it. */
+  /** Drawn as an audit sample of verified operations (docs/API.md "Metrics": audit samples): confirm it or retract it. */
   audit_sample?: boolean;
   reason: string;
   created_at: string;

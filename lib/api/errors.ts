@@ -6,7 +6,7 @@ import { currentRequest } from "@/lib/observability/context";
 import { log } from "@/lib/observability/log";
 import { metrics } from "@/lib/observability/metrics";
 
-/** One error class, one code → status table, one JSON shape (shared/API.md "Errors"). */
+/** One error class, one code → status table, one JSON shape (docs/API.md "Errors"). */
 
 export const ERROR_STATUS = {
   malformed_json: 400,

@@ -11,7 +11,7 @@ import { headersOf, send, SECURITY_HEADERS } from "./ingest-node";
 export const METRICS_PATH = "/metrics";
 
 /**
- * GET /metrics for Prometheus (shared/OPERATIONS.md), answered by the production server
+ * GET /metrics for Prometheus (docs/API.md "Server metrics and health"), answered by the production server
  * (lib/cli/serve.ts) before Next.js: the same path is the Metrics page for people, so a request
  * there carrying an Authorization header is a scrape, and one without is the page (a browser
  * sends its session cookie, never a bearer token). The query string is ignored: there is one

@@ -15,7 +15,7 @@ import { ApiError } from "./errors";
 import { ingestList, MAX_BATCH, senderOf } from "./ingest";
 
 /**
- * POST /api/v1/otlp/v1/traces: OTLP/HTTP trace export (shared/INTEGRATIONS.md). Each tool span
+ * POST /api/v1/otlp/v1/traces: OTLP/HTTP trace export (docs/INTEGRATIONS.md). Each tool span
  * becomes an ordinary record through the ingest path (same checks, chain, idempotency, trust
  * rules); other spans are ignored. The answer is OTLP's own: an ExportTraceServiceResponse in
  * the request's encoding, with the spans that could not be stored counted in partialSuccess.

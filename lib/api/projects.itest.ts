@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call, ingest, principal, unique } from "@/lib/testing/integration";
 
 /**
- * Projects over the real API and database (shared/OPERATIONS.md "Projects"): an instance admin
+ * Projects over the real API and database (docs/API.md "Projects"): an instance admin
  * creates one (its database made by the server's job), a project admin adds members, tokens
  * land in their own project, and nothing crosses: another project's operation, trajectory,
  * search hit, export line and token are 404 or absent, even under the same operation id.

@@ -1,5 +1,5 @@
 /**
- * shared/TRUST.md "Who may write what", against the real server and database: a verdict only a
+ * docs/API.md "Who may write what", against the real server and database: a verdict only a
  * verifier or a reviewer can decide. Every refusal stores nothing; every stage says who sent it.
  */
 import { beforeAll, describe, expect, it } from "vitest";

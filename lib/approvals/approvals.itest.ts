@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { paramsDigest } from "@/lib/domain/approval";
 import { call, db, ingest, principal, unique } from "@/lib/testing/integration";
 
-/** Approvals (shared/GATEWAY.md "Approvals in the product") through the real server and database. */
+/** Approvals (docs/GATEWAY.md "Approvals in the product") through the real server and database. */
 let agent: { email: string; token: string };
 let alice: { email: string; token: string };
 let bob: { email: string; token: string };

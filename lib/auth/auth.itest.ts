@@ -145,7 +145,7 @@ describe("the authorization matrix (route handlers)", () => {
         hookRotate: (await call("/api/v1/webhooks/ep_none/rotate-secret", { body: {}, headers: h() })).status,
         // The verdict export's delivery log (issue 41): admins, as webhooks.
         verdicts: (await call("/api/v1/verdict-exports?limit=1", { headers: h() })).status,
-        // Approvals (shared/GATEWAY.md) of an operation that was not held: 404 once authorized.
+        // Approvals (docs/GATEWAY.md) of an operation that was not held: 404 once authorized.
         approvals: (await call("/api/v1/approvals", { headers: h() })).status,
         approval: (await call(`/api/v1/operations/${opId}/approval`, { headers: h() })).status,
         decide: (await call(`/api/v1/operations/${mine}/approval`, { body: { decision: "approve", reason: "fine" }, headers: h() })).status,

@@ -1,5 +1,5 @@
 /**
- * Projects on the command line and at start (shared/OPERATIONS.md "Projects"): a project's
+ * Projects on the command line and at start (docs/API.md "Projects"): a project's
  * database is made and migrated before the project may be used (`prepareProject`), by
  * `projects:add` here and by the `project.prepare` job for one created over the API; the server
  * brings every project's database up to date when it starts (`deployProjects`).

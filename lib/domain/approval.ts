@@ -6,7 +6,7 @@ import { retryDecision, type Idempotency } from "./outcomes";
 import { compareInstants, isRfc3339, normalizeInstant } from "./time";
 
 /**
- * Approvals (shared/GATEWAY.md "Approvals in the product"): a risky call is recorded as an intent
+ * Approvals (docs/GATEWAY.md "Approvals in the product"): a risky call is recorded as an intent
  * that asks for approval and is held until a reviewer approves or denies it, or it expires. The
  * request travels in the intent's envelope (`approval`), so it is hashed with the intent and can
  * never be changed; the decision, the expiry and the single use are chained records of kind

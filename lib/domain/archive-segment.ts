@@ -3,7 +3,7 @@ import { ChainVerifier, GENESIS_HASH, type ChainRecord } from "./hash";
 import { publicKeyText } from "./checkpoint";
 
 /*
- * An archive segment (../shared/OPERATIONS.md "Retention and archive"): a contiguous run of one
+ * An archive segment (docs/DEPLOY.md "Retention and archive"): a contiguous run of one
  * chain's records, sealed out of the database. Two objects side by side:
  *
  *   {project}/{chain}/{first_seq}-{last_seq}.ndjson.gz        the export's NDJSON lines, gzipped

@@ -110,7 +110,7 @@ describe("the essay's nine tests", () => {
   });
 });
 
-describe("the essay's real case (shared/fixtures/essay-x-post.json)", () => {
+describe("the essay's real case (lib/domain/fixtures/essay-x-post.json)", () => {
   it("classifies exactly as the essay prints", () => {
     const c = classify(factsFromRecord(essay.record));
     const { operation_id: _id, ...expected } = essay.expected;

@@ -101,7 +101,7 @@ export function decideCorrection(
   current: EffectiveState,
   claimed: string | null,
   idempotency: Idempotency,
-  /** The operation was drawn as an audit sample: a reviewer may confirm its verified outcome (shared/METRICS.md). */
+  /** The operation was drawn as an audit sample: a reviewer may confirm its verified outcome (docs/API.md "Metrics": audit samples). */
   opts: { auditSample?: boolean } = {},
 ): CorrectionDecision {
   const seen = current.outcome;

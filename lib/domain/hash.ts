@@ -74,7 +74,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return true;
 }
 
-/** The hash-chained fields of one audit record (shared/API.md "Audit export"). */
+/** The hash-chained fields of one audit record (docs/API.md "Audit export"). */
 export type ChainFields = {
   seq: number;
   kind: "stage" | "correction" | "security" | "assignment" | "comment" | "approval";

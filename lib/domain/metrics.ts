@@ -2,10 +2,10 @@ import type { EffectiveState } from "./corrections";
 import { REASONS, type Outcome } from "./outcomes";
 
 /**
- * The paper's Metrics 1–5 (000 §VII) over Reconcile's own records, as shared/METRICS.md
- * defines them. Pure: each operation is reduced to a few facts (`metricFacts`), operations
- * with equal facts are counted together (the rollup's rows), and the metrics are sums over
- * those counts (`computeMetrics`). The store keeps the counts; this file decides what they mean.
+ * The paper's Metrics 1–5 (000 §VII) over Reconcile's own records, as docs/DOMAIN.md "The
+ * paper's metrics" defines them. Pure: each operation is reduced to a few facts
+ * (`metricFacts`), operations with equal facts are counted together (the rollup's rows), and the
+ * metrics are sums over those counts (`computeMetrics`). The store keeps the counts; this file decides what they mean.
  */
 
 /** What the agent said about its own call: no claim, a success claim, or anything else. */

@@ -55,7 +55,7 @@ export type OperationState = {
   fingerprint: string | null;
   /** Operation id, receipt id and evidence object ids: what free-text search finds. */
   search_keys: string[];
-  /** The call was held for approval (shared/GATEWAY.md): where that stands. */
+  /** The call was held for approval (docs/GATEWAY.md): where that stands. */
   approval: ApprovalState | null;
 };
 

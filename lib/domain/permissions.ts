@@ -10,10 +10,10 @@ export type Scope = (typeof SCOPES)[number];
 
 const ROLE_RANK: Record<Role, number> = { viewer: 0, reviewer: 1, admin: 2 };
 
-/** The minimum role of a token's owner for each scope (shared/API.md "Authentication"). */
+/** The minimum role of a token's owner for each scope (docs/API.md "Authentication"). */
 export const SCOPE_MIN_ROLE: Record<Scope, Role> = {
   ingest: "viewer",
-  /** Canonical reads decide verdicts (shared/TRUST.md "Who may write what"). */
+  /** Canonical reads decide verdicts (docs/API.md "Who may write what"). */
   verify: "reviewer",
   read: "viewer",
   export: "viewer",

@@ -1,7 +1,7 @@
 import { isRole, type Role } from "./permissions";
 
 /*
- * Projects (shared/OPERATIONS.md "Projects"). A project owns operations and everything derived
+ * Projects (docs/API.md "Projects"). A project owns operations and everything derived
  * from them, its hash chains, checkpoints and export, its verifiers, webhooks, sampling rates and
  * API tokens; users, sessions and sign-in events are the instance's. Each project keeps its data
  * in a database of its own (a file beside the instance's on SQLite, a schema of the same

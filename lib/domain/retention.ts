@@ -1,5 +1,5 @@
 /*
- * Retention (issue 38 part 2, ../shared/OPERATIONS.md "Retention and archive"): which records of
+ * Retention (issue 38 part 2, docs/DEPLOY.md "Retention and archive"): which records of
  * a chain may be sealed into the archive and deleted. Pure: the store gives the records from the
  * chain's current start (the first record not yet sealed) and the operations that must stay.
  *

@@ -50,7 +50,7 @@ export const securityEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("projections.rebuilt"), operations: z.number(), ...base }),
   /** A verifier's new version (VERIFIERS.md): every version is chained, never edited; disabling is a version too. */
   z.object({ type: z.literal("verifier.version"), name: z.string(), version: z.number(), tool: z.string(), enabled: z.boolean(), definition: z.record(z.string(), z.unknown()), ...base }),
-  /** An admin set (or, with rate 0, removed) a tool's audit sampling rate (shared/METRICS.md). */
+  /** An admin set (or, with rate 0, removed) a tool's audit sampling rate (docs/API.md "Metrics"). */
   z.object({ type: z.literal("audit_sampling.changed"), tool: z.string(), rate: z.number(), ...base }),
   /** An admin stored a verifier secret (`{secret.NAME}`), new or `replaced`; its value is never chained. */
   z.object({ type: z.literal("verifier.secret_set"), name: z.string(), replaced: z.boolean(), ...base }),
@@ -73,7 +73,7 @@ export type SecurityEvent = z.infer<typeof securityEventSchema>;
 
 /**
  * The events about the instance's people and projects (sign-in, users, tokens, projects,
- * members): written in the instance's own chain, never in a project's (shared/OPERATIONS.md).
+ * members): written in the instance's own chain, never in a project's (docs/AUDIT.md "The instance's security trail").
  * The rest (a project's settings, exports, refusals, archive) belong to the project they happen in.
  */
 const INSTANCE_EVENT = /^(user|project|member|token|signin|password|identity)\.|^(signout|sessions\.ended)$/;

@@ -3,7 +3,7 @@ import type { OperationState } from "./operation";
 import { isPossibleOperationId } from "./wire";
 
 /**
- * OTLP across requests (shared/INTEGRATIONS.md "OTLP/HTTP traces"). A tool span exported before
+ * OTLP across requests (docs/INTEGRATIONS.md "OTLP/HTTP traces"). A tool span exported before
  * its `invoke_agent` ancestor (a span processor that exports each span as it ends) is recorded
  * with the trace id as its trajectory and the resource's service as its agent: nothing in its
  * request names the conversation. What the trace's other spans say later is kept per trace

@@ -3,7 +3,7 @@ import { NUMERIC_SETTINGS, numericSetting } from "./settings";
 import { toInstant } from "./time";
 
 /**
- * Who may write what on an operation (shared/TRUST.md "Who may write what"), as pure rules over
+ * Who may write what on an operation (docs/API.md "Who may write what"), as pure rules over
  * one ingest record. The store applies them inside the ingest transaction, where the owner of
  * an operation is known; the API applies the ones that need no database before queueing.
  */

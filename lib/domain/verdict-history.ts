@@ -6,8 +6,8 @@ import { stageFact, type StoredStage } from "./operation";
 import type { Idempotency } from "./outcomes";
 
 /**
- * The verdict after each stage record and correction, in chain order (shared/TRUST.md "Verdict
- * history"). A read that moved a standing verdict — divergent, or uncertain with a receipt
+ * The verdict after each stage record and correction, in chain order (docs/API.md "Read":
+ * `verdict_history`). A read that moved a standing verdict — divergent, or uncertain with a receipt
  * already recorded — to verified is marked `changed_by_later_read`, so a reviewer sees that the
  * verdict rests on a read sent after the fact, and by whom (the entry's record says who sent it).
  * "Standing" means as of the end of an earlier transaction: a receipt and its read sent together

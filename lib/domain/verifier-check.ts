@@ -6,7 +6,7 @@ import { expectedValue, maskSecrets, TemplateError, type TemplateContext } from 
 import type { ReadStatus } from "./wire";
 
 /**
- * Judging what a verifier's request got back (shared/VERIFIERS.md): the `expect` rules in
+ * Judging what a verifier's request got back (docs/API.md "Verifiers"): the `expect` rules in
  * order, the first whose conditions all hold decides the read; none → `unavailable` naming the
  * status. And the canonical-read payload a check records.
  */

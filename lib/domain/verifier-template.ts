@@ -2,7 +2,7 @@ import { isPlainObject } from "./json";
 import { mergeEnvelopes } from "./stages";
 
 /**
- * A verifier's templates (shared/VERIFIERS.md "A verifier"): `{intent.params.text}`,
+ * A verifier's templates (docs/API.md "Verifiers"): `{intent.params.text}`,
  * `{receipt.receipt_id}`, `{operation_id}`, envelope fields (`{tool.name}`, `{envelope.X}`) take
  * values from the operation's recorded stages; `{env.NAME}` takes a secret from the server's
  * environment, and only those RECONCILE_VERIFIER_ENV names (verifier-secrets.ts). Secrets are never stored and never shown: every rendering has a `shown` twin in

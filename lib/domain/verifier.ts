@@ -3,7 +3,7 @@ import { readStatuses } from "./wire";
 import { isSecretPlaceholder, placeholders, templateProblem } from "./verifier-template";
 
 /**
- * A verifier (shared/VERIFIERS.md): a declarative postcondition check that Reconcile performs
+ * A verifier (docs/API.md "Verifiers"): a declarative postcondition check that Reconcile performs
  * itself after a receipt of its tool, again and again over an observation window. Pure: the
  * definition's shape and rules, durations and the schedule of checks. Templating lives in
  * verifier-template.ts, judging a response in verifier-check.ts.

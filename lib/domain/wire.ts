@@ -3,7 +3,7 @@ import { approvalRequestSchema } from "./approval";
 import { isRfc3339 } from "./time";
 
 /**
- * The ingest wire format (shared/DOMAIN.md "Wire format"). Objects are loose: unknown fields are
+ * The ingest wire format (docs/DOMAIN.md "Wire format"). Objects are loose: unknown fields are
  * accepted and kept verbatim in the stored payload, but classification reads only the fields
  * named here. The schema validates; the stored payload is always the raw input, never the
  * parsed copy.
@@ -100,7 +100,7 @@ export const operationRecordSchema = z
     canonical_read: z.union([canonicalReadSchema, z.array(canonicalReadSchema).min(1).max(1000)]).optional(),
     side_effects: z.array(sideEffectSchema).max(1000).optional(),
     idempotency: idempotencySchema.nullish(),
-    /** A held call's approval request (shared/GATEWAY.md): recorded with its intent, decided in Reconcile. */
+    /** A held call's approval request (docs/GATEWAY.md): recorded with its intent, decided in Reconcile. */
     approval: approvalRequestSchema.nullish(),
   })
   .refine((r) => r.approval == null || r.intent !== undefined, { message: "an approval request travels with the intent it holds", path: ["approval"] })

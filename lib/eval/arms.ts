@@ -4,7 +4,7 @@ import { draw, type Task, type TaskKind } from "./tasks";
 import { fingerprintOf, World, type Intent, type Read, type ToolReceipt } from "./world";
 
 /**
- * Protocol 2's two arms (shared/METRICS.md): the same scripted agent, once believing what tools
+ * Protocol 2's two arms (docs/EVALUATION.md "Method"): the same scripted agent, once believing what tools
  * return (arm A), once using Reconcile over HTTP — receipts and canonical reads sent to a real
  * server, the retry gate obeyed, divergences escalated to a reviewer who probes the environment
  * (arm B). Each arm logs every operation with its ground truth, probed right after the call.

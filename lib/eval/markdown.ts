@@ -37,7 +37,7 @@ export function evaluationMarkdown(r: {
 Written by \`npm run eval -- --seed ${r.seed} --tasks ${r.tasks}${r.trials ? ` --trials ${r.trials}` : ""}\` (lib/eval/); rerun it to reproduce
 these figures exactly: the experiment is a function of its seed. The paper (000 §VII) proposes
 Metrics 1–5 and Protocol 2 and runs neither; this is that experiment, with definitions as in
-\`shared/METRICS.md\` (lib/domain/metrics.ts).
+\`docs/DOMAIN.md\` "The paper's metrics" (lib/domain/metrics.ts).
 
 ## Result
 
@@ -194,7 +194,7 @@ count in each arm, which that figure should equal wherever arm C reached the ste
 ${share("verification_recall")} of it in verification recall; its agent believed ${pct(undetectedSilentFailures(c.log).value)} of its accepted calls' silent failures
 (A ${pct(undetectedSilentFailures(logA).value)}, B 0 %). That is the gap to expect: the gateway sees what the tool *answers*,
 never the resource the tool changed. Without a verifier (Reconcile's own canonical read,
-shared/VERIFIERS.md) every accepted call stays *uncertain*; the gateway passes the tool's result
+docs/API.md "Verifiers") every accepted call stays *uncertain*; the gateway passes the tool's result
 through unchanged, so the agent believes a success without effect exactly as arm A does, and
 builds on it. What the gateway changes is the repeat: a call whose fate is unknown (the
 wrapper's error after the write) is not sent again, so its effect is not applied twice —

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 
 /**
- * Protocol 2's simulated environment (shared/METRICS.md "Protocol 2, runnable"): in-process
+ * Protocol 2's simulated environment (docs/EVALUATION.md "Method"): in-process
  * services with real state — a user store, a file store, a ledger, a message queue and an
  * eventually-consistent search index — that tools write to, faults bend, and the experiment
  * probes for ground truth. No network, no clock: time is a tick counter.

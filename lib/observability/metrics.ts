@@ -2,7 +2,7 @@ import client, { type Counter, type Gauge, type Histogram, type Registry } from 
 import { currentProjectKey } from "@/lib/store/db/project-context";
 
 /**
- * The server's Prometheus metrics (shared/OPERATIONS.md "Metrics and logs"), one registry per
+ * The server's Prometheus metrics (docs/DEPLOY.md "Metrics and logs"), one registry per
  * process. It lives on globalThis: the production server (lib/cli/serve.ts) and Next.js's route
  * bundles each load their own copy of this module, and a counter moved by a route handler must
  * be the one GET /metrics reads (metrics.itest.ts checks it on the real server).

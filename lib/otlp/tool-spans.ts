@@ -3,7 +3,7 @@ import { isPossibleOperationId } from "@/lib/domain/wire";
 import { instantOf, type AttrValue, type Attributes, type Span } from "./spans";
 
 /**
- * Which spans are tool calls, and the operation record each becomes (shared/INTEGRATIONS.md
+ * Which spans are tool calls, and the operation record each becomes (docs/INTEGRATIONS.md
  * "OTLP/HTTP traces"). Pure: the same spans always give the same records, so a batch an
  * exporter sends again stores nothing new (ingest's idempotency).
  */

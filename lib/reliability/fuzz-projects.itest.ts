@@ -1,5 +1,5 @@
 /**
- * Fuzz family for projects (shared/OPERATIONS.md "Projects"):
+ * Fuzz family for projects (docs/API.md "Projects"):
  * - across projects: every route that names an operation, a trajectory, a verifier, a webhook,
  *   a secret or a project's members is tried with ids from another project (and, through
  *   `/p/{slug}/api/…`, with another project's path): the answer is 404 or the asker's own data,

@@ -1,5 +1,5 @@
 /**
- * A small in-memory model of shared/DOMAIN.md and shared/API.md, for the model-based test
+ * A small in-memory model of docs/DOMAIN.md and docs/API.md, for the model-based test
  * (model.itest.ts). It is written from the documents, not from the implementation: what an
  * operation holds (its stage records, first write wins per stage, identical re-sends are
  * duplicates, a different intent or receipt is a conflict), the corrections in order and

@@ -6,7 +6,7 @@ import type { VerdictEntry } from "@/lib/domain/verdict-history";
 import type { Stage } from "@/lib/domain/wire";
 
 /**
- * One operation as it is read (shared/API.md "Read"): what GET /api/v1/operations/{id} answers
+ * One operation as it is read (docs/API.md "Read"): what GET /api/v1/operations/{id} answers
  * and what the operation page and its components show. A shape only: lib/store/queries/get-operation.ts
  * makes it, and nothing here depends on the database.
  */
@@ -40,9 +40,9 @@ export type OperationDetail = {
   effective_outcome: EffectiveOutcome;
   needs_review: boolean;
   overclaimed: boolean;
-  /** Drawn as an audit sample (shared/METRICS.md): in the review queue until a reviewer acts. */
+  /** Drawn as an audit sample (docs/API.md "Metrics"): in the review queue until a reviewer acts. */
   audit_sample: boolean;
-  /** The call was held for approval at the tool boundary (shared/GATEWAY.md): where that stands. */
+  /** The call was held for approval at the tool boundary (docs/GATEWAY.md): where that stands. */
   approval: ApprovalState | null;
   /** The operations this one names in `recovers` (Metric 5). */
   recovers: string[];

@@ -4,7 +4,7 @@ import { facetsOf, operationLink, type Links, type WebhookEvent } from "./events
 /**
  * `approval.requested` (a call is held until a reviewer decides) and `approval.decided` (approved
  * or denied; an expiry is announced the same way, decision "expired"), from the operation's state
- * after the write that caused them (shared/GATEWAY.md "Approvals in the product").
+ * after the write that caused them (docs/GATEWAY.md "Approvals in the product").
  */
 function approvalData(operationId: string, state: OperationState, link: string) {
   const a = state.approval!;

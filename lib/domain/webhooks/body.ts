@@ -1,6 +1,6 @@
 import type { WebhookEvent } from "./events";
 
-/** A body stays under this many bytes (shared/WEBHOOKS.md): large values are cut, the link kept. */
+/** A body stays under this many bytes (docs/API.md "Webhooks"): large values are cut, the link kept. */
 export const MAX_BODY_BYTES = 20_000;
 
 const bytes = (s: string) => Buffer.byteLength(s, "utf8");

@@ -3,7 +3,7 @@ import type { OperationState } from "../operation";
 import type { EffectiveOutcome, FailureCategory, RetryDecision } from "../outcomes";
 
 /**
- * Webhook events (shared/WEBHOOKS.md "Events"), derived purely from what a write changed.
+ * Webhook events (docs/API.md "Webhooks"), derived purely from what a write changed.
  * Storage calls these inside the write's own transaction and keeps the result in the outbox,
  * so an event exists exactly when its cause committed.
  */

@@ -1,7 +1,7 @@
 import { numericSetting } from "../settings";
 
 /**
- * When each delivery attempt happens (shared/WEBHOOKS.md "Endpoints and delivery"): the delay
+ * When each delivery attempt happens (docs/API.md "Webhooks"): the delay
  * before attempt n+1 (from 0), counted from the previous attempt's failure. Ten attempts.
  */
 export const RETRY_SCHEDULE_MS = [

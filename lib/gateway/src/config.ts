@@ -1,5 +1,5 @@
 /**
- * The gateway's configuration (shared/GATEWAY.md "Shape"): one JSON file, validated with zod so
+ * The gateway's configuration (lib/gateway/README.md "Configuration"): one JSON file, validated with zod so
  * that every problem is named with its path, plus the environment for secrets (`{env.NAME}` in
  * upstream env and headers, the Reconcile token by the variable `reconcile.token_env` names).
  */

@@ -1,5 +1,5 @@
 /**
- * The retry gate at the tool boundary (shared/GATEWAY.md "Each tools/call" 2): what the gateway
+ * The retry gate at the tool boundary (docs/GATEWAY.md "Each tools/call" 2): what the gateway
  * does with a repeated call, from the earlier attempt as Reconcile has it. Pure.
  *
  * | earlier attempt                         | the gateway                                        |

@@ -1,5 +1,5 @@
 /**
- * What the gateway does with each tools/call (shared/GATEWAY.md "Each tools/call"): name the
+ * What the gateway does with each tools/call (docs/GATEWAY.md "Each tools/call"): name the
  * operation, ask the gate about a repeat, hold a risky call for a reviewer, record the intent,
  * forward, record the receipt. It speaks to Reconcile only through the client (records batched,
  * retried, bounded) and the approval endpoints; it never touches Reconcile's database.

@@ -1,5 +1,5 @@
 /**
- * Which operation a tools/call is (shared/GATEWAY.md "Each tools/call" 1). The argument the
+ * Which operation a tools/call is (docs/GATEWAY.md "Each tools/call" 1). The argument the
  * config names (`operation_id_from`) when present; else `gw:{sha256(upstream, tool, canonical
  * arguments, MCP session)}:{n}`, where a call with the same key within the dedupe window is a
  * repeat of the last one and a later one (or any call of a `dedupe: false` tool) is a new `n`.

@@ -1,6 +1,6 @@
 /**
  * Which rule governs a tool, and whether a call needs approval: pure functions of the
- * configuration and the call's arguments (shared/GATEWAY.md).
+ * configuration and the call's arguments (docs/GATEWAY.md).
  */
 import { createHash } from "node:crypto";
 import { get as pointerGet, type Json } from "@hyperjump/json-pointer";

@@ -112,7 +112,7 @@ async function aiSdkAgent(legacy: boolean) {
     model,
     prompt: "Post our news",
     stopWhen: stepCountIs(3),
-    experimental_telemetry: { isEnabled: true, functionId: `publisher-${tag}` },
+    telemetry: { functionId: `publisher-${tag}` },
     tools: {
       publishPost: tool({
         description: "Publishes a post",

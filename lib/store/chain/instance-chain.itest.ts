@@ -1,6 +1,6 @@
 /**
- * The instance's own security trail (shared/OPERATIONS.md: "Instance security events keep their
- * own chain"): sign-in, users, tokens, projects and members go to instance_events, never to a
+ * The instance's own security trail (docs/AUDIT.md "The instance's security
+ * trail"): sign-in, users, tokens, projects and members go to instance_events, never to a
  * project's chain; it is append-only on both databases; the API and the command line export it
  * whole, and `audit:verify --file` and `audit:verify --instance` check it, naming a broken seq.
  */

@@ -32,7 +32,7 @@ function sentByKey(sender: Sender): string {
   return key;
 }
 
-/** The derived state the API answers with for each operation (shared/API.md "Ingest"). */
+/** The derived state the API answers with for each operation (docs/API.md "Ingest"). */
 export function derivedState(operationId: string, state: OperationState, opts: { maxSideEffects?: number } = {}) {
   const c = state.classification;
   const max = opts.maxSideEffects ?? Infinity;

@@ -5,7 +5,7 @@ import type { Outcome } from "@/lib/domain/outcomes";
 import { addToCounters, insertMany, insertManyIgnoringConflicts, placeholder, selectIn, type Sql } from "../db/sql";
 
 /*
- * The paper's metrics in the projection (shared/METRICS.md, lib/domain/metrics.ts). Each
+ * The paper's metrics in the projection (docs/DOMAIN.md "The paper's metrics", lib/domain/metrics.ts). Each
  * operation_views row carries its metric facts (actual, review, recovered, audit_sample, with
  * claimed_outcome, receipt_status and outcome already there); metric_rollups counts rows by
  * the day of the call (called_at: the one clock of every figure counted by day), tool, agent and

@@ -11,7 +11,7 @@ import { loadOperationRecords, stateOf } from "../chain/stage-records";
 import { linksOf } from "../projection/projection";
 import { linkedState } from "@/lib/domain/trace-link";
 
-/** One operation with every stage record and its derived state (shared/API.md "Read"). */
+/** One operation with every stage record and its derived state (docs/API.md "Read"). */
 export async function getOperation(operationId: string): Promise<OperationDetail | null> {
   // No stored operation has an id the wire schema refuses (and PostgreSQL refuses a NUL in a query).
   if (!isPossibleOperationId(operationId)) return null;

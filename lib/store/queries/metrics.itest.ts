@@ -160,7 +160,7 @@ describe("metrics from rollups", () => {
       rec("s2", { tool: { name: sampledTool }, claimed_outcome: "success", receipt: accepted, canonical_read: read("match") }),
       rec("s3", { tool: { name: sampledTool }, receipt: accepted, canonical_read: read("match") }),
       rec("noagent", { agent: undefined, tool: undefined, trajectory_id: undefined, receipt: accepted }),
-      // Calls the MCP gateway held (shared/GATEWAY.md): one still waiting, one a reviewer denies, one whose time ran out.
+      // Calls the MCP gateway held (docs/GATEWAY.md): one still waiting, one a reviewer denies, one whose time ran out.
       rec("m-held", { tool: { name: heldTool }, agent: { name: `held-${tag}` }, claimed_outcome: "success", approval: held(24 * 3600_000) }),
       rec("m-denied", { tool: { name: heldTool }, agent: { name: `held-${tag}` }, approval: held(24 * 3600_000) }),
       rec("m-expired", { tool: { name: heldTool }, agent: { name: `held-${tag}` }, approval: held(-1000) }),

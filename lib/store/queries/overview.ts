@@ -102,7 +102,7 @@ export async function reviewCounts(): Promise<{ total: number; uncertain: number
 }
 
 /**
- * The paper's silent-failure rate (Metric 2, shared/METRICS.md) per day of the call: accepted
+ * The paper's silent-failure rate (Metric 2, docs/DOMAIN.md "The paper's metrics") per day of the call: accepted
  * receipts whose effect did not hold, as a share of accepted receipts whose effect is known
  * (held or not); `unknown` counts the accepted ones not known yet (uncertain, not resolved).
  * The same facts and the same clock as /metrics, so the two pages give one number for a period.

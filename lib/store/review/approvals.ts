@@ -18,7 +18,7 @@ import { correctionFacts, loadOperationRecords, stateOf, type OperationRecords }
 import { announce, publicLinks } from "../work/webhook-outbox";
 
 /**
- * Approvals in the store (shared/GATEWAY.md): a decision, an expiry and the single use of an
+ * Approvals in the store (docs/GATEWAY.md): a decision, an expiry and the single use of an
  * approved call are chained records of kind "approval", each appended under the operation's chain
  * lock after the state it is decided against was read there, so of two reviewers (or two gateway
  * instances) exactly one wins. The projection (operation_approvals) is rewritten in the same

@@ -11,7 +11,7 @@ import { selectIn } from "../db/sql";
  * are records in the chain (kind "assignment"), like everything else a person does; the
  * current holder is the latest of them.
  *
- * A claim means something (shared/TRUST.md "Claims mean something"): only its holder or an
+ * A claim means something (docs/API.md "Claims (the review queue)"): only its holder or an
  * admin releases it, and nobody else corrects the operation while it is held: everyone else
  * (admins included) takes it over first, which is itself a record naming whom it was taken from.
  */

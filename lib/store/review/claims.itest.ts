@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import essay from "@/lib/domain/fixtures/essay-x-post.json";
 import { call, chainCount, db, ingest, principal, unique } from "@/lib/testing/integration";
 
-/** Claims mean something (shared/TRUST.md): only the holder or an admin releases; nobody else corrects. */
+/** Claims mean something (docs/API.md "Claims (the review queue)"): only the holder or an admin releases; nobody else corrects. */
 type Who = { email: string; token: string };
 let agent: Who;
 let alice: Who;

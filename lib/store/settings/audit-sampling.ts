@@ -4,7 +4,7 @@ import { StoreError } from "../errors";
 import { recordSecurityEvent } from "../chain/security-events";
 
 /**
- * Audit sampling rates per tool (shared/METRICS.md "Sampled audits"): the share of a tool's
+ * Audit sampling rates per tool (docs/API.md "Metrics"): the share of a tool's
  * operations that verification calls verified which are drawn for review as "audit sample".
  * Drawing happens at ingest (metrics-projection.ts); a rate of 0 removes the tool's rate.
  */

@@ -8,7 +8,7 @@ import { securityEvent } from "@/lib/domain/security-events";
 import { asSql, inList, placeholder, type SqlLike } from "../db/sql";
 
 /**
- * Verifiers as versioned records (shared/VERIFIERS.md): every version is a row of
+ * Verifiers as versioned records (docs/API.md "Verifiers"): every version is a row of
  * verifier_versions (append-only in the database) and a chained security record
  * (`verifier.version`) written in the same transaction. A change, a disabling, is a new version.
  * Definitions arrive validated (lib/domain/verifier.ts); this module only stores and reads them.
