@@ -1,3 +1,4 @@
+import type { CallKind } from "./call-kind";
 import { jsonEqual } from "./hash";
 import { isPlainObject } from "./json";
 import {
@@ -31,6 +32,8 @@ export type OperationFacts = {
   /** The operation's tool (envelope `tool`), a name or `{ name }`. */
   tool?: unknown;
   idempotency?: Idempotency;
+  /** read, idempotent or write (call-kind.ts): what a repeat would do, for the retry decision. */
+  kind?: CallKind;
   stages: StageFact[];
 };
 
@@ -149,7 +152,7 @@ export function classify(facts: OperationFacts): Classification {
     reason,
     failure_category: outcome === "uncertain" || outcome === "divergent" ? category : null,
     observed_side_effects: observed,
-    retry: retryDecision(outcome, facts.idempotency),
+    retry: retryDecision(outcome, facts.idempotency, facts.kind),
     deciding_read_seq: deciding,
     stale_read_seqs: stale,
   });

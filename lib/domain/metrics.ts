@@ -248,6 +248,8 @@ export function metricFacts(
   state: {
     claimed_outcome: string | null;
     receipt_status: string | null;
+    /** A read's receipt is no write's success: it is not counted in Metric 2. */
+    kind?: string;
     classification: { outcome: Outcome; reason: string };
     effective: EffectiveState;
   },
@@ -257,7 +259,7 @@ export function metricFacts(
   return {
     claim: claimOf(state.claimed_outcome),
     actual: actualOf({ effective: state.effective, reason: state.classification.reason, review }),
-    accepted: state.receipt_status === "accepted",
+    accepted: state.receipt_status === "accepted" && state.kind !== "read",
     verdict: state.classification.outcome,
     review,
     recovered: extra.recovered,

@@ -2,6 +2,7 @@ import { approvalRequestOf, classifyWithApproval, deriveApproval, isHeld, type A
 import { classify, comparedFacts, toolName, type Classification, type StageFact } from "./classify";
 import { isOverclaimed, needsReview, replayCorrections, type CorrectionFact, type EffectiveState } from "./corrections";
 import { isPlainObject } from "./json";
+import { callKindOf, type CallKind } from "./call-kind";
 import { retryDecision, type EffectiveOutcome, type Idempotency, type RetryDecision } from "./outcomes";
 import { mergeEnvelopes } from "./stages";
 import { isVerifierSender } from "./verifier";
@@ -55,6 +56,8 @@ export type OperationState = {
   fingerprint: string | null;
   /** Operation id, receipt id and evidence object ids: what free-text search finds. */
   search_keys: string[];
+  /** What the call does to the world (call-kind.ts): reads and idempotent calls are not queued for uncertainty. */
+  kind: CallKind;
   /** The call was held for approval (docs/GATEWAY.md): where that stands. */
   approval: ApprovalState | null;
 };
@@ -87,7 +90,7 @@ export function deriveOperation(operationId: string, stages: StoredStage[], corr
   const request = intentStage ? approvalRequestOf(envelope) : null;
   const approval = request ? deriveApproval(request, intentStage!.recorded_at, intent?.params, approvals) : null;
   const classification = classifyWithApproval(
-    classify({ tool: envelope.tool, idempotency: envelope.idempotency as Idempotency, stages: facts }),
+    classify({ tool: envelope.tool, idempotency: envelope.idempotency as Idempotency, kind: callKindOf(envelope), stages: facts }),
     approval,
     receipt !== undefined,
     envelope.idempotency as Idempotency,
@@ -98,6 +101,9 @@ export function deriveOperation(operationId: string, stages: StoredStage[], corr
   const held = isHeld(approval, receipt !== undefined);
   const claimed = str(envelope.claimed_outcome);
   const overclaimed = isOverclaimed(claimed, effectiveState);
+  const kind = callKindOf(envelope);
+  // A read changes nothing to reconcile; an idempotent call's uncertainty is settled by repeating it.
+  const reviewable = kind === "write" || (kind === "idempotent" && effective !== "uncertain");
   const keys = new Set<string>([operationId]);
   if (str(receipt?.receipt_id)) keys.add(receipt!.receipt_id as string);
   for (const s of ordered) {
@@ -113,9 +119,9 @@ export function deriveOperation(operationId: string, stages: StoredStage[], corr
     effective: effectiveState,
     correction_count: corrections.length,
     last_correction_id: corrections.length ? corrections[corrections.length - 1].id : null,
-    retry: retryDecision(effective, envelope.idempotency as Idempotency),
+    retry: retryDecision(effective, envelope.idempotency as Idempotency, kind),
     overclaimed,
-    needs_review: !held && needsReview(claimed, effectiveState),
+    needs_review: !held && reviewable && needsReview(claimed, effectiveState),
     tool: toolName(envelope.tool),
     agent: typeof agent === "string" ? str(agent) : isPlainObject(agent) ? str(agent.name) : null,
     target: str(intent?.target),
@@ -127,6 +133,7 @@ export function deriveOperation(operationId: string, stages: StoredStage[], corr
     recovers: idList(envelope.recovers),
     fingerprint: str(intent?.fingerprint),
     search_keys: [...keys],
+    kind,
     approval,
   };
 }

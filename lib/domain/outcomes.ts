@@ -1,3 +1,4 @@
+import type { CallKind } from "./call-kind";
 /** The vocabulary of outcomes, reasons, failure categories and retry decisions, written once. */
 
 export const OUTCOMES = ["rejected", "uncertain", "divergent", "verified"] as const;
@@ -44,6 +45,7 @@ export const RETRY_DECISIONS = {
   blocked: "blocked until canonical state is reconciled",
   not_applied: "a new operation may be issued",
   compensated: "do not retry: the effect was compensated",
+  idempotent: "the tool is idempotent: a repeat has no further effect, so it may be sent again",
 } as const;
 
 export type Idempotency = { enforced?: boolean | null; key?: string | null } | null | undefined;
@@ -52,7 +54,7 @@ export type Idempotency = { enforced?: boolean | null; key?: string | null } | n
  * The retry table (DOMAIN.md "Retry decision"). Automatic retry is never allowed; an enforced
  * idempotency key only makes a *reviewed* replay available for uncertain and divergent outcomes.
  */
-export function retryDecision(outcome: EffectiveOutcome, idempotency: Idempotency): RetryDecision {
+export function retryDecision(outcome: EffectiveOutcome, idempotency: Idempotency, kind: CallKind = "write"): RetryDecision {
   switch (outcome) {
     case "verified":
       return { automatic: false, safe_replay_available: false, decision: RETRY_DECISIONS.verified };
@@ -64,6 +66,8 @@ export function retryDecision(outcome: EffectiveOutcome, idempotency: Idempotenc
       return { automatic: false, safe_replay_available: false, decision: RETRY_DECISIONS.compensated };
     case "uncertain":
     case "divergent": {
+      // A read or an idempotent call has no further effect when repeated: a replay is safe by its nature.
+      if (kind !== "write") return { automatic: false, safe_replay_available: true, decision: RETRY_DECISIONS.idempotent };
       const safe =
         idempotency?.enforced === true && typeof idempotency.key === "string" && idempotency.key.length > 0;
       return { automatic: false, safe_replay_available: safe, decision: RETRY_DECISIONS.blocked };

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { approvalRequestSchema } from "./approval";
+import { CALL_KINDS } from "./call-kind";
 import { isRfc3339 } from "./time";
 
 /**
@@ -95,6 +96,8 @@ export const operationRecordSchema = z
     agent: named.nullish(),
     tool: named.nullish(),
     claimed_outcome: shortText.nullish(),
+    /** What the call does to the world (call-kind.ts): a read is never queued for review; absent, a write. */
+    kind: z.enum(CALL_KINDS).nullish(),
     intent: intentSchema.optional(),
     receipt: receiptSchema.optional(),
     canonical_read: z.union([canonicalReadSchema, z.array(canonicalReadSchema).min(1).max(1000)]).optional(),

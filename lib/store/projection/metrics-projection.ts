@@ -26,6 +26,7 @@ export type MetricRow = {
   fingerprint: string | null;
   claimed_outcome: string | null;
   receipt_status: string | null;
+  kind: string;
   outcome: string;
   effective_outcome: string;
   actual: string;
@@ -35,7 +36,7 @@ export type MetricRow = {
 };
 
 const ROW_COLUMNS =
-  "operation_id, created_seq, created_at, called_at, tool, agent, trajectory_id, fingerprint, claimed_outcome, receipt_status, outcome, effective_outcome, actual, review, recovered, audit_sample";
+  "operation_id, created_seq, created_at, called_at, tool, agent, trajectory_id, fingerprint, claimed_outcome, receipt_status, kind, outcome, effective_outcome, actual, review, recovered, audit_sample";
 
 /** The fields of a view row (viewRow() in projection.ts) that this module reads and sets. */
 export type MetricView = {
@@ -50,6 +51,8 @@ export type MetricView = {
   fingerprint: string | null;
   claimedOutcome: string | null;
   receiptStatus: string | null;
+  /** read | idempotent | write: a read's receipt is no write's success (Metric 2). */
+  kind: string;
   outcome: string;
   effectiveOutcome: string;
   actual: string;
@@ -70,6 +73,7 @@ const toView = (r: MetricRow): MetricView => ({
   fingerprint: r.fingerprint,
   claimedOutcome: r.claimed_outcome,
   receiptStatus: r.receipt_status,
+  kind: r.kind,
   outcome: r.outcome,
   effectiveOutcome: r.effective_outcome,
   actual: r.actual,
@@ -85,7 +89,7 @@ export function factsOfView(v: MetricView): MetricFacts {
   return {
     claim: claimOf(v.claimedOutcome),
     actual: v.actual as MetricFacts["actual"],
-    accepted: v.receiptStatus === "accepted",
+    accepted: v.receiptStatus === "accepted" && v.kind !== "read",
     verdict: v.outcome as Outcome,
     review: v.review as Review,
     recovered: v.recovered,

@@ -47,6 +47,7 @@ export function viewRow(identity: Identity, stages: StoredStage[], state: Operat
     // When the call happened (the review queue's order): the receipt's clock, else when recorded
     // (an intent carries no time of its own).
     calledAt: receiptAt ?? identity.createdAt,
+    kind: state.kind,
   };
 }
 
@@ -80,6 +81,7 @@ const VIEW_COLUMNS: Record<keyof ReturnType<typeof viewRow>, string> = {
   recovered: "recovered",
   auditSample: "audit_sample",
   calledAt: "called_at",
+  kind: "kind",
 };
 
 export type ProjectionOp = { identity: Identity; stages: StoredStage[]; corrections?: (CorrectionFact & { reason?: string })[]; approvals?: ApprovalFact[] };
