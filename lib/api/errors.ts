@@ -134,7 +134,14 @@ export function storeErrorAnswer(e: StoreError): ApiError {
 }
 
 /** The answer to a request with no credentials, or with ones that are not valid. */
-export function unauthenticated(): ApiError {
+/**
+ * 401. `authorization`: the request's Authorization header, when it had one: a caller that sent a
+ * bearer token is told that token was not accepted, rather than asked to send one.
+ */
+export function unauthenticated(authorization?: string | null): ApiError {
+  if (authorization && /^bearer\s+\S/i.test(authorization)) {
+    return new ApiError("unauthenticated", "the bearer token is unknown, expired or revoked: create a new one under Settings, Tokens");
+  }
   return new ApiError("unauthenticated", "sign in, or send Authorization: Bearer <token>");
 }
 

@@ -67,7 +67,7 @@ export function answeredUndecodablePath(req: IncomingMessage, res: ServerRespons
 export async function handleIngestNode(req: IncomingMessage, res: ServerResponse): Promise<void> {
   try {
     const principal = await bearerPrincipal(req.headers.authorization ?? "");
-    if (!principal) throw unauthenticated();
+    if (!principal) throw unauthenticated(req.headers.authorization);
     notePrincipal(principal.userId);
     // Into the token's project, as every route (lib/api/route.ts).
     await inProject(principal.project, async () => {

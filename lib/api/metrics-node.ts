@@ -32,7 +32,7 @@ export async function handleMetricsNode(req: IncomingMessage, res: ServerRespons
       throw new ApiError("method_not_allowed", `${METRICS_PATH} takes GET or HEAD, not ${req.method}`);
     }
     const principal = await bearerPrincipal(req.headers.authorization ?? "");
-    if (!principal) throw unauthenticated();
+    if (!principal) throw unauthenticated(req.headers.authorization);
     notePrincipal(principal.userId);
     const text = await inInstance(async () => {
       await authorize(principal, "server:metrics", { method: req.method ?? "GET", path: METRICS_PATH, headers: headersOf(req) });

@@ -24,7 +24,7 @@ export function apiRoute<P = Record<string, never>>(permission: Permission | rea
         const slug = opts.projectParam ? String((await context.params)[opts.projectParam]) : undefined;
         const principal = await authenticate(req, slug);
         if (!principal) {
-          throw unauthenticated();
+          throw unauthenticated(req.headers.get("authorization"));
         }
         notePrincipal(principal.userId);
         if (principal.kind === "session" && !SAFE_METHODS.has(req.method) && !sameOrigin(req)) {
@@ -126,7 +126,7 @@ function signedInOnly(answer: (req: Request) => Response) {
     inRequest(req, async () => {
       let res: Response;
       try {
-        if (!(await authenticate(req))) throw unauthenticated();
+        if (!(await authenticate(req))) throw unauthenticated(req.headers.get("authorization"));
         res = answer(req);
       } catch (e) {
         res = errorResponse(e);

@@ -56,7 +56,9 @@ export const PERMISSIONS = {
   "instance:audit": { scope: "admin", minRole: "admin", instance: true },
   /** GET /metrics (Prometheus: the whole server's figures): a token with the metrics scope, or a session, of an instance admin. */
   "server:metrics": { scope: "metrics", minRole: "admin", instance: true },
-} as const satisfies Record<string, { scope: Scope | null; minRole: Role; instance?: true }>;
+  /** GET /api/v1/token: who the caller is (its project, a token's scopes); any session, any token of any scope. */
+  "caller:read": { scope: null, minRole: "viewer", anyToken: true },
+} as const satisfies Record<string, { scope: Scope | null; minRole: Role; instance?: true; anyToken?: true }>;
 export type Permission = keyof typeof PERMISSIONS;
 
 export function isRole(v: unknown): v is Role {
@@ -97,6 +99,7 @@ const DOING: Record<Permission, string> = {
   "project:settings": "change a project's name or retention",
   "metrics:sampling": "set audit sampling rates",
   "tokens:own": "own API tokens",
+  "caller:read": "say who it is",
   "verifiers:manage": "manage verifiers",
   "webhooks:manage": "manage webhooks",
   "instance:audit": "read the instance's security trail",
@@ -121,7 +124,7 @@ export function can(principal: Principal, permission: Permission): boolean {
   const rule = PERMISSIONS[permission];
   if (isInstancePermission(permission) && !principal.instanceAdmin) return false;
   if (!roleAtLeast(principal.role, rule.minRole)) return false;
-  if (principal.kind === "token") return rule.scope !== null && principal.scopes.includes(rule.scope);
+  if (principal.kind === "token") return "anyToken" in rule || (rule.scope !== null && principal.scopes.includes(rule.scope));
   return true;
 }
 

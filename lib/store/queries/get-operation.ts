@@ -97,3 +97,11 @@ export async function getOperation(operationId: string): Promise<OperationDetail
     compared: comparedOf(stages),
   };
 }
+
+/** An operation's effective outcome as the projection has it now (one indexed read), or null when there is no such operation. */
+export async function currentOutcome(operationId: string): Promise<string | null> {
+  if (!isPossibleOperationId(operationId)) return null;
+  const db = await reader();
+  const row = await db.operationView.findUnique({ where: { operationId }, select: { effectiveOutcome: true } });
+  return row?.effectiveOutcome ?? null;
+}

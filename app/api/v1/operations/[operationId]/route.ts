@@ -1,11 +1,15 @@
 import { ApiError } from "@/lib/api/errors";
+import { awaitOperation, operationWaitSeconds } from "@/lib/api/operation-wait";
 import { apiRoute, json, otherMethods } from "@/lib/api/route";
-import { getOperation } from "@/lib/store/queries/get-operation";
+import { projectPath } from "@/lib/domain/projects";
 
-export const GET = apiRoute<{ operationId: string }>("operations:read", async ({ params }) => {
-  const operation = await getOperation(params.operationId);
+/** One operation; `?wait=N` (seconds, at most 60) long-polls until its outcome is decisive (lib/api/operation-wait.ts). */
+export const GET = apiRoute<{ operationId: string }>("operations:read", async ({ req, params, principal }) => {
+  const wait = operationWaitSeconds(new URL(req.url));
+  const operation = await awaitOperation(params.operationId, wait, req.signal);
   if (!operation) throw new ApiError("not_found", `no operation with the id ${params.operationId}`);
-  return json(operation);
+  // Its page, for a caller that shows it to a person (the gateway's answers).
+  return json({ ...operation, link: projectPath(principal.project.slug, `/operations/${encodeURIComponent(params.operationId)}`) });
 });
 
 export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");
