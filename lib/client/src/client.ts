@@ -180,11 +180,15 @@ export class Reconcile {
    * queued for it; tried three times with backoff on 429, 5xx and network errors. Missing,
    * refused and unreachable are answers, not exceptions (unless strict).
    */
-  async readOperation(operationId: string): Promise<OperationRead> {
+  async readOperation(operationId: string, opts: { waitMs?: number; signal?: AbortSignal } = {}): Promise<OperationRead> {
     // An id the server cannot hold is never put in a URL: `..` would read another path.
     const problem = operationIdProblem(operationId);
     if (problem) return { kind: "refused", status: 422, code: "invalid_operation_id", message: `operation_id ${problem}; nothing was sent` };
     const unsent = await this.sender.settleOperation(operationId, this.o.intentTimeoutMs);
+    // `waitMs`: the server answers once the outcome is decisive, or after that long (a long poll, at most 60 s).
+    const waitSeconds = Math.min(60, Math.max(0, Math.round((opts.waitMs ?? 0) / 100) / 10));
+    const path = waitSeconds > 0 ? `${operationPath(operationId)}?wait=${waitSeconds}` : operationPath(operationId);
+    const timeoutMs = this.o.requestTimeoutMs + waitSeconds * 1000;
     const started = Date.now();
     let lastError = "";
     for (let attempt = 1; attempt <= 3; attempt++) {
@@ -192,7 +196,7 @@ export class Reconcile {
       let retryAfter: string | null = null;
       let body: unknown = null;
       try {
-        ({ status, retryAfter, body } = await this.get(operationPath(operationId)));
+        ({ status, retryAfter, body } = await this.api("GET", path, { timeoutMs, signal: opts.signal }));
       } catch (e) {
         lastError = messageOf(e);
       }
@@ -206,7 +210,7 @@ export class Reconcile {
       }
       if (status !== null) lastError = `HTTP ${status}`;
       const delay = backoffDelay(attempt, this.o.backoff, parseRetryAfter(retryAfter));
-      if (attempt === 3 || Date.now() - started + delay > this.o.requestTimeoutMs) break;
+      if (attempt === 3 || opts.signal?.aborted || Date.now() - started + delay > timeoutMs) break;
       await new Promise((r) => setTimeout(r, delay));
     }
     this.o.onEvent({ kind: "read_failed", operation_id: operationId, status: null, error: lastError });
@@ -268,10 +272,6 @@ export class Reconcile {
     }
     this.sender.withdraw(pending); // unsent: it never will be; in flight: it may still arrive
     throw new ReconcileUnavailableError(`the intent for ${record.operation_id} was not stored within ${this.o.intentTimeoutMs} ms`);
-  }
-
-  private get(path: string): Promise<{ status: number; retryAfter: string | null; body: unknown }> {
-    return this.api("GET", path);
   }
 
   /**

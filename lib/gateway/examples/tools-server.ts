@@ -1,8 +1,9 @@
 /**
  * A real MCP tool server (the official SDK's McpServer) for the gateway's tests and the demo:
  * `social.publish` (through the demo social service when SOCIAL_URL is set, else in memory),
- * `billing.charge`, `billing.fail` (always refused), `billing.slow` (answers after `ms`) and
- * `calls` (how many times each tool ran, so a test can see what the gateway never forwarded).
+ * `social.read` (read-only), `profile.set_name` (idempotent), `billing.charge`, `billing.fail`
+ * (always refused), `billing.slow` (answers after `ms`) and `calls` (how many times each tool
+ * ran, so a test can see what the gateway never forwarded).
  *
  *   node --import tsx lib/gateway/examples/tools-server.ts            # stdio
  *   node --import tsx lib/gateway/examples/tools-server.ts --http 0   # Streamable HTTP, prints its URL
@@ -58,6 +59,34 @@ export function upstreamServer(counts: Counts = {}, env: NodeJS.ProcessEnv = pro
     await new Promise((r) => setTimeout(r, ms));
     return { content: [{ type: "text", text: "charged, slowly" }] };
   });
+  server.registerTool(
+    "social.read",
+    {
+      description: "Read one post by its id (changes nothing).",
+      inputSchema: { id: z.string().min(1).max(200) },
+      annotations: { readOnlyHint: true, idempotentHint: true },
+    },
+    async ({ id }) => {
+      ran("social.read");
+      if (!env.SOCIAL_URL) return { content: [{ type: "text", text: JSON.stringify({ id }) }] };
+      const res = await fetch(`${env.SOCIAL_URL}/2/posts/${encodeURIComponent(id)}`);
+      return { content: [{ type: "text", text: await res.text() }], ...(res.ok ? {} : { isError: true }) };
+    },
+  );
+  let displayName = "";
+  server.registerTool(
+    "profile.set_name",
+    {
+      description: "Set the account's display name (setting the same name again changes nothing).",
+      inputSchema: { name: z.string().min(1).max(100) },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+    },
+    async ({ name }) => {
+      ran("profile.set_name");
+      displayName = name;
+      return { content: [{ type: "text", text: `display name: ${displayName}` }] };
+    },
+  );
   server.registerTool("calls", { description: "How many times each tool ran." }, async () => ({ content: [{ type: "text", text: JSON.stringify(counts) }], structuredContent: { ...counts } }));
   return server;
 }

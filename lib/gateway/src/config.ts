@@ -25,6 +25,11 @@ const duration = z.union([z.string(), z.number()]).transform((v, ctx) => {
   return ms;
 });
 
+/** What a tool does to the world (Reconcile's `kind` of an operation). */
+export const CALL_KINDS = ["read", "idempotent", "write"] as const;
+export type CallKind = (typeof CALL_KINDS)[number];
+export const MAX_AWAIT_VERDICT_MS = 60_000;
+
 const name = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "letters, digits, _ and - only (at most 64)");
 const pointer = z.string().regex(/^(\/([^~]|~[01])*)*$/, 'a JSON pointer such as "/amount" or ""');
 const json = z.union([z.string(), z.number(), z.boolean(), z.null()]);
@@ -66,10 +71,27 @@ export const toolRuleSchema = z
       .optional(),
     /** How long the upstream may take before the call's fate is unknown (default: the gateway's). */
     timeout: duration.optional(),
+    /**
+     * What the tool does to the world: `read` (forwarded, never gated or held, unrecorded unless
+     * `record: true`), `idempotent` (a repeat is forwarded as a new attempt), `write` (the gate).
+     * Silent: from the upstream's annotations, unless `trust_annotations` is false.
+     */
+    kind: z.enum(CALL_KINDS, { error: `one of ${CALL_KINDS.join(", ")}` }).optional(),
+    /**
+     * After an accepted receipt, wait up to this long (at most 60 s) for Reconcile's verdict and
+     * answer the agent with it: verified, divergent (an error), or not verified yet.
+     */
+    await_verdict: duration
+      .refine((ms) => ms <= MAX_AWAIT_VERDICT_MS, { message: `at most ${MAX_AWAIT_VERDICT_MS / 1000}s: longer, the agent should ask reconcile_status later` })
+      .optional(),
   })
   .strict()
-  .refine((r) => r.record !== false || (r.approval === undefined && r.critical === undefined), {
-    message: 'a tool that is not recorded ("record": false) can be neither critical nor held for approval',
+  .refine((r) => r.record !== false || (r.approval === undefined && r.critical === undefined && r.await_verdict === undefined), {
+    message: 'a tool that is not recorded ("record": false) can be neither critical, held for approval nor wait for a verdict',
+  })
+  .refine((r) => r.kind !== "read" || (r.approval === undefined && r.critical === undefined && r.await_verdict === undefined), {
+    message: 'a read ("kind": "read") is never gated, held or waited on: leave out critical, approval and await_verdict, or make it "idempotent" or "write"',
+    path: ["kind"],
   });
 export type ToolRule = z.infer<typeof toolRuleSchema>;
 
@@ -111,6 +133,12 @@ export const configSchema = z
     tools: z.record(z.string().min(1).max(200), toolRuleSchema).default({}),
     /** A call with the same key within this window is a repeat of the last one (default 2m). */
     dedupe_window: duration.default(120_000),
+    /**
+     * Whose calls are compared for repeats: `agent` (default: the calling agent's clientInfo name
+     * and the gateway's Reconcile account, across MCP sessions and reconnects), `session` (one MCP
+     * session only), `global` (any caller).
+     */
+    dedupe_scope: z.enum(["agent", "session", "global"], { error: "one of agent, session, global" }).default("agent"),
     /** How long a held call waits for a reviewer unless its rule says (default 10m). */
     approval_expires: duration.default(600_000),
     /** How often a client that asked for progress hears that its held call still waits (default 10s). */
@@ -119,6 +147,10 @@ export const configSchema = z
     timeout: duration.default(60_000),
     /** Where records wait on disk until Reconcile has them (default: .reconcile-gateway beside the file); null: memory only. */
     journal_dir: z.string().min(1).nullable().optional(),
+    /** Whether a tool's kind may come from its upstream's annotations (readOnlyHint, idempotentHint) when its rule is silent (default true). */
+    trust_annotations: z.boolean().default(true),
+    /** The gateway's own tool that tells an operation's outcome (default reconcile_status); false: not listed. */
+    status_tool: z.union([z.literal(false), name]).default("reconcile_status"),
   })
   .strict()
   .refine((c) => c.listen.stdio || c.listen.http, { message: "listen on stdio, http, or both", path: ["listen"] });

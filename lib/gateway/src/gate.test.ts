@@ -9,6 +9,13 @@ describe("the retry gate at the tool boundary", () => {
     expect(d).toEqual({ kind: "replay", text: 'already done (verified, operation op-1): {"id":"p-9"}', structured: { id: "p-9" } });
   });
 
+  it("forwards an idempotent tool's uncertain or divergent repeat as a new attempt; verified still replays, denied still refuses", () => {
+    for (const outcome of ["uncertain", "divergent"]) expect(gate({ operation_id: "op-i", effective_outcome: outcome, stages: [receipt("ok")] }, "set_value", undefined, "idempotent")).toEqual({ kind: "forward_new" });
+    expect(gate({ operation_id: "op-i", effective_outcome: "uncertain", stages: [receipt("ok")] }, "set_value").kind).toBe("refuse");
+    expect(gate({ operation_id: "op-i", effective_outcome: "verified", stages: [receipt("ok")] }, "set_value", undefined, "idempotent").kind).toBe("replay");
+    expect(gate({ operation_id: "op-i", effective_outcome: "uncertain", approval: { status: "denied", decided_by: "r" } }, "set_value", undefined, "idempotent").kind).toBe("refuse");
+  });
+
   it("refuses an uncertain or divergent call with the server's reason and what a person must do", () => {
     const d = gate({ operation_id: "op-2", effective_outcome: "divergent", reason: "the write was accepted but the canonical effect is absent", stages: [receipt("ok")] }, "social.publish");
     expect(d.kind).toBe("refuse");

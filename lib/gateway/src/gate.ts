@@ -6,7 +6,8 @@
  * |-----------------------------------------|----------------------------------------------------|
  * | verified                                | replays the recorded result, says so               |
  * | rejected, resolved not_applied, expired | forwards, as a new attempt that recovers the old   |
- * | uncertain, divergent                    | refuses with the server's reason                   |
+ * | uncertain, divergent                    | refuses with the server's reason (an idempotent    |
+ * |                                         | tool: forwards, as a new attempt)                  |
  * | compensated                             | refuses: the effect was compensated                |
  * | waiting for approval                    | waits on the same approval                         |
  * | approved, not yet forwarded             | forwards it (once) under the same operation        |
@@ -68,7 +69,7 @@ const RESOLVED = new Set(["not_applied", "compensated"]);
  * `call`: the repeat itself (its tool and arguments' digest). An id the caller chose that names a
  * different call is refused: it would otherwise get another call's result, or its approval.
  */
-export function gate(op: EarlierAttempt, tool: string, call?: { tool: string; params_digest: string }): GateDecision {
+export function gate(op: EarlierAttempt, tool: string, call?: { tool: string; params_digest: string }, kind: "idempotent" | "write" = "write"): GateDecision {
   const id = op.operation_id ?? "the earlier call";
   if (call) {
     const recorded = recordedCall(op);
@@ -99,6 +100,8 @@ export function gate(op: EarlierAttempt, tool: string, call?: { tool: string; pa
       return { kind: "refuse", text: `not sent again: the earlier ${tool} call's effect was compensated (operation ${id}); do not retry it` };
     case "uncertain":
     case "divergent": {
+      // An idempotent tool's repeat has no further effect: it is sent again, as a new attempt.
+      if (kind === "idempotent") return { kind: "forward_new" };
       const why = op.reason ?? "its effect is not verified";
       if (why === WINDOW_OPEN) {
         return { kind: "refuse", text: `not sent again: the earlier ${tool} call is still being verified (${why}); ask again in a few seconds, or a reviewer reconciles operation ${id}` };

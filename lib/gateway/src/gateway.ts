@@ -7,11 +7,13 @@
 import { randomUUID } from "node:crypto";
 import { McpError, ErrorCode, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { OperationRecord, Reconcile } from "@reconcile/client";
-import type { GatewayConfig, ToolRule } from "./config.js";
+import { operationIdProblem } from "@reconcile/client";
+import type { CallKind, GatewayConfig, ToolRule } from "./config.js";
 import { gate, type EarlierAttempt } from "./gate.js";
 import type { Journal } from "./journal.js";
 import { attemptId, callerId, callKey, RecentCalls, resultId } from "./operation-id.js";
-import { approvalNeeded, effectiveRule, paramsDigest, type ApprovalNeed } from "./rules.js";
+import { approvalNeeded, effectiveRule, paramsDigest, toolKind, type ApprovalNeed } from "./rules.js";
+import { metaAtAnswer, metaOf, statusAnswer, verdictAnswer, withMeta, type OperationView, type OutcomeMeta } from "./outcome.js";
 import type { RoutedTool, Upstreams } from "./upstreams.js";
 
 /** Who is calling, from the MCP session and request. */
@@ -47,6 +49,8 @@ export class Gateway {
   /** The latest attempt this process knows of, per base id (derived ids are this process's own). */
   private readonly attempts = new Map<string, number>();
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** The project's pages in Reconcile (`/p/{slug}`), once the token was checked: the answers' links. */
+  private pageBase: string | null = null;
 
   constructor(
     private readonly config: GatewayConfig,
@@ -54,26 +58,93 @@ export class Gateway {
     private readonly rc: Reconcile,
     private readonly journal: Journal,
     private readonly now: () => number = Date.now,
+    /** Who the gateway is to Reconcile (a digest of its token): part of an agent's repeat key. */
+    private readonly account = "",
   ) {
     this.recent = new RecentCalls(config.dedupe_window);
   }
 
+  /** The project's base path in Reconcile (`/p/{slug}`), as `GET /api/v1/token` answered it. */
+  setProjectPath(basePath: string): void {
+    this.pageBase = basePath.replace(/\/+$/, "");
+  }
+
+  /** An operation's page in Reconcile, when the project is known. */
+  private link(id: string): string | null {
+    return this.pageBase === null ? null : `${this.config.reconcile.url.replace(/\/+$/, "")}${this.pageBase}/operations/${encodeURIComponent(id)}`;
+  }
+
+  /** The status tool's name, unless it is turned off or an upstream offers a tool of that name. */
+  private statusTool(): string | null {
+    const name = this.config.status_tool;
+    return name && !this.upstreams.tool(name) ? name : null;
+  }
+
   listTools(): Tool[] {
-    return this.upstreams.list();
+    const status = this.statusTool();
+    return status ? [...this.upstreams.list(), statusToolDefinition(status)] : this.upstreams.list();
   }
 
   async callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
+    if (name === this.statusTool()) return this.status(args, ctx);
     const t = this.upstreams.tool(name);
     if (!t) throw new McpError(ErrorCode.InvalidParams, `no tool named ${JSON.stringify(name)}: tools/list says which there are`);
     const found = effectiveRule(this.config.tools, [name, `${t.upstream}.${t.upstreamName}`, t.upstreamName], t.tool.annotations);
-    if (found.rule.record === false) return this.upstreams.call(t, args, ctx.meta, this.requestOptions(found.rule, ctx));
+    // The kind from the configured rule, else the hints (a destructive hint's fail-closed default is no rule of the user's).
+    const kind = toolKind(found.key === null ? {} : found.rule, t.tool.annotations, this.config.trust_annotations);
+    // Unrecorded: a tool the rule says not to record, and a read unless its rule asks for it.
+    if (found.rule.record === false || (kind === "read" && found.rule.record !== true)) return this.upstreams.call(t, args, ctx.meta, this.requestOptions(found.rule, ctx));
+    if (kind === "read") {
+      // A recorded read is never gated: each call is an operation of its own.
+      const id = this.recent.next(this.repeatKey(t, args, ctx), this.now(), false).id;
+      return this.startNew(t, args, ctx, found, { id, recovers: null }, kind);
+    }
     const named = callerId(args, found.rule.operation_id_from);
     if (named && "refused" in named) return textResult(`not sent: ${named.refused}; nothing was recorded`, true);
     const own = named?.id ?? null;
-    const next = own ? null : this.recent.next(callKey(t.upstream, t.upstreamName, args, ctx.sessionId), this.now(), found.rule.dedupe !== false);
+    const next = own ? null : this.recent.next(this.repeatKey(t, args, ctx), this.now(), found.rule.dedupe !== false);
     const base = own ?? next!.id;
     // Calls naming the same operation run one after another here, so a repeat sees what the first did.
-    return this.oneAtATime(base, () => this.decide(t, args, ctx, found, base, own === null && !next!.repeat));
+    return this.oneAtATime(base, () => this.decide(t, args, ctx, found, base, own === null && !next!.repeat, kind));
+  }
+
+  /** What makes two calls the same: upstream, tool, canonical arguments, and whose they are (`dedupe_scope`). */
+  private repeatKey(t: RoutedTool, args: Record<string, unknown>, ctx: Pick<CallContext, "sessionId" | "client">): string {
+    const scope = this.config.dedupe_scope;
+    const who = scope === "session" ? ctx.sessionId : scope === "global" ? "*" : `agent:${ctx.client?.name ?? ""}:${this.account}`;
+    return callKey(t.upstream, t.upstreamName, args, who);
+  }
+
+  /**
+   * The status tool: Reconcile's outcome of an earlier call, by its operation id, or by the tool
+   * and arguments of a call this gateway saw. Never recorded; a refusal names the field.
+   */
+  private async status(args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
+    let id: string | null = null;
+    if (args.operation_id !== undefined) {
+      if (typeof args.operation_id !== "string") return textResult("operation_id must be a string: the id an earlier answer named (its _meta \"reconcile/outcome\".operation_id)", true);
+      const problem = operationIdProblem(args.operation_id);
+      if (problem) return textResult(`operation_id ${problem}`, true);
+      id = args.operation_id;
+    } else if (typeof args.tool === "string") {
+      const t = this.upstreams.tool(args.tool);
+      if (!t) return textResult(`tool: no tool named ${JSON.stringify(args.tool.slice(0, 200))} behind this gateway`, true);
+      const callArgs = args.arguments === undefined ? {} : args.arguments;
+      if (!callArgs || typeof callArgs !== "object" || Array.isArray(callArgs)) return textResult("arguments must be an object: the arguments of the earlier call", true);
+      const found = effectiveRule(this.config.tools, [t.name, `${t.upstream}.${t.upstreamName}`, t.upstreamName], t.tool.annotations);
+      const named = callerId(callArgs as Record<string, unknown>, found.rule.operation_id_from);
+      if (named && "refused" in named) return textResult(`arguments: ${named.refused}`, true);
+      const base = named?.id ?? this.recent.peek(this.repeatKey(t, callArgs as Record<string, unknown>, ctx));
+      if (!base) return textResult(`tool: this gateway knows no earlier call of ${t.name} with these arguments from this agent; pass its operation_id`, true);
+      id = attemptId(base, this.attempts.get(base) ?? 1);
+    } else {
+      return textResult('send {"operation_id": "…"} (from an earlier answer), or {"tool": "…", "arguments": {…}} of an earlier call', true);
+    }
+    const read = await this.rc.readOperation(id, { signal: ctx.signal });
+    if (read.kind === "missing") return textResult(`operation_id: Reconcile has no operation ${id} that this gateway's token can read`, true);
+    if (read.kind === "refused") return textResult(`operation_id: Reconcile refused to say (${read.status} ${read.code}: ${read.message})`, true);
+    if (read.kind === "unreachable") return textResult(`Reconcile could not be reached (${read.error}); ask again later`, true);
+    return statusAnswer(metaOf(read.body as OperationView, id, this.config.reconcile.url));
   }
 
   private async oneAtATime<T>(id: string, fn: () => Promise<T>): Promise<T> {
@@ -98,26 +169,28 @@ export class Gateway {
     found: { key: string | null; rule: ToolRule },
     base: string,
     fresh: boolean,
+    kind: CallKind,
   ): Promise<CallToolResult> {
     const name = t.name;
-    const resolved: Resolved = fresh ? { kind: "new", id: base, recovers: null } : await this.resolve(t, base);
+    const resolved: Resolved = fresh ? { kind: "new", id: base, recovers: null } : await this.resolve(t, base, kind);
     if (resolved.kind === "refused") return textResult(`not sent: Reconcile refused to say what became of the earlier call (${resolved.error}), so a repeat is not safe`, true);
     if (resolved.kind === "unreachable") {
       if (found.rule.critical) return textResult(`Reconcile cannot be reached (${resolved.error}); ${name} is held: it is marked critical, so it is not sent without Reconcile's decision`, true);
       // Open, and recorded later under an id of its own: whatever the earlier attempt was, this never collides with it.
-      return this.startNew(t, args, ctx, found, { id: `${base}~u${randomUUID().slice(0, 8)}`, recovers: null, gateOpen: { repeat_of: base, error: resolved.error } });
+      return this.startNew(t, args, ctx, found, { id: `${base}~u${randomUUID().slice(0, 8)}`, recovers: null, gateOpen: { repeat_of: base, error: resolved.error } }, kind);
     }
-    if (resolved.kind === "new") return this.startNew(t, args, ctx, found, resolved);
+    if (resolved.kind === "new") return this.startNew(t, args, ctx, found, resolved, kind);
 
-    const decision = gate(resolved.op, name, { tool: name, params_digest: paramsDigest(args) });
+    const decision = gate(resolved.op, name, { tool: name, params_digest: paramsDigest(args) }, kind === "idempotent" ? "idempotent" : "write");
+    const meta = metaOf(resolved.op as OperationView, resolved.id, this.config.reconcile.url);
     switch (decision.kind) {
       case "replay":
-        return { content: [{ type: "text", text: decision.text }], ...(decision.structured ? { structuredContent: decision.structured } : {}) };
+        return withMeta({ content: [{ type: "text", text: decision.text }], ...(decision.structured ? { structuredContent: decision.structured } : {}) }, meta);
       case "refuse":
-        return textResult(decision.text, true);
+        return withMeta(textResult(decision.text, true), meta);
       case "wait":
       case "use_approval":
-        return this.afterApproval(t, args, ctx, found.rule, resolved.id, approvalNeeded(name, found, args, this.config.approval_expires)?.rule_version);
+        return this.afterApproval(t, args, ctx, found.rule, resolved.id, approvalNeeded(name, found, args, this.config.approval_expires)?.rule_version, kind);
       case "forward_new": // resolve() moves past these; reached only at MAX_ATTEMPTS
         return textResult(`not sent: ${name} was already attempted ${MAX_ATTEMPTS} times under this id; start a new request`, true);
     }
@@ -127,7 +200,7 @@ export class Gateway {
    * What Reconcile holds of this operation, moving past attempts that may be repeated (a
    * refusal, not applied, an expired approval) to the next one (`{id}~{n}`).
    */
-  private async resolve(t: RoutedTool, base: string): Promise<Resolved> {
+  private async resolve(t: RoutedTool, base: string, kind: CallKind): Promise<Resolved> {
     let k = this.attempts.get(base) ?? 1;
     let previous: string | null = null;
     for (; k <= MAX_ATTEMPTS; k++) {
@@ -140,7 +213,7 @@ export class Gateway {
       if (read.kind === "refused") return { kind: "refused", error: `${read.status} ${read.code}: ${read.message}` };
       if (read.kind === "unreachable") return { kind: "unreachable", error: read.error };
       const op = { operation_id: id, ...(read.body as EarlierAttempt) };
-      if (gate(op, t.name).kind !== "forward_new" || k === MAX_ATTEMPTS) {
+      if (gate(op, t.name, undefined, kind === "idempotent" ? "idempotent" : "write").kind !== "forward_new" || k === MAX_ATTEMPTS) {
         this.remember(base, k);
         return { kind: "existing", id, op };
       }
@@ -160,7 +233,7 @@ export class Gateway {
     return { timeout: rule.timeout ?? this.config.timeout, signal: ctx.signal };
   }
 
-  private envelope(t: RoutedTool, args: Record<string, unknown>, ctx: CallContext, id: string): OperationRecord {
+  private envelope(t: RoutedTool, args: Record<string, unknown>, ctx: CallContext, id: string, kind: CallKind): OperationRecord {
     const traceparent = typeof ctx.meta?.traceparent === "string" ? ctx.meta.traceparent : null;
     const tp = traceparent ? /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/.exec(traceparent) : null;
     return {
@@ -168,6 +241,8 @@ export class Gateway {
       trajectory_id: `mcp:${ctx.sessionId}`.slice(0, 200),
       ...(ctx.client?.name ? { agent: { name: ctx.client.name, ...(ctx.client.version ? { version: ctx.client.version } : {}) } } : {}),
       tool: { name: t.name },
+      // What Reconcile does with its uncertainty: a read is never queued for review (absent: a write).
+      ...(kind !== "write" ? { kind } : {}),
       intent: { target: t.upstream, effect: `call ${t.upstreamName} on ${t.upstream}`, params: args },
       mcp: { "mcp.session.id": ctx.sessionId, "jsonrpc.request.id": ctx.requestId, upstream: t.upstream, tool: t.upstreamName },
       ...(traceparent ? { otel: { traceparent, ...(tp ? { trace_id: tp[1], parent_span_id: tp[2] } : {}) } } : {}),
@@ -180,12 +255,13 @@ export class Gateway {
     ctx: CallContext,
     found: { key: string | null; rule: ToolRule },
     op: { id: string; recovers: string | null; gateOpen?: { repeat_of: string; error: string } },
+    kind: CallKind,
   ): Promise<CallToolResult> {
-    const need = approvalNeeded(t.name, found, args, this.config.approval_expires);
-    const record = this.envelope(t, args, ctx, op.id);
+    const need = kind === "read" ? null : approvalNeeded(t.name, found, args, this.config.approval_expires);
+    const record = this.envelope(t, args, ctx, op.id, kind);
     if (op.recovers) record.recovers = [op.recovers];
     if (op.gateOpen) record.gateway = { gate: "open: Reconcile could not be reached to judge a repeat", ...op.gateOpen };
-    if (need) return this.hold(t, args, ctx, found.rule, record, need);
+    if (need) return this.hold(t, args, ctx, found.rule, record, need, kind);
     this.journal.append(record);
     if (found.rule.critical) {
       // Fail closed: not sent unless Reconcile has stored the intent.
@@ -203,11 +279,11 @@ export class Gateway {
     } else {
       await this.rc.recordIntent(record, { strict: false });
     }
-    return this.forward(t, args, ctx, found.rule, op.id);
+    return this.forward(t, args, ctx, found.rule, op.id, kind);
   }
 
   /** A call that needs approval: its intent asks for it (stored, or the call is not held but refused), then it waits. */
-  private async hold(t: RoutedTool, args: Record<string, unknown>, ctx: CallContext, rule: ToolRule, record: OperationRecord, need: ApprovalNeed): Promise<CallToolResult> {
+  private async hold(t: RoutedTool, args: Record<string, unknown>, ctx: CallContext, rule: ToolRule, record: OperationRecord, need: ApprovalNeed, kind: CallKind): Promise<CallToolResult> {
     record.approval = { status: "pending", expires_at: new Date(this.now() + need.expiresMs).toISOString(), rule: need.rule, rule_version: need.rule_version };
     this.journal.append(record);
     try {
@@ -216,11 +292,11 @@ export class Gateway {
       this.journal.withdraw(record.operation_id);
       return textResult(`Reconcile cannot be reached (${(e as Error).message}); ${t.name} needs a reviewer's approval (${need.rule}) and was not sent`, true);
     }
-    return this.afterApproval(t, args, ctx, rule, record.operation_id, need.rule_version);
+    return this.afterApproval(t, args, ctx, rule, record.operation_id, need.rule_version, kind);
   }
 
   /** Waits for the reviewer's decision; an approved call is taken (once, across gateways) and forwarded. */
-  private async afterApproval(t: RoutedTool, args: Record<string, unknown>, ctx: CallContext, rule: ToolRule, id: string, ruleVersion: string | undefined): Promise<CallToolResult> {
+  private async afterApproval(t: RoutedTool, args: Record<string, unknown>, ctx: CallContext, rule: ToolRule, id: string, ruleVersion: string | undefined, kind: CallKind): Promise<CallToolResult> {
     const approval = await this.waitForDecision(id, ctx);
     if ("error" in approval) return textResult(`not sent: ${approval.error}`, true);
     if (approval.status === "denied") return textResult(`not sent: ${t.name} was denied by ${approval.decided_by ?? "a reviewer"}: ${approval.reason ?? ""}`.trim(), true);
@@ -238,7 +314,7 @@ export class Gateway {
       const message = (taken.body as { error?: { message?: string } } | null)?.error?.message ?? `HTTP ${taken.status}`;
       return textResult(`not sent: ${message} (operation ${id})`, true);
     }
-    return this.forward(t, args, ctx, rule, id);
+    return this.forward(t, args, ctx, rule, id, kind);
   }
 
   private async waitForDecision(id: string, ctx: CallContext): Promise<{ status: string; decided_by?: string | null; reason?: string | null; expires_at: string; requested_at: string } | { error: string }> {
@@ -276,8 +352,12 @@ export class Gateway {
     }
   }
 
-  /** Forwards the call and records what came back: accepted, rejected, or nothing when its fate is unknown. */
-  private async forward(t: RoutedTool, args: Record<string, unknown>, ctx: CallContext, rule: ToolRule, id: string): Promise<CallToolResult> {
+  /**
+   * Forwards the call and records what came back: accepted, rejected, or nothing when its fate is
+   * unknown. The answer carries Reconcile's outcome (`_meta["reconcile/outcome"]`); with
+   * `await_verdict`, an accepted call's answer waits for the verdict and says it.
+   */
+  private async forward(t: RoutedTool, args: Record<string, unknown>, ctx: CallContext, rule: ToolRule, id: string, kind: CallKind): Promise<CallToolResult> {
     let result: CallToolResult;
     try {
       result = await this.upstreams.call(t, args, ctx.meta, this.requestOptions(rule, ctx));
@@ -286,26 +366,55 @@ export class Gateway {
       const message = e instanceof Error ? e.message : String(e);
       if (code !== null && REFUSING_CODES.has(code)) {
         await this.record({ operation_id: id, receipt: { status: "rejected", observed_at: new Date(this.now()).toISOString(), raw: { text: message, jsonrpc_error: code } } });
-        return textResult(message, true);
+        return withMeta(textResult(message, true), metaAtAnswer(id, "rejected", kind, this.link(id)));
       }
       // Timed out, the connection dropped, the upstream failed: it may or may not have acted.
-      return textResult(
-        `the ${t.name} call's fate is unknown (${message}): Reconcile holds operation ${id} as uncertain; do not repeat it until a reviewer has reconciled it`,
-        true,
+      return withMeta(
+        textResult(`the ${t.name} call's fate is unknown (${message}): Reconcile holds operation ${id} as uncertain; do not repeat it until a reviewer has reconciled it`, true),
+        { operation_id: id, outcome: "uncertain", reason: `no receipt recorded: ${message}`, retry: metaAtAnswer(id, "accepted", kind, null).retry, link: this.link(id) },
       );
     }
     const text = textOf(result);
     const raw = result.structuredContent !== undefined ? { text, structuredContent: result.structuredContent } : { text };
     const receiptId = rule.receipt_id_from && result.structuredContent ? resultId(result.structuredContent, rule.receipt_id_from) : null;
+    const status = result.isError ? "rejected" : "accepted";
     await this.record({
       operation_id: id,
-      receipt: { status: result.isError ? "rejected" : "accepted", observed_at: new Date(this.now()).toISOString(), ...(receiptId ? { receipt_id: receiptId } : {}), raw },
+      receipt: { status, observed_at: new Date(this.now()).toISOString(), ...(receiptId ? { receipt_id: receiptId } : {}), raw },
     });
-    return result;
+    if (status === "accepted" && rule.await_verdict) return verdictAnswer(result, await this.verdict(id, rule.await_verdict, kind, ctx));
+    return withMeta(result, metaAtAnswer(id, status, kind, this.link(id)));
+  }
+
+  /** Reconcile's verdict on an accepted call, waiting up to `ms` for a decisive one (a long poll on the operation). */
+  private async verdict(id: string, ms: number, kind: CallKind, ctx: CallContext): Promise<OutcomeMeta> {
+    const read = await this.rc.readOperation(id, { waitMs: ms, signal: ctx.signal });
+    if (read.kind === "found") return metaOf(read.body as OperationView, id, this.config.reconcile.url);
+    const why = read.kind === "unreachable" ? `Reconcile could not be reached: ${read.error}` : read.kind === "refused" ? `Reconcile refused to say: ${read.status} ${read.code}` : "Reconcile has not received it yet";
+    return { ...metaAtAnswer(id, "accepted", kind, this.link(id)), reason: why };
   }
 
   private async record(record: OperationRecord): Promise<void> {
     this.journal.append(record);
     await this.rc.record(record);
   }
+}
+
+/** The gateway's own tool: Reconcile's verdict on an earlier call (docs/GATEWAY.md "Outcome at the boundary"). */
+function statusToolDefinition(name: string): Tool {
+  return {
+    name,
+    title: "Reconcile: did an earlier call take effect?",
+    description:
+      "Reconcile's verdict on an earlier tool call made through this gateway: verified (its effect was read back), uncertain (not yet known: do not build on it), divergent (it did not take effect as the tool said) or rejected, why, and whether it may be retried. Pass the operation_id an earlier answer named (in its text or _meta[\"reconcile/outcome\"]), or the tool and arguments of that call.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        operation_id: { type: "string", description: "The operation an earlier answer named." },
+        tool: { type: "string", description: "Instead of operation_id: the tool of the earlier call…" },
+        arguments: { type: "object", description: "…and its arguments, exactly as sent." },
+      },
+    },
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  };
 }

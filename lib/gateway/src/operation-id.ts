@@ -71,6 +71,12 @@ export class RecentCalls {
     private readonly max = 10_000,
   ) {}
 
+  /** The operation the last call with this key was, if this process remembers one (it starts nothing). */
+  peek(key: string): string | null {
+    const last = this.seen.get(key);
+    return last ? `gw:${key}:${last.n}` : null;
+  }
+
   /** The operation for a call with this key now, and whether it repeats one within the window. */
   next(key: string, now: number, dedupe: boolean): { id: string; repeat: boolean } {
     const last = this.seen.get(key);

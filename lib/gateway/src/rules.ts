@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { get as pointerGet, type Json } from "@hyperjump/json-pointer";
 import canonicalizeImport from "canonicalize";
-import { OPERATORS, type Condition, type ToolRule } from "./config.js";
+import { OPERATORS, type CallKind, type Condition, type ToolRule } from "./config.js";
 
 const canonicalize = ((canonicalizeImport as unknown as { default?: unknown }).default ?? canonicalizeImport) as (v: unknown) => string | undefined;
 
@@ -36,8 +36,25 @@ export function ruleFor(tools: Record<string, ToolRule>, toolName: string): { ke
   return best;
 }
 
-/** The tool's annotations are hints from the upstream (untrusted): they may only make the gateway stricter. */
+/**
+ * The tool's annotations are hints from the upstream: a destructive hint may only make the gateway
+ * stricter; the read-only and idempotent hints name the tool's kind unless the configuration says
+ * not to trust them (`trust_annotations: false`).
+ */
 export type ToolHints = { destructiveHint?: boolean; idempotentHint?: boolean; readOnlyHint?: boolean };
+
+/**
+ * A tool's kind: its rule's `kind`; else, when annotations are trusted, `readOnlyHint` → read,
+ * `idempotentHint` → idempotent; else write. A rule that holds or gates the tool (critical,
+ * approval) makes a silent kind a write whatever the hints say.
+ */
+export function toolKind(rule: ToolRule, hints: ToolHints | undefined, trustAnnotations: boolean): CallKind {
+  if (rule.kind) return rule.kind;
+  if (!trustAnnotations || rule.critical || rule.approval) return "write";
+  if (hints?.readOnlyHint === true) return "read";
+  if (hints?.idempotentHint === true) return "idempotent";
+  return "write";
+}
 
 /**
  * The rule in force for a tool known by several spellings (its exposed name, `{upstream}.{tool}`,

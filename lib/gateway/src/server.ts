@@ -11,7 +11,8 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Reconcile } from "@reconcile/client";
-import type { GatewayConfig } from "./config.js";
+import { createHash } from "node:crypto";
+import { ConfigError, type GatewayConfig } from "./config.js";
 import { Gateway } from "./gateway.js";
 import { Journal } from "./journal.js";
 import { Upstreams } from "./upstreams.js";
@@ -135,6 +136,35 @@ function listenHttp(gateway: Gateway, host: string, port: number, allowed: strin
 }
 
 /**
+ * Asks Reconcile who the token is (`GET /api/v1/token`) before anything is forwarded: a token it
+ * refuses, or one without the ingest and read scopes, stops the start (a ConfigError: exit 2)
+ * instead of forwarding calls whose records would be refused and lost. Unreachable, the gateway
+ * starts anyway (calls are recorded once Reconcile answers; critical tools are held meanwhile).
+ * Returns the project's base path, for the answers' links.
+ */
+async function checkToken(reconcile: Reconcile, tokenEnv: string, log: (line: string) => void): Promise<string | null> {
+  let res;
+  try {
+    res = await reconcile.api("GET", "/api/v1/token", { timeoutMs: 10_000 });
+  } catch (e) {
+    log(`Reconcile could not be reached to check the token (${(e as Error).message}): starting anyway; records wait in the journal`);
+    return null;
+  }
+  const body = res.body as { kind?: string; scopes?: string[]; project?: { slug?: string; base_path?: string }; error?: { message?: string } } | null;
+  if (res.status === 401 || res.status === 403) {
+    throw new ConfigError(`Reconcile refused the token in ${tokenEnv} (${res.status}): ${body?.error?.message ?? "token unknown or revoked"}`);
+  }
+  if (res.status !== 200) {
+    log(`could not check the token (HTTP ${res.status}): starting anyway`);
+    return null;
+  }
+  const missing = body?.kind === "token" ? ["ingest", "read"].filter((s) => !body.scopes?.includes(s)) : [];
+  if (missing.length) throw new ConfigError(`the token in ${tokenEnv} lacks the ${missing.join(" and ")} scope${missing.length > 1 ? "s" : ""}: the gateway records calls (ingest) and reads their outcomes (read)`);
+  log(`recording into project ${body?.project?.slug ?? "?"}`);
+  return typeof body?.project?.base_path === "string" ? body.project.base_path : null;
+}
+
+/**
  * Connects to the upstreams, resends what a previous run left in the journal, and listens.
  * `env` supplies the Reconcile token (`reconcile.token_env`) and the upstreams' secrets.
  */
@@ -151,6 +181,8 @@ export async function startGateway(config: GatewayConfig, opts: { env?: NodeJS.P
       if (e.kind === "dropped") log(`the record for ${e.operation_id} was dropped (${e.reason})`);
     },
   });
+  // Before anything is sent: a refused token stops the start, leaving the journal as it was.
+  const project = await checkToken(reconcile, config.reconcile.token_env, log);
   const journal = new Journal(config.journal_dir ?? null);
   const leftover = journal.adopt();
   for (const r of leftover) await reconcile.record(r);
@@ -158,7 +190,8 @@ export async function startGateway(config: GatewayConfig, opts: { env?: NodeJS.P
 
   const upstreams = new Upstreams(config.upstreams, env);
   await upstreams.connect();
-  const gateway = new Gateway(config, upstreams, reconcile, journal);
+  const gateway = new Gateway(config, upstreams, reconcile, journal, Date.now, createHash("sha256").update(token).digest("hex").slice(0, 16));
+  if (project) gateway.setProjectPath(project);
   const servers: Server[] = [];
 
   let stdioServer: Server | null = null;
