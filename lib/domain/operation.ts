@@ -5,7 +5,7 @@ import { isPlainObject } from "./json";
 import { retryDecision, type EffectiveOutcome, type Idempotency, type RetryDecision } from "./outcomes";
 import { mergeEnvelopes } from "./stages";
 import { isVerifierSender } from "./verifier";
-import { readWindowClosesAt } from "./verifier-check";
+import { readExpectsFingerprint, readWindowClosesAt } from "./verifier-check";
 import type { Stage } from "./wire";
 
 /** A stage record as stored (chain payload of kind "stage"). */
@@ -24,7 +24,7 @@ export type StoredStage = {
 /** The classification's view of a stage record: a verifier's read carries the end of its window. */
 export function stageFact(s: StoredStage): StageFact {
   if (s.stage === "canonical_read" && s.sent_by?.via === "system" && isVerifierSender(s.sent_by.name)) {
-    return { stage: s.stage, seq: s.seq, payload: s.data, window_closes_at: readWindowClosesAt(s.data) } as StageFact;
+    return { stage: s.stage, seq: s.seq, payload: s.data, window_closes_at: readWindowClosesAt(s.data), ...(readExpectsFingerprint(s.data) ? { expects_fingerprint: true } : {}) } as StageFact;
   }
   return { stage: s.stage, seq: s.seq, payload: s.data } as StageFact;
 }
