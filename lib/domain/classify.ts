@@ -142,8 +142,8 @@ export function comparedFacts(facts: OperationFacts) {
      * the verifier's rule) expects: it showed nothing to compare (issue 54).
      */
     fingerprintMissing: shownMatch && expectsFp && readFp === null ? { intent: intentFp } : null,
-    /** A match with evidence where nothing expects a fingerprint: the object's presence is all it shows. */
-    presenceOnly: shownMatch && !expectsFp,
+    /** A match with evidence for an intent that names no fingerprint: nothing was compared, the object's presence is the evidence. */
+    presenceOnly: shownMatch && intentFp === null,
   };
 }
 

@@ -66,11 +66,24 @@ const idList = (v: unknown): string[] => (Array.isArray(v) ? [...new Set(v.filte
  * What the verdict compared, for showing in place with the two values side by side: a receipt
  * naming another tool, and a deciding read whose fingerprint differs from the intent's.
  */
-export function comparedOf(stages: StoredStage[]): { wrong_tool: { operation: string; receipt: string } | null; fingerprint_differs: { intent: string; read: string } | null } {
+export function comparedOf(stages: StoredStage[]): {
+  wrong_tool: { operation: string; receipt: string } | null;
+  fingerprint_differs: { intent: string; read: string } | null;
+  fingerprint_missing: { intent: string | null } | null;
+  presence_only: boolean;
+} {
   const ordered = [...stages].sort((a, b) => a.seq - b.seq);
   const envelope = mergeEnvelopes(ordered.map((s) => s.envelope));
-  const c = comparedFacts({ tool: envelope.tool, idempotency: envelope.idempotency as Idempotency, stages: ordered.map(stageFact) });
-  return { wrong_tool: c.wrongTool, fingerprint_differs: c.fingerprintDiffers };
+  const facts = { tool: envelope.tool, idempotency: envelope.idempotency as Idempotency, stages: ordered.map(stageFact) };
+  const c = comparedFacts(facts);
+  return {
+    wrong_tool: c.wrongTool,
+    fingerprint_differs: c.fingerprintDiffers,
+    // Issue 54: the deciding match named the object without the fingerprint expected.
+    fingerprint_missing: c.fingerprintMissing,
+    // Verified, with no fingerprint to compare: the object's presence is all the evidence.
+    presence_only: c.presenceOnly && classify(facts).outcome === "verified",
+  };
 }
 
 /**
