@@ -14,7 +14,7 @@ import { call, db, ingest, principal, unique } from "@/lib/testing/integration";
 let agent: string;
 let readToken: string;
 beforeAll(async () => {
-  agent = (await principal("reviewer", ["ingest"])).token;
+  agent = (await principal("reviewer", ["ingest", "verify"])).token;
   readToken = (await principal("viewer", ["read"])).token;
 });
 
