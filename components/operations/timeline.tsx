@@ -209,9 +209,15 @@ export function Timeline({ op }: { op: OperationDetail }) {
                     ["reader", reader ? [reader.identity, reader.account && `account ${String(reader.account)}`, reader.region && `region ${String(reader.region)}`, reader.api_version && `API ${String(reader.api_version)}`].filter(Boolean).join(" · ") : "—"],
                   ]}
                 />
-                {r.deciding && (p.status === "mismatch" || op.compared.fingerprint_differs) ? (
+                {r.deciding && (p.status === "mismatch" || op.compared.fingerprint_differs || op.compared.fingerprint_missing) ? (
                   <SideBySide
-                    title={p.status === "mismatch" ? "Mismatch: the canonical state conflicts with the intent" : "The object found is not the one intended: its fingerprint differs"}
+                    title={
+                      p.status === "mismatch"
+                        ? "Mismatch: the canonical state conflicts with the intent"
+                        : op.compared.fingerprint_differs
+                          ? "The object found is not the one intended: its fingerprint differs"
+                          : "The read found the object but did not show its content to compare: no fingerprint"
+                    }
                     rows={[
                       { what: "fingerprint", intended: str(ip?.fingerprint), found: str(obj(p.evidence)?.fingerprint) },
                       { what: "target / object", intended: str(ip?.target), found: str(obj(p.evidence)?.object_id) ?? str(p.evidence), compared: false },

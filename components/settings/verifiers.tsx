@@ -108,7 +108,8 @@ export function VerifiersAdmin({ verifiers, recent }: { verifiers: VerifierRow[]
     const r = await send("/api/v1/verifiers", def);
     setBusy(false);
     if (!r.ok) return setError(r.body.error);
-    setSaved(r.body.created ? `Saved ${r.body.verifier.name} as version ${r.body.verifier.version}.` : `Nothing changed: version ${r.body.verifier.version} is the same.`);
+    const warned = ((r.body.warnings ?? []) as string[]).map((w) => ` Warning: ${w}.`).join("");
+    setSaved((r.body.created ? `Saved ${r.body.verifier.name} as version ${r.body.verifier.version}.` : `Nothing changed: version ${r.body.verifier.version} is the same.`) + warned);
     setEditing({ name: r.body.verifier.name, text: editing!.text });
     router.refresh();
   };

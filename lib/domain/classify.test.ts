@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import essay from "./fixtures/essay-x-post.json";
 import { classify, comparedFacts, type OperationFacts, type StageFact } from "./classify";
+import { deriveOperation, type StoredStage } from "./operation";
 import { REASONS, RETRY_DECISIONS } from "./outcomes";
 import { splitRecord } from "./stages";
 import { operationRecordSchema, type CanonicalRead, type Receipt } from "./wire";
@@ -182,9 +183,10 @@ describe("every rule", () => {
     const c = classify(op([intent(), receipt(), read("match", { evidence: { object_id: "o", fingerprint: "sha256:bbbb" } })]));
     expect(c).toMatchObject({ outcome: "divergent", reason: REASONS.fingerprintDiffers, failure_category: 4 });
   });
-  it("fingerprints are compared only when both carry one", () => {
+  it("an intent without a fingerprint: the object's presence is the evidence", () => {
     expect(classify(op([intent({ fingerprint: undefined }), receipt(), read("match")])).outcome).toBe("verified");
-    expect(classify(op([intent(), receipt(), read("match", { evidence: { object_id: "o" } })])).outcome).toBe("verified");
+    expect(classify(op([intent({ fingerprint: undefined }), receipt(), read("match", { evidence: { object_id: "o" } })])).outcome).toBe("verified");
+    expect(classify(op([intent({ fingerprint: "" }), receipt(), read("match", { evidence: { object_id: "o", fingerprint: "" } })])).outcome).toBe("verified");
   });
   it("partial execution with a match → divergent, category 3", () => {
     const c = classify(op([intent(), receipt({ partial: true }), read("match")]));
@@ -194,8 +196,9 @@ describe("every rule", () => {
     const c = classify(op([intent(), receipt({ partial: true }), read("match", { evidence: { fingerprint: "sha256:zz" } })]));
     expect(c).toMatchObject({ reason: REASONS.fingerprintDiffers, failure_category: 3 });
   });
-  it("string evidence counts as evidence", () => {
-    expect(classify(op([intent(), receipt(), read("match", { evidence: "post 1234 visible on the profile" })])).outcome).toBe("verified");
+  it("string evidence counts as evidence of presence, never as a fingerprint", () => {
+    expect(classify(op([intent({ fingerprint: undefined }), receipt(), read("match", { evidence: "post 1234 visible on the profile" })])).outcome).toBe("verified");
+    expect(classify(op([intent(), receipt(), read("match", { evidence: "post 1234 visible on the profile" })])).reason).toBe(REASONS.fingerprintMissing);
   });
   it("empty evidence does not count: empty string, empty object, empty ids", () => {
     for (const evidence of ["", {}, { object_id: "" }, { url: "https://example.test" }, null]) {
@@ -224,6 +227,63 @@ describe("every rule", () => {
   });
 });
 
+describe("a match that shows nothing is not a verification (issue 54)", () => {
+  const shown = [{ object_id: "obj-1" }, { object_id: "obj-1", fingerprint: "" }, { object_id: "obj-1", fingerprint: null }, { object_id: "obj-1", fingerprint: 7 }];
+  it("the intent names a fingerprint, the read names the object but shows none → uncertain, category 5, blocked", () => {
+    for (const evidence of shown) {
+      const c = classify(op([intent(), receipt(), read("match", { evidence } as Partial<CanonicalRead>)]));
+      expect(c, JSON.stringify(evidence)).toMatchObject({ outcome: "uncertain", reason: REASONS.fingerprintMissing, failure_category: 5 });
+      expect(c.retry).toEqual({ automatic: false, safe_replay_available: false, decision: RETRY_DECISIONS.blocked });
+    }
+    expect(REASONS.fingerprintMissing).toBe("the read found the object but did not show its content to compare");
+  });
+  it("its retry decision is the uncertain one: a reviewed replay when an idempotency key is enforced", () => {
+    const c = classify(op([intent(), receipt(), read("match", { evidence: { object_id: "o", fingerprint: "" } })], { idempotency: { enforced: true, key: "k" } }));
+    expect(c.retry).toEqual({ automatic: false, safe_replay_available: true, decision: RETRY_DECISIONS.blocked });
+  });
+  it("it goes to review, and the agent's success claim is an overclaim", () => {
+    const stored = (seq: number, stage: StoredStage["stage"], data: unknown, envelope: Record<string, unknown> | null = null): StoredStage => ({ seq, stage, data, envelope, observed_at: null, recorded_at: T0 });
+    const state = deriveOperation("op-empty", [
+      stored(1, "intent", { effect: "publish", fingerprint: FP }, { tool: "social.publish", claimed_outcome: "success" }),
+      stored(2, "receipt", { status: "accepted", observed_at: T0 }),
+      stored(3, "canonical_read", { status: "match", observed_at: LATER, evidence: { object_id: "o", fingerprint: "" } }),
+    ]);
+    expect(state.classification.outcome).toBe("uncertain");
+    expect(state.needs_review).toBe(true);
+    expect(state.overclaimed).toBe(true);
+  });
+  it("the same fingerprint is verified, another one divergent, as before", () => {
+    expect(classify(op([intent(), receipt(), read("match", { evidence: { fingerprint: FP } })])).outcome).toBe("verified");
+    expect(classify(op([intent(), receipt(), read("match", { evidence: { object_id: "o", fingerprint: "sha256:bbbb" } })])).reason).toBe(REASONS.fingerprintDiffers);
+  });
+  it("no evidence at all is still 'claimed without evidence' (the essay's test 7), not the missing fingerprint", () => {
+    for (const evidence of [undefined, "", { fingerprint: "" }, { object_id: "", fingerprint: "" }]) {
+      expect(classify(op([intent(), receipt(), read("match", { evidence })])).reason).toBe(REASONS.matchWithoutEvidence);
+    }
+  });
+  it("a partial receipt stays divergent, and a rejected one with the object present stays divergent (only verified changes)", () => {
+    const empty = { evidence: { object_id: "o", fingerprint: "" } };
+    expect(classify(op([intent(), receipt({ partial: true }), read("match", empty)]))).toMatchObject({ outcome: "divergent", reason: REASONS.partial, failure_category: 3 });
+    expect(classify(op([intent(), receipt({ status: "rejected" }), read("match", empty)]))).toMatchObject({ outcome: "divergent", reason: REASONS.rejectedButPresent });
+  });
+  it("a verifier's rule that takes a fingerprint expects one, even when the intent names none", () => {
+    const verifierRead = (evidence: unknown): StageFact => ({ stage: "canonical_read", seq: ++seq, payload: { status: "match", observed_at: LATER, evidence } as CanonicalRead, expects_fingerprint: true });
+    const noFp = intent({ fingerprint: undefined });
+    expect(classify(op([noFp, receipt(), verifierRead({ object_id: "o" })])).reason).toBe(REASONS.fingerprintMissing);
+    expect(classify(op([noFp, receipt(), verifierRead({ object_id: "o", fingerprint: "sha256:any" })])).outcome).toBe("verified");
+    expect(classify(op([intent(), receipt(), verifierRead({ object_id: "o", fingerprint: "sha256:bbbb" })])).reason).toBe(REASONS.fingerprintDiffers);
+  });
+  it("what was compared: the missing fingerprint named, and presence only told apart", () => {
+    const missing = comparedFacts(op([intent(), receipt(), read("match", { evidence: { object_id: "o", fingerprint: "" } })]));
+    expect(missing.fingerprintMissing).toEqual({ intent: FP });
+    expect(missing.presenceOnly).toBe(false);
+    const compared = comparedFacts(op([intent(), receipt(), read("match")]));
+    expect([compared.fingerprintMissing, compared.presenceOnly]).toEqual([null, false]);
+    const presence = comparedFacts(op([intent({ fingerprint: undefined }), receipt(), read("match")]));
+    expect([presence.fingerprintMissing, presence.presenceOnly]).toEqual([null, true]);
+  });
+});
+
 // ---- properties -----------------------------------------------------------------------------
 
 const instant = fc
@@ -233,7 +293,7 @@ const evidenceArb = fc.oneof(
   fc.constant(undefined),
   fc.constant(""),
   fc.string({ minLength: 1, maxLength: 5 }),
-  fc.record({ object_id: fc.constantFrom("o1", ""), fingerprint: fc.constantFrom(FP, "sha256:other", undefined) }, { requiredKeys: [] }),
+  fc.record({ object_id: fc.constantFrom("o1", ""), fingerprint: fc.constantFrom(FP, "sha256:other", "", undefined) }, { requiredKeys: [] }),
 );
 const readArb = fc.record({
   status: fc.constantFrom("match", "absent", "mismatch", "unavailable"),
@@ -304,6 +364,18 @@ describe("properties", () => {
         expect(JSON.stringify(facts)).toBe(before);
       }),
       { numRuns: 300 },
+    );
+  });
+  it("a verified operation whose intent names a fingerprint was read with that very fingerprint", () => {
+    fc.assert(
+      fc.property(factsArb, (facts) => {
+        const c = classify(facts);
+        const fp = facts.stages.find((s) => s.stage === "intent")?.payload.fingerprint;
+        if (c.outcome !== "verified" || !fp) return;
+        const deciding = facts.stages.find((s) => s.seq === c.deciding_read_seq);
+        expect((deciding?.payload as CanonicalRead).evidence).toMatchObject({ fingerprint: fp });
+      }),
+      { numRuns: 1000 },
     );
   });
   it("automatic retry is never allowed, and only uncertain/divergent may offer a safe replay", () => {

@@ -25,6 +25,11 @@ export type StageFact =
        * payload): until this instant an `absent` read leaves the operation uncertain.
        */
       window_closes_at?: string | null;
+      /**
+       * Set only on reads a verifier of Reconcile's own made whose deciding rule takes a
+       * fingerprint from the answer: a match must then show one, whether or not the intent names one.
+       */
+      expects_fingerprint?: boolean;
     }
   | { stage: "side_effects"; seq: number; payload: SideEffect[] };
 
@@ -123,6 +128,8 @@ export function comparedFacts(facts: OperationFacts) {
   const opTool = toolName(facts.tool);
   const intentFp = nonEmpty(intent?.fingerprint) ? intent!.fingerprint! : null;
   const readFp = evidenceFingerprint(read?.payload.evidence);
+  const expectsFp = intentFp !== null || read?.expects_fingerprint === true;
+  const shownMatch = read?.payload.status === "match" && hasEvidence(read.payload.evidence);
   return {
     stages,
     intent,
@@ -133,12 +140,19 @@ export function comparedFacts(facts: OperationFacts) {
     wrongTool: receiptTool !== null && opTool !== null && receiptTool !== opTool ? { operation: opTool, receipt: receiptTool } : null,
     /** The deciding read's object carries another fingerprint than the intent's. */
     fingerprintDiffers: intentFp !== null && readFp !== null && intentFp !== readFp ? { intent: intentFp, read: readFp } : null,
+    /**
+     * The deciding read is a match naming the object, but without the fingerprint the intent (or
+     * the verifier's rule) expects: it showed nothing to compare (issue 54).
+     */
+    fingerprintMissing: shownMatch && expectsFp && readFp === null ? { intent: intentFp } : null,
+    /** A match with evidence for an intent that names no fingerprint: nothing was compared, the object's presence is the evidence. */
+    presenceOnly: shownMatch && intentFp === null,
   };
 }
 
 /** DOMAIN.md "Classification": a pure function of the recorded stages. */
 export function classify(facts: OperationFacts): Classification {
-  const { stages, intent, receipt, reads, read, wrongTool, fingerprintDiffers } = comparedFacts(facts);
+  const { stages, intent, receipt, reads, read, wrongTool, fingerprintDiffers, fingerprintMissing } = comparedFacts(facts);
   const observed = observedSideEffects(stages);
 
   const result = (
@@ -171,7 +185,7 @@ export function classify(facts: OperationFacts): Classification {
   // A verifier's `absent` read inside its observation window decides nothing yet (VERIFIERS.md).
   const windowOpen = accepted && status === "absent" && observedInsideWindow(read);
   const withoutEffect = accepted && ((status === "absent" && !windowOpen) || status === "mismatch" || (status === "match" && hasEvidence(evidence) && fingerprintDiffers !== null));
-  const noVerification = accepted && (!read || status === "unavailable" || windowOpen || (status === "match" && !hasEvidence(evidence)));
+  const noVerification = accepted && (!read || status === "unavailable" || windowOpen || (status === "match" && (!hasEvidence(evidence) || fingerprintMissing !== null)));
   const category: FailureCategory | null = wrongTool ? 1 : wrongParams ? 2 : partial ? 3 : withoutEffect ? 4 : noVerification ? 5 : null;
 
   if (!accepted) {
@@ -186,5 +200,7 @@ export function classify(facts: OperationFacts): Classification {
   if (!hasEvidence(evidence)) return result("uncertain", REASONS.matchWithoutEvidence, category, deciding, stale);
   if (fingerprintDiffers) return result("divergent", REASONS.fingerprintDiffers, category, deciding, stale);
   if (partial) return result("divergent", REASONS.partial, category, deciding, stale);
+  // Verified only on the fingerprint expected, when one is: a match that shows none is no verification.
+  if (fingerprintMissing) return result("uncertain", REASONS.fingerprintMissing, category, deciding, stale);
   return result("verified", REASONS.verified, null, deciding, stale);
 }

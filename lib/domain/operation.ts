@@ -6,7 +6,7 @@ import { callKindOf, type CallKind } from "./call-kind";
 import { retryDecision, type EffectiveOutcome, type Idempotency, type RetryDecision } from "./outcomes";
 import { mergeEnvelopes } from "./stages";
 import { isVerifierSender } from "./verifier";
-import { readWindowClosesAt } from "./verifier-check";
+import { readExpectsFingerprint, readWindowClosesAt } from "./verifier-check";
 import type { Stage } from "./wire";
 
 /** A stage record as stored (chain payload of kind "stage"). */
@@ -25,7 +25,7 @@ export type StoredStage = {
 /** The classification's view of a stage record: a verifier's read carries the end of its window. */
 export function stageFact(s: StoredStage): StageFact {
   if (s.stage === "canonical_read" && s.sent_by?.via === "system" && isVerifierSender(s.sent_by.name)) {
-    return { stage: s.stage, seq: s.seq, payload: s.data, window_closes_at: readWindowClosesAt(s.data) } as StageFact;
+    return { stage: s.stage, seq: s.seq, payload: s.data, window_closes_at: readWindowClosesAt(s.data), ...(readExpectsFingerprint(s.data) ? { expects_fingerprint: true } : {}) } as StageFact;
   }
   return { stage: s.stage, seq: s.seq, payload: s.data } as StageFact;
 }
@@ -69,11 +69,24 @@ const idList = (v: unknown): string[] => (Array.isArray(v) ? [...new Set(v.filte
  * What the verdict compared, for showing in place with the two values side by side: a receipt
  * naming another tool, and a deciding read whose fingerprint differs from the intent's.
  */
-export function comparedOf(stages: StoredStage[]): { wrong_tool: { operation: string; receipt: string } | null; fingerprint_differs: { intent: string; read: string } | null } {
+export function comparedOf(stages: StoredStage[]): {
+  wrong_tool: { operation: string; receipt: string } | null;
+  fingerprint_differs: { intent: string; read: string } | null;
+  fingerprint_missing: { intent: string | null } | null;
+  presence_only: boolean;
+} {
   const ordered = [...stages].sort((a, b) => a.seq - b.seq);
   const envelope = mergeEnvelopes(ordered.map((s) => s.envelope));
-  const c = comparedFacts({ tool: envelope.tool, idempotency: envelope.idempotency as Idempotency, stages: ordered.map(stageFact) });
-  return { wrong_tool: c.wrongTool, fingerprint_differs: c.fingerprintDiffers };
+  const facts = { tool: envelope.tool, idempotency: envelope.idempotency as Idempotency, stages: ordered.map(stageFact) };
+  const c = comparedFacts(facts);
+  return {
+    wrong_tool: c.wrongTool,
+    fingerprint_differs: c.fingerprintDiffers,
+    // Issue 54: the deciding match named the object without the fingerprint expected.
+    fingerprint_missing: c.fingerprintMissing,
+    // Verified, with no fingerprint to compare: the object's presence is all the evidence.
+    presence_only: c.presenceOnly && classify(facts).outcome === "verified",
+  };
 }
 
 /**

@@ -19,6 +19,8 @@ export const REASONS = {
   windowOpen: "observation window open",
   mismatch: "the write was accepted but canonical state conflicts with the intent",
   fingerprintDiffers: "the canonical object's fingerprint differs from the intent",
+  /** A match naming the object without the fingerprint the intent (or the verifier's rule) expects: an empty 200 says nothing. */
+  fingerprintMissing: "the read found the object but did not show its content to compare",
   partial: "the write executed only partially",
   verified: "canonical state matches the intended effect",
 } as const;

@@ -157,6 +157,21 @@ describe("the observation window", () => {
     expect(verdictHistory(stages, []).map((h) => h.reason)).toEqual([REASONS.noReceipt, REASONS.readUnavailable, REASONS.windowOpen, REASONS.verified]);
   });
 
+  it("a verifier's match whose rule takes a fingerprint must show one, even when the intent names none; from anyone else the flag means nothing", () => {
+    const fpRead = (evidence: Record<string, string>) =>
+      verifierReadPayload({
+        status: "match",
+        observedAt: "2026-08-28T10:00:30Z",
+        evidence,
+        info: { name: "x-post-exists", version: 1, check: 1, of: 4, request: { method: "GET", url: "https://x", headers: {} }, http_status: 200, rule: 1, window_closes_at: CLOSES, fingerprint_expected: true },
+      });
+    expect(outcome([...base(), stage("canonical_read", fpRead({ object_id: "p-1" }), verifier)])).toEqual(["uncertain", REASONS.fingerprintMissing, 5]);
+    expect(outcome([...base(), stage("canonical_read", fpRead({ object_id: "p-1", fingerprint: "sha256:x" }), verifier)])).toEqual(["verified", REASONS.verified, null]);
+    expect(outcome([...base(), stage("canonical_read", fpRead({ object_id: "p-1" }), { via: "token" })])).toEqual(["verified", REASONS.verified, null]);
+    const history = verdictHistory([...base(), stage("canonical_read", fpRead({ object_id: "p-1" }), verifier)], []);
+    expect(history.at(-1)?.reason).toBe(REASONS.fingerprintMissing);
+  });
+
   it("classify itself: the window is a fact of the read, not of the payload", () => {
     const facts: StageFact[] = [
       { stage: "receipt", seq: 1, payload: { status: "accepted", observed_at: RECEIPT_AT } },

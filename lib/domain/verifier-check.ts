@@ -110,6 +110,8 @@ export type VerifierReadInfo = {
   rule: number | null;
   /** Until this instant an `absent` read leaves the operation uncertain, "observation window open". */
   window_closes_at: string;
+  /** The deciding rule takes a fingerprint from the answer: a match must show one (issue 54). */
+  fingerprint_expected?: boolean;
   error?: string;
   attempts?: number;
   ms?: number;
@@ -137,4 +139,9 @@ export function readWindowClosesAt(data: unknown): string | null {
   if (!isPlainObject(data) || !isPlainObject(data.verifier)) return null;
   const at = data.verifier.window_closes_at;
   return typeof at === "string" ? at : null;
+}
+
+/** Whether a verifier read says its deciding rule expects a fingerprint. */
+export function readExpectsFingerprint(data: unknown): boolean {
+  return isPlainObject(data) && isPlainObject(data.verifier) && data.verifier.fingerprint_expected === true;
 }

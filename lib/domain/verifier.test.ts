@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { describeRefusal } from "./refusal";
 import { EXAMPLE } from "./fixtures/verifier-example";
-import { checkSchedule, durationMs, isVerifierSender, verifierDefinitionSchema, verifierSender, type VerifierDefinition } from "./verifier";
+import { checkSchedule, durationMs, fingerprintRuleProblems, isVerifierSender, ruleExpectsFingerprint, verifierDefinitionSchema, verifierSender, type VerifierDefinition } from "./verifier";
 
 const problems = (d: unknown) => {
   const r = verifierDefinitionSchema.safeParse(d);
@@ -69,6 +69,30 @@ describe("a verifier's definition", () => {
     expect(isVerifierSender("verifier:x-post-exists@3")).toBe(true);
     expect(isVerifierSender("verifier:x@")).toBe(false);
     expect(isVerifierSender("demo")).toBe(false);
+  });
+});
+
+describe("a match rule without a fingerprint pointer (issue 54)", () => {
+  it("is refused, each such rule named, for a tool whose intents carry fingerprints", () => {
+    const two = change((d) => d.expect.push({ when: { status: 203 }, read: "match", evidence: { object_id: "/id" } }));
+    const r = fingerprintRuleProblems(two, true);
+    expect(r.refuse).toBe(true);
+    expect(r.problems.map((p) => p.path)).toEqual(["expect[1].evidence.fingerprint", "expect[3].evidence.fingerprint"]);
+    expect(r.problems[0].message).toMatch(/^rule 2 reads "match" without a fingerprint pointer, but intents of social\.publish carry fingerprints/);
+  });
+  it("is a warning when no intent of the tool has carried one yet (it cannot be known at save)", () => {
+    const r = fingerprintRuleProblems(EXAMPLE, false);
+    expect(r.refuse).toBe(false);
+    expect(r.problems).toHaveLength(1);
+    expect(r.problems[0].message).toMatch(/cannot be known yet/);
+  });
+  it("a match rule that takes the fingerprint, and rules that read anything else, are fine", () => {
+    const withFp = change((d) => (d.expect[1].evidence = { object_id: "/data/id", fingerprint: "/data/sha256" }));
+    expect(fingerprintRuleProblems(withFp, true)).toEqual({ refuse: false, problems: [] });
+    expect(ruleExpectsFingerprint(withFp, 1)).toBe(true);
+    expect(ruleExpectsFingerprint(withFp, 0)).toBe(false);
+    expect(ruleExpectsFingerprint(withFp, null)).toBe(false);
+    expect(ruleExpectsFingerprint(EXAMPLE, 1)).toBe(false);
   });
 });
 

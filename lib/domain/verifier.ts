@@ -133,6 +133,34 @@ export type VerifierVersion = {
   seq: number;
 };
 
+/** Whether the rule that decided a read takes a fingerprint from the answer (its matches must then show one). */
+export function ruleExpectsFingerprint(def: Pick<VerifierDefinition, "expect">, rule: number | null): boolean {
+  return rule !== null && def.expect[rule]?.read === "match" && def.expect[rule].evidence?.fingerprint !== undefined;
+}
+
+export type FingerprintRuleProblem = { path: string; message: string };
+
+/**
+ * The `expect` rules that read `match` without a fingerprint pointer (issue 54). For a tool whose
+ * intents carry fingerprints such a match shows nothing to compare, so every operation it checks
+ * stays uncertain: refused at save, each rule named. Whether the tool's intents carry one is known
+ * only from those recorded so far; when none has yet, the same rules are answered as warnings.
+ */
+export function fingerprintRuleProblems(def: Pick<VerifierDefinition, "expect" | "tool">, intentsCarryFingerprints: boolean): { refuse: boolean; problems: FingerprintRuleProblem[] } {
+  const problems: FingerprintRuleProblem[] = [];
+  def.expect.forEach((r, i) => {
+    if (r.read !== "match" || r.evidence?.fingerprint !== undefined) return;
+    const path = `expect[${i}].evidence.fingerprint`;
+    problems.push({
+      path,
+      message: intentsCarryFingerprints
+        ? `rule ${i + 1} reads "match" without a fingerprint pointer, but intents of ${def.tool} carry fingerprints: its matches would show nothing to compare and leave each operation uncertain; take the fingerprint from the answer (evidence.fingerprint: a JSON pointer)`
+        : `rule ${i + 1} reads "match" without a fingerprint pointer; no intent of ${def.tool} recorded so far carries a fingerprint, so this cannot be known yet: if they do, its matches will leave each operation uncertain ("the read found the object but did not show its content to compare")`,
+    });
+  });
+  return { refuse: intentsCarryFingerprints && problems.length > 0, problems };
+}
+
 /** Who sends a verifier's reads: the sender name on its stage records. */
 export const verifierSender = (name: string, version: number) => `verifier:${name}@${version}`;
 

@@ -32,6 +32,8 @@ export type OpLog = {
   review: Review;
   recovers: string[];
   sampled: boolean;
+  /** With lying readers: the fault of the deciding read, when it lied (lib/eval/readers.ts). */
+  lie?: string | null;
 };
 
 const claimOfBelief = (held: boolean | null): Claim => (held === null ? "none" : held ? "success" : "other");
@@ -86,7 +88,8 @@ export function expectedVerdict(receipt: ToolReceipt, read: Read): Outcome {
     case "mismatch":
       return "divergent";
     case "match":
-      return receipt.partial ? "divergent" : "verified";
+      // Issue 54: the intent names a fingerprint, so a match that shows none (an empty body) is uncertain.
+      return receipt.partial ? "divergent" : read.evidence?.fingerprint ? "verified" : "uncertain";
   }
 }
 
@@ -166,10 +169,17 @@ export async function runArmB(o: ArmBOptions): Promise<OpLog[]> {
         // absent (essay 003): the agent gives a rejected write time to propagate before reading,
         // and reads again when the resource could not be read.
         world.now += receipt.status === "rejected" ? Math.max(wait, INDEX_LAG) : wait;
-        const reads = [{ read: world.read(intent, readUnavailable), at: at() }];
+        // With lying readers, the fault of each read that lied (the world appends it to its lies).
+        const lies = "lies" in world ? (world as World & { lies: { fault: string }[] }).lies : null;
+        const readOnce = (unavailable: boolean) => {
+          const before = lies?.length ?? 0;
+          const r = world.read(intent, unavailable);
+          return { read: r, at: at(), lie: lies && lies.length > before ? lies[lies.length - 1].fault : null };
+        };
+        const reads = [readOnce(readUnavailable)];
         if (receipt.status === "rejected" && reads[0].read.status === "unavailable") {
           world.now++;
-          reads.push({ read: world.read(intent, false), at: at() });
+          reads.push(readOnce(false));
         }
         const read = reads[reads.length - 1].read;
         const verdict = expectedVerdict(receipt, read);
@@ -212,6 +222,7 @@ export async function runArmB(o: ArmBOptions): Promise<OpLog[]> {
           review,
           recovers: previous ? [previous] : [],
           sampled: verdict === "verified" && o.isSampled(id),
+          ...(lies ? { lie: reads[reads.length - 1].lie } : {}),
         });
         previous = id;
         if (proceed) {

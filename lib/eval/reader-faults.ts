@@ -63,7 +63,23 @@ export function atRate(log: OpLog[], rate: number): RateRow {
 const pct = (v: number | null) => (v === null ? "—" : `${(v * 100).toFixed(1)} %`);
 const frac = (m: Metric) => `${pct(m.value)} (${m.hit}/${m.n})`;
 
-export type ReaderFaultReport = { rows: RateRow[]; precision: Metric; recall: Metric; lies: Record<string, number>; verifiedNotHeld: number; text: string; markdown: string };
+/**
+ * Issue 54: operations whose deciding read was an empty body (a match naming the object, its
+ * fingerprint empty), by what the write did and what Reconcile said: a failed write read that way
+ * is caught when it is not classified verified.
+ */
+export function emptyBodyOutcomes(log: OpLog[]): { failed: number; caught: number; verified: number; heldEscalated: number } {
+  const empty = log.filter((l) => l.lie === "empty_body");
+  const failed = empty.filter((l) => l.actual === "not_held");
+  return {
+    failed: failed.length,
+    caught: failed.filter((l) => l.verdict !== "verified").length,
+    verified: failed.filter((l) => l.verdict === "verified").length,
+    heldEscalated: empty.filter((l) => l.actual === "held" && l.verdict === "uncertain").length,
+  };
+}
+
+export type ReaderFaultReport = { rows: RateRow[]; precision: Metric; recall: Metric; lies: Record<string, number>; verifiedNotHeld: number; emptyBody: ReturnType<typeof emptyBodyOutcomes>; text: string; markdown: string };
 
 /** The section: the lies told, Metrics 3 and 4 (Reconcile vs truth), and sampling at 5, 10 and 25 %. */
 export function readerFaultReport(r: { log: OpLog[]; world: LyingWorld; baseline: Metrics; command: string; runRate: number; product: Metrics; checkMismatches: number }): ReaderFaultReport {
@@ -98,7 +114,11 @@ export function readerFaultReport(r: { log: OpLog[]; world: LyingWorld; baseline
     `A failed write read as a match: empty body ${toMatch("empty_body")}, cache ${toMatch("cache")}, stale ${toMatch("stale")} ` +
     `(some of them rejected or partial receipts, divergent all the same); a write in place read as absent or different: stale ${falseAlarm("stale")}. ` +
     `${verifiedNotHeld} operations were classified verified whose effect did not hold.`;
-  const text = ["Readers that lie (--reader-faults):", liesLine, "", renderText(metricRows), "", renderText(rateRows)].join("\n");
+  const eb = emptyBodyOutcomes(r.log);
+  const emptyLine =
+    `Empty bodies deciding a failed write: ${eb.failed}, caught ${eb.caught} (not verified: uncertain and escalated, or divergent on a rejected or partial receipt), verified ${eb.verified}. ` +
+    `Empty bodies deciding a write that held, escalated as uncertain for a reviewer to confirm: ${eb.heldEscalated}.`;
+  const text = ["Readers that lie (--reader-faults):", liesLine, emptyLine, "", renderText(metricRows), "", renderText(rateRows)].join("\n");
   const markdown = `${MARK_START}
 ## Readers that lie (\`--reader-faults\`)
 
@@ -111,6 +131,8 @@ a **cache** that returns the intended value whether or not it was written (${pct
 the intended fingerprint). Reviewers and the ground truth probe the primary, which does not lie.
 
 ${liesLine}
+
+${emptyLine}
 
 ${renderMarkdown(metricRows)}
 
@@ -126,15 +148,17 @@ the Horvitz–Thompson estimate (lib/domain/ht-recall.ts: each failure an audit 
 
 ${renderMarkdown(rateRows)}
 
-The empty body is the lie Reconcile could refuse outright: a match whose evidence names an object
-but carries an empty fingerprint is accepted as verified (lib/domain/classify.ts compares
-fingerprints only when both carry one, and an empty one counts as none). The cache's lie carries
+The empty body is the lie Reconcile refuses outright (issue 54): the intent names a fingerprint,
+so a match whose evidence names the object without one is uncertain, "the read found the object
+but did not show its content to compare" (lib/domain/classify.ts), and goes to a reviewer. It is
+not *flagged* in the paper's sense (Metric 4 counts divergent verdicts only), so recall does not
+rise with it; what changes is that no such failure hides among the verified. The cache's lie carries
 the intended fingerprint, so only a probe of the primary (an audit sample) can find it. A stale
 read that says absent also hides a false failure behind a rejection: Reconcile then counts it not
 applied (grounding and silent failures move with it; the check above reads the records that way).
 ${MARK_END}
 `;
-  return { rows, precision, recall, lies, verifiedNotHeld, text, markdown };
+  return { rows, precision, recall, lies, verifiedNotHeld, emptyBody: eb, text, markdown };
 }
 
 /** Puts the section into a document, replacing an earlier one, before "## Method" (or at the end). */

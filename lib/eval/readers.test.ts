@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { OpLog } from "./arms";
-import { asReconcileKnowsIt, atRate, sampledAt, sectionOf, trueRecall, withSection, MARK_END, MARK_START } from "./reader-faults";
+import { expectedVerdict, runArmB, type OpLog } from "./arms";
+import { asReconcileKnowsIt, atRate, emptyBodyOutcomes, sampledAt, sectionOf, trueRecall, withSection, MARK_END, MARK_START } from "./reader-faults";
+import { makeTasks } from "./tasks";
 import { LyingWorld, READER_FAULT_RATES } from "./readers";
 import { World, type Intent } from "./world";
 
@@ -92,5 +93,23 @@ describe("reader-fault report (lib/eval/reader-faults.ts)", () => {
     expect(two).toContain("2\n");
     expect(two).not.toContain("\n1\n");
     expect(withSection(doc, sectionOf(two)!)).toBe(two);
+  });
+});
+
+describe("the empty body (issue 54)", () => {
+  it("an accepted write read as a match without a fingerprint is uncertain; with one verified; partial or rejected divergent", () => {
+    const accepted = { status: "accepted", receipt_id: "r", params: {}, effects: [], partial: false } as unknown as Parameters<typeof expectedVerdict>[0];
+    const empty = { status: "match" as const, evidence: { object_id: "o", fingerprint: "" } };
+    expect(expectedVerdict(accepted, empty)).toBe("uncertain");
+    expect(expectedVerdict(accepted, { status: "match", evidence: { object_id: "o", fingerprint: "sha256:x" } })).toBe("verified");
+    expect(expectedVerdict({ ...accepted, partial: true }, empty)).toBe("divergent");
+    expect(expectedVerdict({ ...accepted, status: "rejected" }, empty)).toBe("divergent");
+  });
+  it("arm B with lying readers: no failed write an empty body decided is verified, and each is counted", async () => {
+    const log = await runArmB({ seed: 1, tasks: makeTasks(1, 300), prefix: "t", agent: "a", startMs: 0, tickMs: 1000, isSampled: () => false, world: new LyingWorld(2, 1), lyingReaders: true });
+    const eb = emptyBodyOutcomes(log);
+    expect(eb.failed).toBeGreaterThan(0);
+    expect([eb.caught, eb.verified]).toEqual([eb.failed, 0]);
+    expect(log.filter((l) => l.lie === "empty_body").every((l) => l.verdict !== "verified")).toBe(true);
   });
 });

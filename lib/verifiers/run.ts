@@ -2,7 +2,7 @@ import "server-only";
 import { isPlainObject } from "@/lib/domain/json";
 import { systemSender } from "@/lib/domain/trust";
 import { countCheck } from "@/lib/observability/metrics";
-import { verifierSender, type VerifierVersion } from "@/lib/domain/verifier";
+import { ruleExpectsFingerprint, verifierSender, type VerifierVersion } from "@/lib/domain/verifier";
 import { verifierReadPayload, type VerifierReadInfo } from "@/lib/domain/verifier-check";
 import { operationContext } from "@/lib/domain/verifier-template";
 import type { ReadStatus } from "@/lib/domain/wire";
@@ -53,6 +53,7 @@ export function readFromCheck(v: VerifierVersion, p: Pick<VerifierCheckPayload, 
     http_status: answered ? performed.http_status : null,
     rule: answered ? performed.judgement.rule : null,
     window_closes_at: p?.window_closes_at ?? extra.windowClosesAt ?? "",
+    ...(answered && status === "match" && ruleExpectsFingerprint(v.definition, performed.judgement.rule) ? { fingerprint_expected: true } : {}),
     ...(error ? { error } : {}),
     ...(extra.attempts ? { attempts: extra.attempts } : {}),
     ...(answered ? { ms: performed.ms } : {}),

@@ -1,10 +1,10 @@
 import http from "node:http";
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 
 /**
  * A small local "social" service, eventually consistent like the essay's: a post created with
  * POST /2/posts answers 404 at GET /2/posts/{id} until it becomes visible, then 200
- * `{"data": {"id", "text"}}`. The demo starts it so that a new user sees Reconcile perform a
+ * `{"data": {"id", "text", "sha256"}}` (the text's fingerprint, which its verifier takes: issue 54). The demo starts it so that a new user sees Reconcile perform a
  * read itself; tests and bench:verifiers start it to read against. Loopback only.
  */
 export type SocialService = {
@@ -37,7 +37,7 @@ export async function startSocialService(opts: { port?: number; visibleAfterMs?:
     if (req.method === "GET" && m) {
       const post = posts.get(decodeURIComponent(m[1]));
       if (!post || Date.now() < post.visibleAt) return send(404, { errors: [{ title: "Not Found" }] });
-      return send(200, { data: { id: decodeURIComponent(m[1]), text: post.text } });
+      return send(200, { data: { id: decodeURIComponent(m[1]), text: post.text, sha256: `sha256:${createHash("sha256").update(post.text).digest("hex")}` } });
     }
     if (req.method === "POST" && url.pathname === "/2/posts") {
       let body = "";
@@ -83,7 +83,7 @@ export function socialVerifier(base: string, opts: { name?: string; tool?: strin
     },
     expect: [
       { when: { status: 404 }, read: "absent" as const },
-      { when: { status: 200, json: { "/data/text": "{intent.params.text}" } }, read: "match" as const, evidence: { object_id: "/data/id" } },
+      { when: { status: 200, json: { "/data/text": "{intent.params.text}" } }, read: "match" as const, evidence: { object_id: "/data/id", fingerprint: "/data/sha256" } },
       { when: { status: 200 }, read: "mismatch" as const },
     ],
     window: { checks_at: opts.checksAt ?? ["1s", "3s", "10s", "30s"], pending_until: opts.pendingUntil ?? "1m" },

@@ -59,6 +59,35 @@ describe("verifier versions", () => {
   });
 });
 
+describe("a match rule without a fingerprint pointer (issue 54)", () => {
+  it("is refused, the rule named, for a tool whose intents carry fingerprints; warned where none has yet; fine with the pointer", async () => {
+    const tool = unique("tool.fp");
+    const name = unique("fp").toLowerCase();
+    const op = unique("op-fp");
+    expect((await ingest(agent, { operation_id: op, tool: { name: tool }, intent: { effect: "post", fingerprint: "sha256:abc" } })).status).toBe(201);
+    const chain = await chainCount();
+    const refused = await define({ ...EXAMPLE, name, tool });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.details).toEqual([{ path: "expect[1].evidence.fingerprint", code: "fingerprint_pointer_missing", message: expect.stringMatching(/^rule 2 reads "match" without a fingerprint pointer, but intents of/) }]);
+    expect(await chainCount()).toBe(chain);
+    expect((await call(`/api/v1/verifiers/${name}`, { token: admin })).status).toBe(404);
+    // The dry run records nothing and says what a save would refuse.
+    // Its request is not sent (a secret not set here): the dry run still judges the rules.
+    const dry = await call(`/api/v1/verifiers/${name}/dry-run`, { token: admin, body: { operation_id: op, definition: { ...EXAMPLE, name, tool } } });
+    expect([dry.status, dry.body.recorded]).toEqual([200, false]);
+    expect(dry.body.warnings).toEqual([expect.stringMatching(/^a save would refuse this: expect\[1\]\.evidence\.fingerprint: rule 2/)]);
+    expect(await chainCount()).toBe(chain);
+
+    const withFp = { ...EXAMPLE, name, tool, expect: EXAMPLE.expect.map((r, i) => (i === 1 ? { ...r, evidence: { object_id: "/data/id", fingerprint: "/data/sha256" } } : r)) };
+    const ok = await define(withFp);
+    expect([ok.status, ok.body.warnings]).toEqual([201, []]);
+
+    const fresh = await define({ ...EXAMPLE, name: unique("fp-new").toLowerCase(), tool: unique("tool.unused") });
+    expect(fresh.status).toBe(201);
+    expect(fresh.body.warnings).toEqual([expect.stringMatching(/^expect\[1\]\.evidence\.fingerprint: rule 2 reads "match" without a fingerprint pointer; no intent of .* cannot be known yet/)]);
+  });
+});
+
 describe("scheduling with the receipt", () => {
   it("a receipt of a tool with an enabled verifier gets its checks in the same write; a disabled verifier's tool gets none; a re-sent receipt adds none", async () => {
     const name = unique("sched").toLowerCase();

@@ -90,7 +90,7 @@ describe("eventual consistency: 404 first, then 200", () => {
       return op.outcome === "verified" ? op : undefined;
     });
     const match = verifierReads(verified).at(-1);
-    expect(match.payload).toMatchObject({ status: "match", evidence: { object_id: post.id }, verifier: { http_status: 200, rule: 1 } });
+    expect(match.payload).toMatchObject({ status: "match", evidence: { object_id: post.id, fingerprint: expect.stringMatching(/^sha256:/) }, verifier: { http_status: 200, rule: 1, fingerprint_expected: true } });
     expect(verified.verdict_history.map((h: any) => h.outcome)).not.toContain("divergent");
     expect(verified.verdict_history.map((h: any) => h.reason)).toContain(REASONS.windowOpen);
 
@@ -136,6 +136,27 @@ describe("never there", () => {
     // The list (the projection written when the last read was recorded) says so too.
     const list = await call(`/api/v1/operations?q=${id}`);
     expect(list.body.items[0]).toMatchObject({ operation_id: id, outcome: "divergent" });
+  });
+});
+
+describe("a verifier's match that shows no fingerprint (issue 54)", () => {
+  it("the rule takes one, the answer names the post without it: uncertain, not verified", async () => {
+    const svc = await service((req, res) => {
+      const id = decodeURIComponent((req.url ?? "").split("/").pop() ?? "");
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ data: { id, text: "hello from the agent" } }));
+    });
+    try {
+      await defineVerifier(socialVerifier(`http://127.0.0.1:${svc.port}`, { name: "no-fingerprint", tool: "social.nofingerprint", checksAt: ["0s"], pendingUntil: "0s" }));
+      const id = await publish("social.nofingerprint", "p-1");
+      const op = await until("the verifier's read", async () => {
+        const o = await operation(id);
+        return verifierReads(o).length ? o : undefined;
+      });
+      expect(verifierReads(op)[0].payload).toMatchObject({ status: "match", evidence: { object_id: "p-1" }, verifier: { rule: 1, fingerprint_expected: true } });
+      expect([op.outcome, op.reason, op.needs_review]).toEqual(["uncertain", REASONS.fingerprintMissing, true]);
+    } finally {
+      await svc.close();
+    }
   });
 });
 
@@ -220,7 +241,7 @@ describe("no SSRF", () => {
     expect(dry.status).toBe(200);
     expect(dry.body.request.headers).toEqual({ Authorization: "Bearer {env.SOCIAL_READ_TOKEN}" });
     expect(dry.body.response).toMatchObject({ status: 200, content_type: "application/json" });
-    expect(JSON.parse(dry.body.response.excerpt)).toEqual({ data: { id: post.id, text: "dry text" } });
+    expect(JSON.parse(dry.body.response.excerpt)).toEqual({ data: { id: post.id, text: "dry text", sha256: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) } });
     expect(dry.body.read).toMatchObject({ status: "match", evidence: { object_id: post.id }, reader: { identity: "verifier:dry@1" } });
     expect(JSON.stringify(dry.body)).not.toContain(SECRET);
     expect((await app.db.query<{ n: number }>("SELECT COUNT(*) AS n FROM chain_records"))[0].n).toBe(before);

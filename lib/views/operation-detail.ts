@@ -54,6 +54,10 @@ export type OperationDetail = {
   compared: {
     wrong_tool: { operation: string; receipt: string } | null;
     fingerprint_differs: { intent: string; read: string } | null;
+    /** The deciding match named the object but showed no fingerprint to compare (issue 54). */
+    fingerprint_missing: { intent: string | null } | null;
+    /** Verified with no fingerprint to compare: by the object's presence only. */
+    presence_only: boolean;
   };
 };
 

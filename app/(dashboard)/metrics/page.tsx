@@ -7,6 +7,7 @@ import { requirePage } from "@/lib/auth/session";
 import { METRIC_NAMES, METRIC_TITLES, type Metric, type MetricName, type Metrics } from "@/lib/domain/metrics";
 import { setSamplingAction } from "@/lib/actions/metrics";
 import { metricsQuerySchema, readMetrics } from "@/lib/store/queries/metrics";
+import { presenceOnlyVerified } from "@/lib/store/queries/presence-only";
 import { periodStart } from "@/lib/store/queries/overview";
 import { TableScroll } from "@/components/ui/table-scroll";
 import { Warnings } from "@/components/ui/form";
@@ -130,7 +131,7 @@ export default async function MetricsPage({ searchParams }: { searchParams: Prom
     const asQuery = { since, tool: pick("tool"), agent: pick("agent") };
     const parsed = metricsQuerySchema.safeParse(asQuery);
     const query = parsed.success ? parsed.data : { since };
-    const report = await readMetrics(query);
+    const [report, presence] = await Promise.all([readMetrics(query), presenceOnlyVerified(query)]);
     const f: Filters = { since: query.since, tool: query.tool, agent: query.agent };
     const keep = (more: Record<string, string>) => {
       const q = new URLSearchParams();
@@ -183,6 +184,10 @@ export default async function MetricsPage({ searchParams }: { searchParams: Prom
           <ul className="grid gap-4 sm:grid-cols-2 xl:grid-cols-5">
             {METRIC_NAMES.map((m) => <Figure key={m} m={report.metrics[m]} f={f} />)}
           </ul>
+          <p className="mt-3 max-w-3xl text-sm text-slate-700 dark:text-slate-300" data-testid="presence-only">
+            Verified by presence only: {presence.presence_only.toLocaleString("en")} of {presence.verified.toLocaleString("en")} operations verified by their canonical read
+            (their intent named no fingerprint, so the read showed the object without its content being compared).
+          </p>
         </section>
 
         <Table

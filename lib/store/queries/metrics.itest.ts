@@ -131,14 +131,21 @@ describe("metrics from rollups", () => {
     expect(JSON.parse(event.payload)).toMatchObject({ type: "audit_sampling.changed", tool: sampledTool, rate: 1 });
     expect(event.actor).toBe("test");
 
-    const rec = (id: string, more: Record<string, unknown>) => ({
-      operation_id: `${id}-${tag}`,
-      agent: { name: `agent-${tag}` },
-      tool: { name: tool },
-      trajectory_id: `traj-${tag}`,
-      intent: { effect: "insert a row", fingerprint: `sha256:${id.split("-")[0]}-${tag}` },
-      ...more,
-    });
+    const rec = (id: string, more: Record<string, unknown>) => {
+      const fingerprint = `sha256:${id.split("-")[0]}-${tag}`;
+      // A match shows the intent's fingerprint: one that shows none would be uncertain (issue 54).
+      const read = more.canonical_read as { status: string; evidence?: Record<string, unknown> } | undefined;
+      const shown = read?.status === "match" ? { canonical_read: { ...read, evidence: { ...read.evidence, fingerprint } } } : {};
+      return {
+        operation_id: `${id}-${tag}`,
+        agent: { name: `agent-${tag}` },
+        tool: { name: tool },
+        trajectory_id: `traj-${tag}`,
+        intent: { effect: "insert a row", fingerprint },
+        ...more,
+        ...shown,
+      };
+    };
     const accepted = { status: "accepted", observed_at: t0 };
     const held = (inMs: number) => ({ status: "pending", expires_at: new Date(Date.now() + inMs).toISOString(), rule: "/amount > 100", rule_version: "r1" });
     const read = (status: string) => ({ status, observed_at: t1, evidence: { object_id: `o-${tag}` } });

@@ -26,3 +26,14 @@ export async function unusedTools(names: readonly string[]): Promise<string[]> {
   }
   return asked.filter((n) => unused.has(n));
 }
+
+/**
+ * Whether any recorded intent of this tool names a fingerprint (issue 54: a verifier of such a
+ * tool must take the fingerprint from its answer). One index seek on operation_views (tool,
+ * created_seq), reading that tool's rows until the first with a fingerprint.
+ */
+export async function toolIntentsCarryFingerprints(tool: string): Promise<boolean> {
+  const q = asSql(await reader());
+  const rows = await q.all<{ one: number }>(`SELECT 1 AS one FROM operation_views WHERE tool = ${placeholder(1)} AND fingerprint IS NOT NULL LIMIT 1`, [tool]);
+  return rows.length > 0;
+}

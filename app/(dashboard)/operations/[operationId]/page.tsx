@@ -64,6 +64,11 @@ export default async function OperationPage({ params }: Params) {
           <p className="flex flex-wrap items-center gap-2 text-slate-800 dark:text-slate-200">
             <OutcomeBadge outcome={op.effective_outcome} />
             <StatusText op={{ ...op, review }} act={act ? { reviewer: act.reviewer ?? "a reviewer", recorded_at: act.recorded_at, withdraw_claim: act.withdraw_claim } : null} />
+            {op.compared.presence_only && op.effective_outcome === "verified" ? (
+              <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-800 dark:bg-slate-800 dark:text-slate-200" title="The intent names no fingerprint, so the read's content was not compared: the object's presence is the evidence.">
+                verified by presence only
+              </span>
+            ) : null}
           </p>
           <p className="text-sm text-slate-700 dark:text-slate-300">
             Retry: {op.retry.decision}

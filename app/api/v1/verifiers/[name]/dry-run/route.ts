@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ApiError, validated } from "@/lib/api/errors";
 import { apiRoute, json, otherMethods } from "@/lib/api/route";
+import { fingerprintRuleDryRunWarnings } from "@/lib/api/verifier-fingerprints";
 import { checkName, parseDefinition, readVerifierBody } from "@/lib/api/verifiers";
 import { isPlainObject } from "@/lib/domain/json";
 import { operationIdSchema } from "@/lib/domain/wire";
@@ -31,7 +32,8 @@ export const POST = apiRoute<Params>("verifiers:manage", async ({ req, params })
     definition = latest.definition;
     version = latest.version;
   }
-  return json(await dryRun(definition, version, parsed.data.operation_id));
+  const result = await dryRun(definition, version, parsed.data.operation_id);
+  return json({ ...result, warnings: await fingerprintRuleDryRunWarnings(definition) });
 });
 
 export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods("POST");
