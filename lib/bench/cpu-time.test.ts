@@ -42,10 +42,12 @@ describe("CPU time from /proc", () => {
     // Work until the kernel has counted at least one tick of it (10 ms of CPU; on a busy machine
     // a fixed amount of work may fit between two ticks), at most 5 s.
     let x = 0;
-    let t = sample(process.pid)!;
-    for (const end = Date.now() + 5000; (t.generator <= s.generator || t.machineTotal <= s.machineTotal) && Date.now() < end; t = sample(process.pid)!) {
+    let t: CpuSample;
+    const end = Date.now() + 5000;
+    do {
       for (let i = 0; i < 1e6; i++) x += Math.sqrt(i);
-    }
+      t = sample(process.pid)!;
+    } while ((t.generator <= s.generator || t.machineTotal <= s.machineTotal) && Date.now() < end);
     expect(x).toBeGreaterThan(0);
     expect(t.server).toBeGreaterThanOrEqual(s.server);
     expect(t.generator).toBeGreaterThan(s.generator);
