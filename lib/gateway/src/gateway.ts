@@ -6,14 +6,14 @@
  */
 import { randomUUID } from "node:crypto";
 import { McpError, ErrorCode, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { OperationRecord, Reconcile } from "@reconcile/client";
-import { operationIdProblem } from "@reconcile/client";
+import type { AttemptFields, OperationRecord, Reconcile } from "@reconcile/client";
 import type { CallKind, GatewayConfig, ToolRule } from "./config.js";
 import { gate, type EarlierAttempt } from "./gate.js";
 import type { Journal } from "./journal.js";
 import { attemptId, callerId, callKey, RecentCalls, resultId } from "./operation-id.js";
 import { approvalNeeded, effectiveRule, paramsDigest, toolKind, type ApprovalNeed } from "./rules.js";
-import { metaAtAnswer, metaOf, statusAnswer, verdictAnswer, withMeta, type OperationView, type OutcomeMeta } from "./outcome.js";
+import { metaAtAnswer, metaOf, OUTCOME_META, verdictAnswer, withMeta, type OperationView, type OutcomeMeta } from "./outcome.js";
+import { answerStatus, statusToolDefinition } from "./status-tool.js";
 import type { RoutedTool, Upstreams } from "./upstreams.js";
 
 /** Who is calling, from the MCP session and request. */
@@ -115,36 +115,17 @@ export class Gateway {
     return callKey(t.upstream, t.upstreamName, args, who);
   }
 
-  /**
-   * The status tool: Reconcile's outcome of an earlier call, by its operation id, or by the tool
-   * and arguments of a call this gateway saw. Never recorded; a refusal names the field.
-   */
-  private async status(args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
-    let id: string | null = null;
-    if (args.operation_id !== undefined) {
-      if (typeof args.operation_id !== "string") return textResult("operation_id must be a string: the id an earlier answer named (its _meta \"reconcile/outcome\".operation_id)", true);
-      const problem = operationIdProblem(args.operation_id);
-      if (problem) return textResult(`operation_id ${problem}`, true);
-      id = args.operation_id;
-    } else if (typeof args.tool === "string") {
-      const t = this.upstreams.tool(args.tool);
-      if (!t) return textResult(`tool: no tool named ${JSON.stringify(args.tool.slice(0, 200))} behind this gateway`, true);
-      const callArgs = args.arguments === undefined ? {} : args.arguments;
-      if (!callArgs || typeof callArgs !== "object" || Array.isArray(callArgs)) return textResult("arguments must be an object: the arguments of the earlier call", true);
-      const found = effectiveRule(this.config.tools, [t.name, `${t.upstream}.${t.upstreamName}`, t.upstreamName], t.tool.annotations);
-      const named = callerId(callArgs as Record<string, unknown>, found.rule.operation_id_from);
-      if (named && "refused" in named) return textResult(`arguments: ${named.refused}`, true);
-      const base = named?.id ?? this.recent.peek(this.repeatKey(t, callArgs as Record<string, unknown>, ctx));
-      if (!base) return textResult(`tool: this gateway knows no earlier call of ${t.name} with these arguments from this agent; pass its operation_id`, true);
-      id = attemptId(base, this.attempts.get(base) ?? 1);
-    } else {
-      return textResult('send {"operation_id": "…"} (from an earlier answer), or {"tool": "…", "arguments": {…}} of an earlier call', true);
-    }
-    const read = await this.rc.readOperation(id, { signal: ctx.signal });
-    if (read.kind === "missing") return textResult(`operation_id: Reconcile has no operation ${id} that this gateway's token can read`, true);
-    if (read.kind === "refused") return textResult(`operation_id: Reconcile refused to say (${read.status} ${read.code}: ${read.message})`, true);
-    if (read.kind === "unreachable") return textResult(`Reconcile could not be reached (${read.error}); ask again later`, true);
-    return statusAnswer(metaOf(read.body as OperationView, id, this.config.reconcile.url));
+  /** The status tool's answer (status-tool.ts): by operation id, or by an earlier call's tool and arguments. */
+  private status(args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
+    return answerStatus(args, ctx, {
+      config: this.config,
+      upstreams: this.upstreams,
+      rc: this.rc,
+      lastOperation: (t, callArgs) => {
+        const base = this.recent.peek(this.repeatKey(t, callArgs, ctx));
+        return base ? attemptId(base, this.attempts.get(base) ?? 1) : null;
+      },
+    });
   }
 
   private async oneAtATime<T>(id: string, fn: () => Promise<T>): Promise<T> {
@@ -185,11 +166,14 @@ export class Gateway {
     const meta = metaOf(resolved.op as OperationView, resolved.id, this.config.reconcile.url);
     switch (decision.kind) {
       case "replay":
+        this.attempt(resolved.id, ctx, { answer: "replayed", outcome: meta.outcome, text: decision.text });
         return withMeta({ content: [{ type: "text", text: decision.text }], ...(decision.structured ? { structuredContent: decision.structured } : {}) }, meta);
       case "refuse":
+        this.attempt(resolved.id, ctx, { answer: "refused", outcome: meta.outcome, text: decision.text });
         return withMeta(textResult(decision.text, true), meta);
       case "wait":
       case "use_approval":
+        this.attempt(resolved.id, ctx, { answer: "waiting", text: `a repeat of ${name}: it waits on the same approval (operation ${resolved.id})` });
         return this.afterApproval(t, args, ctx, found.rule, resolved.id, approvalNeeded(name, found, args, this.config.approval_expires)?.rule_version, kind);
       case "forward_new": // resolve() moves past these; reached only at MAX_ATTEMPTS
         return textResult(`not sent: ${name} was already attempted ${MAX_ATTEMPTS} times under this id; start a new request`, true);
@@ -369,6 +353,14 @@ export class Gateway {
         return withMeta(textResult(message, true), metaAtAnswer(id, "rejected", kind, this.link(id)));
       }
       // Timed out, the connection dropped, the upstream failed: it may or may not have acted.
+      const timeoutMs = this.requestOptions(rule, ctx).timeout;
+      const happened =
+        code === ErrorCode.RequestTimeout
+          ? `the upstream ${t.upstream} did not answer within ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 100) / 10} s` : `${timeoutMs} ms`}`
+          : ctx.signal.aborted
+            ? "the agent cancelled the call before the upstream answered"
+            : `the call to the upstream ${t.upstream} failed before an answer came (${message})`;
+      this.attempt(id, ctx, { answer: "fate_unknown", outcome: "uncertain", text: `${happened}: whether ${t.upstreamName} took effect is unknown` });
       return withMeta(
         textResult(`the ${t.name} call's fate is unknown (${message}): Reconcile holds operation ${id} as uncertain; do not repeat it until a reviewer has reconciled it`, true),
         { operation_id: id, outcome: "uncertain", reason: `no receipt recorded: ${message}`, retry: metaAtAnswer(id, "accepted", kind, null).retry, link: this.link(id) },
@@ -382,7 +374,13 @@ export class Gateway {
       operation_id: id,
       receipt: { status, observed_at: new Date(this.now()).toISOString(), ...(receiptId ? { receipt_id: receiptId } : {}), raw },
     });
-    if (status === "accepted" && rule.await_verdict) return verdictAnswer(result, await this.verdict(id, rule.await_verdict, kind, ctx));
+    if (status === "accepted" && rule.await_verdict) {
+      const answer = verdictAnswer(result, await this.verdict(id, rule.await_verdict, kind, ctx));
+      const said = (answer.content ?? []).find((c): c is { type: "text"; text: string } => c.type === "text" && c.text.startsWith("Reconcile: "));
+      const meta = answer._meta?.[OUTCOME_META] as OutcomeMeta;
+      this.attempt(id, ctx, { answer: "verdict", outcome: meta.outcome, text: said?.text ?? `Reconcile: ${meta.outcome}` });
+      return answer;
+    }
     return withMeta(result, metaAtAnswer(id, status, kind, this.link(id)));
   }
 
@@ -394,27 +392,14 @@ export class Gateway {
     return { ...metaAtAnswer(id, "accepted", kind, this.link(id)), reason: why };
   }
 
+  /** What the agent was told this time, on the operation's record (in the background; never delays the answer). */
+  private attempt(id: string, ctx: CallContext, a: Omit<AttemptFields, "at" | "session" | "client">): void {
+    const client = ctx.client?.name ? { name: ctx.client.name.slice(0, 200), ...(ctx.client.version ? { version: ctx.client.version.slice(0, 100) } : {}) } : undefined;
+    void this.rc.recordAttempt(id, { ...a, text: a.text.slice(0, 4000), at: new Date(this.now()).toISOString(), session: ctx.sessionId.slice(0, 200), ...(client ? { client } : {}) }).catch(() => undefined);
+  }
+
   private async record(record: OperationRecord): Promise<void> {
     this.journal.append(record);
     await this.rc.record(record);
   }
-}
-
-/** The gateway's own tool: Reconcile's verdict on an earlier call (docs/GATEWAY.md "Outcome at the boundary"). */
-function statusToolDefinition(name: string): Tool {
-  return {
-    name,
-    title: "Reconcile: did an earlier call take effect?",
-    description:
-      "Reconcile's verdict on an earlier tool call made through this gateway: verified (its effect was read back), uncertain (not yet known: do not build on it), divergent (it did not take effect as the tool said) or rejected, why, and whether it may be retried. Pass the operation_id an earlier answer named (in its text or _meta[\"reconcile/outcome\"]), or the tool and arguments of that call.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        operation_id: { type: "string", description: "The operation an earlier answer named." },
-        tool: { type: "string", description: "Instead of operation_id: the tool of the earlier call…" },
-        arguments: { type: "object", description: "…and its arguments, exactly as sent." },
-      },
-    },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  };
 }
