@@ -61,8 +61,12 @@ describe("fuzz: the long poll and who-am-I", () => {
           // An id no operation has (or a path a URL rewrites elsewhere): refused one way or another.
           expect(res.status).toBeGreaterThanOrEqual(400);
         } else if (!wait.valid) {
-          expect(res.status, value.slice(0, 40)).toBe(400);
-          expect(res.body.error.message).toMatch(/^wait /);
+          // A query too long for the HTTP parser is refused before it reaches a route (431).
+          if (query.length > 16_000) expect([400, 431]).toContain(res.status);
+          else {
+            expect(res.status, value.slice(0, 40)).toBe(400);
+            expect(res.body.error.message).toMatch(/^wait /);
+          }
         } else if (!onOpen) {
           expect(res.status).toBe(200);
           expect(res.body).toEqual(plain);

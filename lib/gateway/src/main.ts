@@ -24,7 +24,7 @@ async function main() {
   if (!file) throw new ConfigError("name the configuration: --config reconcile-gateway.json (or RECONCILE_GATEWAY_CONFIG)");
   const config = loadConfig(file);
   const running = await startGateway(config);
-  process.stderr.write(`reconcile-gateway: ready${running.url ? ` on ${running.url}` : ""}${config.listen.stdio ? " (stdio)" : ""}; recording to ${config.reconcile.url}\n`);
+  process.stderr.write(`reconcile-gateway: ready${running.url ? ` on ${running.url}` : ""}${config.listen.stdio ? " (stdio)" : ""}; recording to ${config.reconcile.url}${running.project ?? ""}\n`);
   let stopping = false;
   const stop = async () => {
     if (stopping) return;

@@ -23,6 +23,8 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
 export type RunningGateway = {
   /** The HTTP listener's URL (`http://host:port/mcp`), when it listens on HTTP. */
   url: string | null;
+  /** The project's pages in Reconcile (`/p/{slug}`), when the token could be checked at start. */
+  project: string | null;
   gateway: Gateway;
   reconcile: Reconcile;
   stop: () => Promise<void>;
@@ -140,7 +142,7 @@ function listenHttp(gateway: Gateway, host: string, port: number, allowed: strin
  * refuses, or one without the ingest and read scopes, stops the start (a ConfigError: exit 2)
  * instead of forwarding calls whose records would be refused and lost. Unreachable, the gateway
  * starts anyway (calls are recorded once Reconcile answers; critical tools are held meanwhile).
- * Returns the project's base path, for the answers' links.
+ * Returns the project's base path (`/p/{slug}`), for the answers' links.
  */
 async function checkToken(reconcile: Reconcile, tokenEnv: string, log: (line: string) => void): Promise<string | null> {
   let res;
@@ -160,7 +162,6 @@ async function checkToken(reconcile: Reconcile, tokenEnv: string, log: (line: st
   }
   const missing = body?.kind === "token" ? ["ingest", "read"].filter((s) => !body.scopes?.includes(s)) : [];
   if (missing.length) throw new ConfigError(`the token in ${tokenEnv} lacks the ${missing.join(" and ")} scope${missing.length > 1 ? "s" : ""}: the gateway records calls (ingest) and reads their outcomes (read)`);
-  log(`recording into project ${body?.project?.slug ?? "?"}`);
   return typeof body?.project?.base_path === "string" ? body.project.base_path : null;
 }
 
@@ -227,6 +228,7 @@ export async function startGateway(config: GatewayConfig, opts: { env?: NodeJS.P
   let stopped = false;
   return {
     url: http?.url ?? null,
+    project,
     gateway,
     reconcile,
     stop: async () => {
