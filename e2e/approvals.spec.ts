@@ -1,64 +1,22 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { demo, ingestAsSignedIn, noSeriousA11yViolations, shot, signIn } from "./helpers";
+import { agentToken, startGateway, stopGateways } from "./gateway-helpers";
+
+const TOOLS = { "billing.charge": { operation_id_from: "/request_id", approval: { when: [{ pointer: "/amount", gt: 100 }] } } };
 
 /**
  * Issue 40: a call the MCP gateway holds waits in the Approvals tab; a reviewer approves it in
  * the browser and the MCP client that was waiting gets the tool's result.
  */
-let gateway: ChildProcess | null = null;
-test.afterEach(async () => {
-  if (gateway && gateway.exitCode === null) {
-    gateway.kill("SIGTERM");
-    await new Promise((r) => gateway!.once("exit", r));
-  }
-  gateway = null;
-});
-
-/** A token for the agent's own account (the viewer), made on the tokens page as a person would. */
-async function agentToken(page: Page): Promise<string> {
-  await signIn(page, demo.viewer.email, demo.viewer.password);
-  await page.goto("/settings/tokens");
-  await page.getByLabel("Name").fill(`gateway ${Date.now()}`);
-  await page.getByLabel("read").check();
-  await page.getByRole("button", { name: "Create token" }).click();
-  return (await page.getByTestId("new-token").textContent())!.trim();
-}
-
-async function startGateway(baseURL: string, token: string): Promise<string> {
-  const dir = mkdtempSync(path.join(tmpdir(), "e2e-gateway-"));
-  const config = path.join(dir, "reconcile-gateway.json");
-  writeFileSync(
-    config,
-    JSON.stringify({
-      reconcile: { url: baseURL },
-      listen: { http: { port: 0 } },
-      upstreams: { tools: { command: [process.execPath, "--import", "tsx", path.resolve("lib/gateway/examples/tools-server.ts")], cwd: process.cwd() } },
-      tools: { "billing.charge": { operation_id_from: "/request_id", approval: { when: [{ pointer: "/amount", gt: 100 }] } } },
-    }),
-  );
-  gateway = spawn(process.execPath, ["--import", "tsx", "lib/gateway/src/main.ts", "--config", config], { env: { ...process.env, RECONCILE_TOKEN: token }, stdio: ["ignore", "ignore", "pipe"] });
-  return new Promise((resolve, reject) => {
-    let err = "";
-    gateway!.stderr!.on("data", (d: Buffer) => {
-      err += d.toString();
-      const m = /ready on (http:\/\/\S+\/mcp)/.exec(err);
-      if (m) resolve(m[1]);
-    });
-    gateway!.once("exit", (code) => reject(new Error(`the gateway exited (${code}): ${err}`)));
-  });
-}
+test.afterEach(stopGateways);
 
 for (const size of ["desktop", "phone"] as const) {
   test(`a reviewer approves a held call and the waiting MCP client gets its result (${size})`, async ({ browser, baseURL }) => {
     test.setTimeout(60_000);
     const agentPage = await (await browser.newContext()).newPage();
-    const url = await startGateway(baseURL!, await agentToken(agentPage));
+    const url = await startGateway(baseURL!, await agentToken(agentPage), TOOLS);
     const client = new Client({ name: `e2e-agent-${size}`, version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
     const requestId = `charge-${size}-${Date.now()}`;

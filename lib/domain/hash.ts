@@ -77,7 +77,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 /** The hash-chained fields of one audit record (docs/API.md "Audit export"). */
 export type ChainFields = {
   seq: number;
-  kind: "stage" | "correction" | "security" | "assignment" | "comment" | "approval";
+  kind: "stage" | "correction" | "security" | "assignment" | "comment" | "approval" | "attempt";
   operation_id: string | null;
   recorded_at: string;
   actor: string | null;

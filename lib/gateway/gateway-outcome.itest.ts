@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { REASONS, RETRY_DECISIONS } from "@/lib/domain/outcomes";
 import { startSocialService, socialVerifier, type SocialService } from "@/lib/verifiers/social-service";
-import { api, startVerifierApp, type VerifierApp } from "@/lib/verifiers/testing/verifier-app";
+import { api, startVerifierApp, until, type VerifierApp } from "@/lib/verifiers/testing/verifier-app";
 import { ConfigError, parseConfig } from "./src/config";
 import { startGateway, type RunningGateway } from "./src/server";
 
@@ -27,6 +27,7 @@ const rules = {
   "fast.social.publish": { receipt_id_from: "/id", await_verdict: "10s" },
   "lost.social.publish": { receipt_id_from: "/id", await_verdict: "10s" },
   "slow.social.publish": { receipt_id_from: "/id", await_verdict: "1s" },
+  "fast.billing.slow": { timeout: "300ms" },
 };
 
 beforeAll(async () => {
@@ -77,8 +78,15 @@ describe("answers with the verdict (await_verdict)", () => {
     const m = meta(r);
     expect(m).toMatchObject({ outcome: "verified", reason: REASONS.verified, retry: RETRY_DECISIONS.verified });
     expect(m.link).toBe(`${app.app.base}/p/default/operations/${encodeURIComponent(m.operation_id)}`);
-    const op = await operation(m.operation_id);
+    const op = await until("the attempt record", async () => {
+      const o = await operation(m.operation_id);
+      return o.attempts?.length ? o : undefined;
+    });
     expect(op.effective_outcome).toBe("verified");
+    // What the agent was told is on the operation's record.
+    expect(op.attempts).toEqual([
+      expect.objectContaining({ answer: "verdict", outcome: "verified", text: `Reconcile: verified (${REASONS.verified})`, session: expect.any(String), client: { name: "outcome-agent", version: "1.0.0" } }),
+    ]);
     expect(op.stages.some((s: { stage: string; sent_by?: { name?: string } }) => s.stage === "canonical_read" && s.sent_by?.name?.startsWith("verifier:fast-post"))).toBe(true);
   });
 
@@ -169,6 +177,25 @@ describe("reads pass, idempotent repeats are forwarded, writes are gated", () =>
     expect(again.isError).toBe(true);
     expect(texts(again)[0]).toMatch(/^not sent again: the earlier slow\.social\.publish call is still being verified/);
     expect(meta(again)).toMatchObject({ operation_id: meta(r).operation_id, outcome: "uncertain" });
+    // Both the answer with the verdict and the refused repeat are on the record, in order.
+    const op = await until("two attempt records", async () => {
+      const o = await operation(meta(r).operation_id);
+      return o.attempts?.length >= 2 ? o : undefined;
+    });
+    expect(op.attempts.map((a: { answer: string }) => a.answer)).toEqual(["verdict", "refused"]);
+    expect(op.attempts[1].text).toBe(texts(again)[0]);
+  });
+
+  it("a call whose fate is unknown says on its record what happened: the upstream did not answer in time", async () => {
+    const r = await callTool("fast.billing.slow", { ms: 5_000 });
+    expect(r.isError).toBe(true);
+    expect(meta(r)).toMatchObject({ outcome: "uncertain" });
+    const op = await until("the attempt record", async () => {
+      const o = await operation(meta(r).operation_id);
+      return o.attempts?.length ? o : undefined;
+    });
+    expect(op.stages.map((s: { stage: string }) => s.stage)).toEqual(["intent"]);
+    expect(op.attempts).toEqual([expect.objectContaining({ answer: "fate_unknown", outcome: "uncertain", text: "the upstream fast did not answer within 300 ms: whether billing.slow took effect is unknown" })]);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { ApprovalState } from "@/lib/domain/approval";
+import type { AttemptAnswer } from "@/lib/domain/attempts";
 import type { CorrectionAction, Resolution } from "@/lib/domain/corrections";
 import type { EffectiveOutcome, FailureCategory, Outcome, RetryDecision } from "@/lib/domain/outcomes";
 import type { SentBy } from "@/lib/domain/trust";
@@ -33,6 +34,8 @@ export type OperationDetail = {
   corrections: OperationCorrectionView[];
   /** Reviewers' notes, oldest first: chained records that change no outcome (lib/domain/comments.ts). */
   comments: OperationComment[];
+  /** What the agent was told, and each time it tried again (the MCP gateway's attempt records, lib/domain/attempts.ts). */
+  attempts: OperationAttempt[];
   /** The derived outcome after each stage record and correction, in chain order (TRUST.md). */
   verdict_history: (VerdictEntry & { sent_by: SentBy | null; reviewer: string | null })[];
   claim_withdrawn: boolean;
@@ -96,4 +99,21 @@ export type OperationCorrectionView = {
 export type LinkedOperation = { operation_id: string; effective_outcome: string | null; tool: string | null };
 
 /** A reviewer's note on an operation (a chained record of kind "comment"). */
+/** One attempt at an operation as its recorder (the MCP gateway) saw it: what the agent was told. */
+export type OperationAttempt = {
+  id: string;
+  answer: AttemptAnswer;
+  outcome: string | null;
+  text: string;
+  /** When the answer went (the recorder's clock; the record's time when it gave none). */
+  at: string;
+  session: string | null;
+  client: { name: string; version?: string } | null;
+  /** Who recorded it (the record's actor). */
+  recorder: string | null;
+  seq: number;
+  recorded_at: string;
+  hash: string;
+};
+
 export type OperationComment = { id: string; text: string; author: string | null; seq: number; recorded_at: string; hash: string };

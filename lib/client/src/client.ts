@@ -9,7 +9,7 @@ import { ReconcileRejectedError, ReconcileUnavailableError } from "./errors.js";
 import { guardFunction, type GuardCall, type GuardCore, type GuardOptions } from "./guard.js";
 import { closedGate, errorOf, gateFromOperation, isRetryableStatus } from "./response.js";
 import { MAX_BATCH_RECORDS, MAX_REQUEST_BYTES, messageOf, race, Sender } from "./sender.js";
-import type { CanonicalReadFields, ClientEvent, ClientStats, Named, OperationRead, OperationRecord, RetryGate } from "./types.js";
+import type { AttemptFields, CanonicalReadFields, ClientEvent, ClientStats, Named, OperationRead, OperationRecord, RetryGate } from "./types.js";
 
 export type ReconcileOptions = {
   /** The server's base URL, e.g. "https://reconcile.example.com". */
@@ -99,6 +99,8 @@ export class Reconcile {
   private readonly o: typeof DEFAULTS & { backoff: BackoffOptions; onEvent: (e: ClientEvent) => void };
   private readonly sender: Sender;
   private readonly core: GuardCore;
+  /** Attempt records on their way (recordAttempt): flush() and close() wait for them. */
+  private readonly attempting = new Set<Promise<boolean>>();
 
   constructor(options: ReconcileOptions) {
     if (typeof options?.url !== "string" || !/^https?:\/\//.test(options.url)) throw new TypeError("Reconcile: url must be an http(s) URL");
@@ -222,7 +224,38 @@ export class Reconcile {
    * Waits until everything queued now is delivered or refused for good, at most `timeoutMs`
    * (default 30 s); the stats then. When strict, rejects if records are still undelivered.
    */
+  /**
+   * Records what an agent was told about an operation (`POST /api/v1/operations/{id}/attempts`,
+   * docs/API.md "Attempts"): after the operation's own queued records are sent, tried three times
+   * with backoff on 404 (not there yet), 429, 5xx and network errors. Resolves to whether it was
+   * stored; never throws for Reconcile's answers. flush() and close() wait for those in flight.
+   */
+  recordAttempt(operationId: string, attempt: AttemptFields): Promise<boolean> {
+    checkId(operationId, "recordAttempt");
+    const run = (async () => {
+      await this.sender.settleOperation(operationId, this.o.intentTimeoutMs);
+      for (let n = 1; n <= 3; n++) {
+        let status = 0;
+        let retryAfter: string | null = null;
+        try {
+          ({ status, retryAfter } = await this.api("POST", `${operationPath(operationId)}/attempts`, { body: attempt }));
+        } catch {
+          // unreachable: tried again
+        }
+        if (status === 201) return true;
+        if (status !== 0 && status !== 404 && !isRetryableStatus(status)) break;
+        if (n < 3) await new Promise((r) => setTimeout(r, backoffDelay(n, this.o.backoff, parseRetryAfter(retryAfter))));
+      }
+      this.o.onEvent({ kind: "read_failed", operation_id: operationId, status: null, error: "an attempt record could not be stored" });
+      return false;
+    })();
+    this.attempting.add(run);
+    void run.finally(() => this.attempting.delete(run));
+    return run;
+  }
+
   async flush(timeoutMs = 30_000): Promise<ClientStats> {
+    await race(Promise.allSettled([...this.attempting]), timeoutMs, null);
     const done = await this.sender.flush(timeoutMs);
     if (!done && this.strict) throw new ReconcileUnavailableError(`records still undelivered after ${timeoutMs} ms`);
     return this.stats();
@@ -238,6 +271,7 @@ export class Reconcile {
    * whatever is left as dropped. The final stats. When strict, rejects if anything was dropped here.
    */
   async close(timeoutMs = 10_000): Promise<ClientStats> {
+    await race(Promise.allSettled([...this.attempting]), timeoutMs, null);
     const before = this.stats().dropped;
     await this.sender.close(timeoutMs);
     const stats = this.stats();

@@ -78,6 +78,18 @@ export type RetryGate = {
 };
 
 /** The answer of `readOperation`: the server's operation (its JSON), or why there is none. */
+/** What an agent was told about an operation, one attempt (docs/API.md "Attempts"). */
+export type AttemptFields = {
+  answer: "forwarded" | "verdict" | "replayed" | "refused" | "waiting" | "fate_unknown" | "not_sent";
+  /** What the agent was told, in words (at most 4,000 characters). */
+  text: string;
+  outcome?: string;
+  /** RFC 3339; the record's own time when absent. */
+  at?: string;
+  session?: string;
+  client?: { name: string; version?: string };
+};
+
 export type OperationRead =
   | { kind: "found"; body: unknown }
   | { kind: "missing"; /** Records for it are still queued here. */ unsent: boolean }

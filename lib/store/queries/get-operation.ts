@@ -6,6 +6,7 @@ import { verdictHistory } from "@/lib/domain/verdict-history";
 import type { OperationDetail } from "@/lib/views/operation-detail";
 import { reader } from "../db/db";
 import { commentsOf } from "../review/comments";
+import { attemptsOf } from "../ingest/attempts";
 import { derivedState } from "../ingest/records";
 import { loadOperationRecords, stateOf } from "../chain/stage-records";
 import { linksOf } from "../projection/projection";
@@ -76,6 +77,7 @@ export async function getOperation(operationId: string): Promise<OperationDetail
       hash: c.hash,
     })),
     comments: await commentsOf(operationId, db),
+    attempts: await attemptsOf(operationId, db),
     verdict_history: history.map((h) => ({
       ...h,
       sent_by: h.kind === "stage" ? sentBy.get(h.seq)! : null,

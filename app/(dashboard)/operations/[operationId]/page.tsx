@@ -8,6 +8,7 @@ import { reviewOf } from "@/lib/domain/metrics";
 import { actInEffect } from "@/lib/domain/status";
 import { Links, Timeline } from "@/components/operations/timeline";
 import { VerdictHistory } from "@/components/operations/verdict-history";
+import { Attempts } from "@/components/operations/attempts";
 import { ApprovalPanel } from "@/components/review/approval-panel";
 import { CorrectionPanel } from "@/components/review/correction-panel";
 import { renderedAt } from "@/components/ui/when";
@@ -89,6 +90,7 @@ export default async function OperationPage({ params }: Params) {
         ) : null}
         {op.approval ? <ApprovalPanel op={op} me={me.email} canDecide={reviewer} now={renderedAt()} /> : null}
         <Timeline op={op} />
+        <Attempts op={op} />
         <VerdictHistory op={op} />
         <CorrectionsHistory op={op} canNote={reviewer} />
         {reviewer && !isHeld(op.approval, op.stages.some((s) => s.stage === "receipt")) ? (
