@@ -56,5 +56,5 @@ if (isMain) {
   const i = process.argv.indexOf("--out");
   const dest = path.resolve(i >= 0 ? (process.argv[i + 1] ?? "") : path.join(root, "dist"));
   const { client, gateway } = await packPackages(dest);
-  for (const p of [client, gateway]) console.log(`${p.name}@${p.version}: ${path.relative(process.cwd(), p.file) || p.file} (${p.files.length} files)`);
+  for (const p of [client, gateway]) console.log(`${p.name}@${p.version}: ${p.file} (${p.files.length} files)`);
 }
