@@ -1,4 +1,6 @@
+import { execFile } from "node:child_process";
 import path from "node:path";
+import { promisify } from "node:util";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -127,6 +129,29 @@ describe("installed into an empty folder", () => {
     // A copy in the folder, not a link back into the checkout.
     expect(realpathSync(installed("@reconcile/client")).startsWith(realpathSync(app) + path.sep)).toBe(true);
     expect(realpathSync(installed("@reconcile/gateway")).startsWith(realpathSync(app) + path.sep)).toBe(true);
+  });
+
+  it("a TypeScript user of both packages gets their declarations through `exports` (tsc, strict, NodeNext)", async () => {
+    const consumer = path.join(app, "consumer.mts");
+    writeFileSync(
+      consumer,
+      [
+        'import { parseConfig, GATEWAY_VERSION, type GatewayConfig } from "@reconcile/gateway";',
+        'import { Reconcile, operationIdProblem, type OperationRecord } from "@reconcile/client";',
+        'const config: GatewayConfig = parseConfig({ reconcile: { url: "http://localhost:3000" }, upstreams: { tools: { command: ["node", "tools.js"] } } });',
+        "export const version: string = GATEWAY_VERSION;",
+        'export const problem: string | null = operationIdProblem("..");',
+        'const rc = new Reconcile({ url: config.reconcile.url, token: "rcl_x" });',
+        "// @ts-expect-error: unused (so this fails) if the declarations were not read and rc were any",
+        "export const wrong: number = rc;",
+        "export type { OperationRecord };",
+      ].join("\n"),
+    );
+    // The checkout's compiler, run in the folder: skipLibCheck, as the folder has no @types/node.
+    const tsc = path.join(CHECKOUT, "node_modules", "typescript", "bin", "tsc");
+    const args = [tsc, "--noEmit", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "--skipLibCheck", consumer];
+    const out = await promisify(execFile)(process.execPath, args, { cwd: app }).catch((e: { stdout: string }) => ({ stdout: e.stdout, failed: true }));
+    expect(out, out.stdout).not.toHaveProperty("failed");
   });
 
   it("the MCP client configuration `npx reconcile-gateway --config FILE` with the token in env starts it: tools listed, a call recorded in Reconcile", async () => {
