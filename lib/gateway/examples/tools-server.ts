@@ -7,6 +7,7 @@
  *
  *   node --import tsx lib/gateway/examples/tools-server.ts            # stdio
  *   node --import tsx lib/gateway/examples/tools-server.ts --http 0   # Streamable HTTP, prints its URL
+ *   EXIT_AFTER_MS=1500 node --import tsx lib/gateway/examples/tools-server.ts   # exits 1.5 s after each start
  */
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
@@ -124,4 +125,6 @@ if (isMain) {
   } else {
     await upstreamServer().connect(new StdioServerTransport());
   }
+  // A server that crashes soon after every start (the restart tests): EXIT_AFTER_MS=1500.
+  if (process.env.EXIT_AFTER_MS) setTimeout(() => process.exit(1), Number(process.env.EXIT_AFTER_MS));
 }
