@@ -10,6 +10,7 @@ import { baseUrl, call, principal, unique } from "@/lib/testing/integration";
 import { parseConfig } from "./src/config";
 import type { Health } from "./src/health";
 import { startGateway, type RunningGateway } from "./src/server";
+import { startHttpUpstream } from "./examples/tools-server";
 
 /**
  * The gateway's upstreams with real parts (issues 49 and 53): the official MCP SDK client, the
@@ -94,6 +95,34 @@ describe("an upstream that exits mid-session", () => {
     // The new process ran the charge once: the call while it was down never reached it.
     expect((await callTool(c, "calls", {})).structuredContent).toEqual({ "billing.charge": 1 });
     expect(changed).toEqual([]);
+  }, 60_000);
+});
+
+describe("an HTTP upstream that goes away", () => {
+  it("is reconnected; a call while nothing listens is refused unsent, and the repeat is answered once it listens again", async () => {
+    let up = await startHttpUpstream(0);
+    const port = Number(new URL(up.url).port);
+    const g = await gateway({ remote: { url: up.url } });
+    const c = await mcpClient(g.url!);
+    expect(text(await callTool(c, "billing.charge", { amount: 4, request_id: unique("http-before") }))).toMatch(/^charged 4 EUR/);
+
+    await up.close();
+    const id = unique("http-down");
+    const refused = await callTool(c, "billing.charge", { amount: 6, request_id: id });
+    expect(text(refused)).toMatch(/^the remote server is restarting \(the connection was refused\); the call was not sent/);
+    expect((await health(g)).upstreams.remote).toMatchObject({ state: "restarting", last_error: "the connection was refused" });
+    await g.reconcile.flush();
+    const receipt = (await operation(id)).stages.find((s: { stage: string }) => s.stage === "receipt");
+    expect(receipt.payload).toMatchObject({ status: "rejected", raw: { not_sent: true } });
+
+    up = await startHttpUpstream(port);
+    try {
+      await until(async () => (await health(g)).upstreams.remote.state === "up");
+      expect(text(await callTool(c, "billing.charge", { amount: 6, request_id: id }))).toMatch(/^charged 6 EUR/);
+      expect(up.counts).toEqual({ "billing.charge": 1 });
+    } finally {
+      await up.close();
+    }
   }, 60_000);
 });
 

@@ -6,7 +6,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   ErrorCode,
   LoggingMessageNotificationSchema,
@@ -143,8 +143,11 @@ export class Link {
       return await fn(client);
     } catch (e) {
       // A stdio server's exit closes its client (onclose); an HTTP connection fails only here.
-      if (!this.stdio && (!(e instanceof McpError) || e.code === ErrorCode.ConnectionClosed)) this.lost(`the connection failed: ${messageOf(e)}`);
-      throw e;
+      if (this.stdio || (e instanceof McpError && e.code !== ErrorCode.ConnectionClosed)) throw e;
+      const unsent = notSent(e);
+      this.lost(unsent ?? `the connection failed: ${messageOf(e)}`);
+      // Refused before it reached the server: certainly not sent. Anything else: its fate is unknown.
+      throw unsent ? new UpstreamDown(this.name, unsent) : e;
     }
   }
 
@@ -227,6 +230,18 @@ export class Link {
     const headers = Object.fromEntries(Object.entries(u.headers ?? {}).map(([k, v]) => [k, substituteEnv(v, this.env, `${where}.headers.${k}`)]));
     return new StreamableHTTPClientTransport(new URL(u.url), { requestInit: { headers } });
   }
+}
+
+/**
+ * Why an HTTP request certainly did not reach the upstream's server, or null: the connection was
+ * refused (nothing listens), or the server said it no longer knows the session (404, the
+ * Streamable HTTP answer to an ended session: it restarted).
+ */
+function notSent(e: unknown): string | null {
+  const err = e as { code?: unknown; cause?: { code?: unknown } };
+  if (err?.cause?.code === "ECONNREFUSED" || err?.code === "ECONNREFUSED") return "the connection was refused";
+  if (e instanceof StreamableHTTPError && e.code === 404) return "it no longer knows the session (HTTP 404)";
+  return null;
 }
 
 /** Every page of the lists the server declared (a list it declared but cannot give is empty). */
