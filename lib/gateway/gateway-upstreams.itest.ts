@@ -98,6 +98,32 @@ describe("an upstream that exits mid-session", () => {
   }, 60_000);
 });
 
+describe("an upstream's tool list that changes", () => {
+  it("is read again after a restart, and the clients are told", async () => {
+    const marker = path.join(mkdtempSync(path.join(tmpdir(), "gw-marker-")), "started");
+    const g = await gateway({ tools: { command: UPSTREAM, env: { MARKER_FILE: marker } } });
+    const c = await mcpClient(g.url!);
+    let told = 0;
+    c.setNotificationHandler(ToolListChangedNotificationSchema, async () => void told++);
+    expect((await c.listTools()).tools.map((t) => t.name)).not.toContain("restarted");
+    process.kill((await health(g)).upstreams.tools.pid!, "SIGKILL");
+    await until(async () => told > 0);
+    expect((await c.listTools()).tools.map((t) => t.name)).toContain("restarted");
+    expect(text(await callTool(c, "restarted", {}))).toBe("restarted");
+  }, 60_000);
+
+  it("an upstream's own list_changed re-reads that upstream, and the clients are told", async () => {
+    const g = await gateway({ grows: { command: UPSTREAM, env: { GROWABLE: "1" } }, everything: { command: EVERYTHING } });
+    const c = await mcpClient(g.url!);
+    let told = 0;
+    c.setNotificationHandler(ToolListChangedNotificationSchema, async () => void told++);
+    expect(text(await callTool(c, "grow", {}))).toBe("grown_1");
+    await until(async () => told > 0);
+    expect((await c.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(["grown_1", "echo"]));
+    expect(text(await callTool(c, "grown_1", {}))).toBe("grown_1");
+  }, 60_000);
+});
+
 describe("an HTTP upstream that goes away", () => {
   it("is reconnected; a call while nothing listens is refused unsent, and the repeat is answered once it listens again", async () => {
     let up = await startHttpUpstream(0);
