@@ -7,8 +7,10 @@
  *
  *   node --import tsx lib/gateway/examples/tools-server.ts            # stdio
  *   node --import tsx lib/gateway/examples/tools-server.ts --http 0   # Streamable HTTP, prints its URL
+ *   EXIT_AFTER_MS=1500 node --import tsx lib/gateway/examples/tools-server.ts   # exits 1.5 s after each start
  */
 import { randomUUID } from "node:crypto";
+import { existsSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -88,6 +90,20 @@ export function upstreamServer(counts: Counts = {}, env: NodeJS.ProcessEnv = pro
     },
   );
   server.registerTool("calls", { description: "How many times each tool ran." }, async () => ({ content: [{ type: "text", text: JSON.stringify(counts) }], structuredContent: { ...counts } }));
+  // For the gateway's list-change tests: `grow` adds a tool (the server tells its client), and
+  // with MARKER_FILE set, a process started after the first offers `restarted` too.
+  if (env.GROWABLE === "1") {
+    let n = 0;
+    server.registerTool("grow", { description: "Adds a tool named grown_N." }, async () => {
+      const name = `grown_${++n}`;
+      server.registerTool(name, { description: "A tool added at run time." }, async () => ({ content: [{ type: "text", text: name }] }));
+      return { content: [{ type: "text", text: name }] };
+    });
+  }
+  if (env.MARKER_FILE) {
+    if (existsSync(env.MARKER_FILE)) server.registerTool("restarted", { description: "Offered after a restart." }, async () => ({ content: [{ type: "text", text: "restarted" }] }));
+    else writeFileSync(env.MARKER_FILE, String(process.pid));
+  }
   return server;
 }
 
@@ -124,4 +140,6 @@ if (isMain) {
   } else {
     await upstreamServer().connect(new StdioServerTransport());
   }
+  // A server that crashes soon after every start (the restart tests): EXIT_AFTER_MS=1500.
+  if (process.env.EXIT_AFTER_MS) setTimeout(() => process.exit(1), Number(process.env.EXIT_AFTER_MS));
 }

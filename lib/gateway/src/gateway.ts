@@ -14,7 +14,7 @@ import { attemptId, callerId, callKey, RecentCalls, resultId } from "./operation
 import { approvalNeeded, effectiveRule, paramsDigest, toolKind, type ApprovalNeed } from "./rules.js";
 import { metaAtAnswer, metaOf, OUTCOME_META, verdictAnswer, withMeta, type OperationView, type OutcomeMeta } from "./outcome.js";
 import { answerStatus, statusToolDefinition } from "./status-tool.js";
-import type { RoutedTool, Upstreams } from "./upstreams.js";
+import { UpstreamDown, type RoutedTool, type Upstreams } from "./upstreams.js";
 
 /** Who is calling, from the MCP session and request. */
 export type CallContext = {
@@ -93,7 +93,9 @@ export class Gateway {
     // The kind from the configured rule, else the hints (a destructive hint's fail-closed default is no rule of the user's).
     const kind = toolKind(found.key === null ? {} : found.rule, t.tool.annotations, this.config.trust_annotations);
     // Unrecorded: a tool the rule says not to record, and a read unless its rule asks for it.
-    if (found.rule.record === false || (kind === "read" && found.rule.record !== true)) return this.upstreams.call(t, args, ctx.meta, this.requestOptions(found.rule, ctx));
+    if (found.rule.record === false || (kind === "read" && found.rule.record !== true)) {
+      return this.upstreams.call(t, args, ctx.meta, this.requestOptions(found.rule, ctx)).catch((e) => (e instanceof UpstreamDown ? textResult(e.message, true) : Promise.reject(e)));
+    }
     if (kind === "read") {
       // A recorded read is never gated: each call is an operation of its own.
       const id = this.recent.next(this.repeatKey(t, args, ctx), this.now(), false).id;
@@ -348,6 +350,12 @@ export class Gateway {
     } catch (e) {
       const code = e instanceof McpError ? e.code : null;
       const message = e instanceof Error ? e.message : String(e);
+      if (e instanceof UpstreamDown) {
+        // Its server is down (restarting): the call never left, so a repeat is forwarded once it is back.
+        await this.record({ operation_id: id, receipt: { status: "rejected", observed_at: new Date(this.now()).toISOString(), raw: { not_sent: true, reason: message } } });
+        this.attempt(id, ctx, { answer: "not_sent", outcome: "rejected", text: message });
+        return withMeta(textResult(message, true), metaAtAnswer(id, "rejected", kind, this.link(id)));
+      }
       if (code !== null && REFUSING_CODES.has(code)) {
         await this.record({ operation_id: id, receipt: { status: "rejected", observed_at: new Date(this.now()).toISOString(), raw: { text: message, jsonrpc_error: code } } });
         return withMeta(textResult(message, true), metaAtAnswer(id, "rejected", kind, this.link(id)));

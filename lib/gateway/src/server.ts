@@ -9,12 +9,23 @@ import type { AddressInfo } from "node:net";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  CompleteRequestSchema,
+  GetPromptRequestSchema,
+  isInitializeRequest,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { Reconcile } from "@reconcile/client";
 import { createHash } from "node:crypto";
 import { ConfigError, type GatewayConfig } from "./config.js";
 import { Gateway } from "./gateway.js";
 import { Journal } from "./journal.js";
+import { healthLine } from "./health.js";
 import { Upstreams } from "./upstreams.js";
 
 export const GATEWAY_VERSION = "0.1.0";
@@ -30,8 +41,14 @@ export type RunningGateway = {
   stop: () => Promise<void>;
 };
 
-function mcpServer(gateway: Gateway, sessionId: () => string): Server {
-  const server = new Server({ name: "reconcile-gateway", version: GATEWAY_VERSION }, { capabilities: { tools: { listChanged: true } } });
+function mcpServer(gateway: Gateway, upstreams: Upstreams, sessionId: () => string): Server {
+  const server = new Server(
+    { name: "reconcile-gateway", version: GATEWAY_VERSION },
+    {
+      capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true }, completions: {}, logging: {} },
+      instructions: upstreams.instructions(),
+    },
+  );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: gateway.listTools() }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const token = request.params._meta?.progressToken;
@@ -47,6 +64,13 @@ function mcpServer(gateway: Gateway, sessionId: () => string): Server {
           : (progress, total, message) => extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, ...(total !== undefined ? { total } : {}), message } }),
     });
   });
+  // Prompts, resources and completions pass through unrecorded: they change nothing.
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: upstreams.listPrompts() }));
+  server.setRequestHandler(GetPromptRequestSchema, async (r, extra) => upstreams.getPrompt(r.params.name, r.params.arguments, { signal: extra.signal }));
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: upstreams.listResources() }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: upstreams.listResourceTemplates() }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (r, extra) => upstreams.readResource(r.params.uri, { signal: extra.signal }));
+  server.setRequestHandler(CompleteRequestSchema, async (r, extra) => upstreams.complete(r.params, { signal: extra.signal }));
   return server;
 }
 
@@ -72,7 +96,7 @@ async function jsonBody(req: IncomingMessage, res: ServerResponse): Promise<unkn
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 
-function listenHttp(gateway: Gateway, host: string, port: number, allowed: string[] | undefined): Promise<{ http: HttpServer; url: string; sessions: Map<string, { transport: StreamableHTTPServerTransport; server: Server }> }> {
+function listenHttp(gateway: Gateway, upstreams: Upstreams, host: string, port: number, allowed: string[] | undefined): Promise<{ http: HttpServer; url: string; sessions: Map<string, { transport: StreamableHTTPServerTransport; server: Server }> }> {
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
   // A web page must not reach a gateway on this machine through a name it controls (DNS rebinding):
   // only the Host names given, or on loopback the loopback ones, are answered.
@@ -84,7 +108,19 @@ function listenHttp(gateway: Gateway, host: string, port: number, allowed: strin
   };
   const http = createServer(async (req, res) => {
     try {
-      if (new URL(req.url ?? "/", "http://gateway").pathname !== "/mcp") {
+      const pathname = new URL(req.url ?? "/", "http://gateway").pathname;
+      if (pathname === "/health" && req.method === "GET") {
+        // Which upstreams are up (docs/GATEWAY.md "Restarts"); answered, like /mcp, only to the allowed Host names.
+        const hosts = allowedHosts();
+        if (hosts && !hosts.includes(req.headers.host ?? "")) {
+          res.writeHead(403, { "content-type": "text/plain" }).end("this Host is not allowed\n");
+          return;
+        }
+        const health = upstreams.health();
+        res.writeHead(health.status === "down" ? 503 : 200, { "content-type": "application/json", "cache-control": "no-store" }).end(JSON.stringify(health));
+        return;
+      }
+      if (pathname !== "/mcp") {
         res.writeHead(404, { "content-type": "text/plain" }).end("the MCP endpoint is /mcp\n");
         return;
       }
@@ -121,7 +157,7 @@ function listenHttp(gateway: Gateway, host: string, port: number, allowed: strin
       transport.onclose = () => {
         if (sessionId) sessions.delete(sessionId);
       };
-      const server = mcpServer(gateway, () => sessionId);
+      const server = mcpServer(gateway, upstreams, () => sessionId);
       await server.connect(transport);
       await transport.handleRequest(req, res, body);
     } catch (e) {
@@ -189,8 +225,11 @@ export async function startGateway(config: GatewayConfig, opts: { env?: NodeJS.P
   for (const r of leftover) await reconcile.record(r);
   if (leftover.length) log(`resending ${leftover.length} records a previous run left undelivered`);
 
-  const upstreams = new Upstreams(config.upstreams, env);
+  // One upstream that does not start does not stop the others: it is tried again with the backoff.
+  const upstreams = new Upstreams(config.upstreams, env, log);
   await upstreams.connect();
+  const health = upstreams.health();
+  if (health.status !== "ok") log(`starting degraded: ${healthLine(health)}`);
   const gateway = new Gateway(config, upstreams, reconcile, journal, Date.now, createHash("sha256").update(token).digest("hex").slice(0, 16));
   if (project) gateway.setProjectPath(project);
   const servers: Server[] = [];
@@ -198,15 +237,20 @@ export async function startGateway(config: GatewayConfig, opts: { env?: NodeJS.P
   let stdioServer: Server | null = null;
   if (config.listen.stdio) {
     const sid = `stdio-${randomUUID()}`;
-    stdioServer = mcpServer(gateway, () => sid);
+    stdioServer = mcpServer(gateway, upstreams, () => sid);
     servers.push(stdioServer);
     await stdioServer.connect(new StdioServerTransport());
   }
   let http: Awaited<ReturnType<typeof listenHttp>> | null = null;
-  if (config.listen.http) http = await listenHttp(gateway, config.listen.http.host, config.listen.http.port, config.listen.http.allowed_hosts);
-  upstreams.onToolsChanged = () => {
-    for (const s of [...servers, ...[...(http?.sessions.values() ?? [])].map((x) => x.server)]) void s.sendToolListChanged().catch(() => undefined);
+  if (config.listen.http) http = await listenHttp(gateway, upstreams, config.listen.http.host, config.listen.http.port, config.listen.http.allowed_hosts);
+  const everyServer = (fn: (s: Server) => Promise<void>) => {
+    for (const s of [...servers, ...[...(http?.sessions.values() ?? [])].map((x) => x.server)]) void fn(s).catch(() => undefined);
   };
+  upstreams.onToolsChanged = () => everyServer((s) => s.sendToolListChanged());
+  upstreams.onPromptsChanged = () => everyServer((s) => s.sendPromptListChanged());
+  upstreams.onResourcesChanged = () => everyServer((s) => s.sendResourceListChanged());
+  // An upstream's log lines, under its name, at the level each client set.
+  upstreams.onLog = (name, params) => everyServer((s) => s.sendLoggingMessage({ ...params, logger: params.logger ? `${name}/${params.logger}` : name }, s.transport?.sessionId));
 
   // Every few seconds: seal the journal's segment, and delete the sealed ones once everything
   // queued before the seal was delivered or refused for good, with nothing dropped meanwhile

@@ -1,89 +1,90 @@
 /**
- * The real tool servers behind the gateway: one MCP client each (stdio command or Streamable
- * HTTP URL), their tools under one namespace (a name two upstreams share becomes
- * `{upstream}.{tool}` for both), and calls forwarded to the one that owns a tool.
+ * The real servers behind the gateway: one kept-connected link each (link.ts: stdio command or
+ * Streamable HTTP URL, restarted with backoff), what they offer under one namespace (a name two
+ * upstreams share becomes `{upstream}.{name}` for both: names.ts), and requests forwarded to the
+ * one that owns a tool, prompt or resource.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import { CallToolResultSchema, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { substituteEnv, type Upstream } from "./config.js";
+import {
+  CallToolResultSchema,
+  ErrorCode,
+  McpError,
+  type CallToolResult,
+  type CompleteRequest,
+  type CompleteResult,
+  type GetPromptResult,
+  type LoggingMessageNotification,
+  type Prompt,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplate,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { ConfigError, type Upstream } from "./config.js";
+import { healthLine, healthOf, type Health } from "./health.js";
+import { Link, type ListKind } from "./link.js";
+import { exposeByKey, routeUri, type Exposed } from "./names.js";
+
+export { UpstreamDown } from "./link.js";
 
 export type RoutedTool = { name: string; upstream: string; upstreamName: string; tool: Tool };
 
-const VERSION = "0.1.0";
-
 /** Exposed names: a tool's own name, or `{upstream}.{tool}` for every tool whose name another upstream also offers. */
 export function exposedNames(byUpstream: Map<string, Tool[]>): RoutedTool[] {
-  const count = new Map<string, number>();
-  for (const tools of byUpstream.values()) for (const t of new Set(tools.map((t) => t.name))) count.set(t, (count.get(t) ?? 0) + 1);
-  const out: RoutedTool[] = [];
-  for (const [upstream, tools] of byUpstream) {
-    for (const tool of tools) {
-      const name = (count.get(tool.name) ?? 0) > 1 ? `${upstream}.${tool.name}` : tool.name;
-      out.push({ name, upstream, upstreamName: tool.name, tool: { ...tool, name } });
-    }
-  }
-  return out;
+  return exposeByKey(byUpstream, (t) => t.name).map((e) => ({ name: e.exposed, upstream: e.upstream, upstreamName: e.original, tool: { ...e.item, name: e.exposed } }));
 }
 
 export class Upstreams {
-  private readonly clients = new Map<string, Client>();
+  private readonly links = new Map<string, Link>();
   private routed = new Map<string, RoutedTool>();
-  /** Called when the tool list changed (an upstream said so): sessions tell their clients. */
+  private prompts = new Map<string, Exposed<Prompt>>();
+  private resources = new Map<string, Exposed<Resource>>();
+  private templates: Exposed<ResourceTemplate>[] = [];
+  /** Called when a list changed (an upstream said so, or came back with another): sessions tell their clients. */
   onToolsChanged: (() => void) | null = null;
+  onPromptsChanged: (() => void) | null = null;
+  onResourcesChanged: (() => void) | null = null;
+  /** An upstream's log line (notifications/message), for the clients. */
+  onLog: ((upstream: string, params: LoggingMessageNotification["params"]) => void) | null = null;
 
   constructor(
-    private readonly config: Record<string, Upstream>,
-    private readonly env: NodeJS.ProcessEnv = process.env,
-  ) {}
+    config: Record<string, Upstream>,
+    env: NodeJS.ProcessEnv = process.env,
+    private readonly log: (line: string) => void = () => undefined,
+    now: () => number = Date.now,
+  ) {
+    const events = {
+      now,
+      listsChanged: (link: Link, kinds: ListKind[]) => this.changed(link, kinds),
+      stateChanged: (link: Link, event: string) => this.log(`upstream ${link.name}: ${event}. ${healthLine(this.health())}`),
+      log: (link: Link, params: LoggingMessageNotification["params"]) => this.onLog?.(link.name, params),
+    };
+    for (const [name, u] of Object.entries(config)) this.links.set(name, new Link(name, u, env, events));
+  }
 
-  /** Connects to every upstream and reads their tools; an upstream that cannot be reached is an error naming it. */
+  /**
+   * Starts every upstream. One that fails to start does not stop the others: it is tried again
+   * with the backoff, and `health()` says so. A stdio command that cannot be found is a
+   * ConfigError naming it.
+   */
   async connect(): Promise<void> {
-    await Promise.all(
-      Object.entries(this.config).map(async ([name, u]) => {
-        const client = new Client({ name: "reconcile-gateway", version: VERSION });
-        try {
-          await client.connect(this.transport(name, u));
-        } catch (e) {
-          throw new Error(`upstream ${name}: cannot connect (${(e as Error).message})`);
-        }
-        client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-          await this.refresh();
-          this.onToolsChanged?.();
-        });
-        this.clients.set(name, client);
-      }),
-    );
-    await this.refresh();
+    const results = await Promise.allSettled([...this.links.values()].map((l) => l.start()));
+    const wrong = results.find((r): r is PromiseRejectedResult => r.status === "rejected" && r.reason instanceof ConfigError);
+    if (wrong) {
+      await this.close();
+      throw wrong.reason;
+    }
+    this.rebuild();
   }
 
-  private transport(name: string, u: Upstream) {
-    const where = `upstreams.${name}`;
-    if ("command" in u) {
-      const env = Object.fromEntries(Object.entries(u.env ?? {}).map(([k, v]) => [k, substituteEnv(v, this.env, `${where}.env.${k}`)]));
-      // Only the default variables and the configured ones: the gateway's own secrets stay here.
-      return new StdioClientTransport({ command: u.command[0], args: u.command.slice(1), env: { ...getDefaultEnvironment(), ...env }, cwd: u.cwd, stderr: "inherit" });
-    }
-    const headers = Object.fromEntries(Object.entries(u.headers ?? {}).map(([k, v]) => [k, substituteEnv(v, this.env, `${where}.headers.${k}`)]));
-    return new StreamableHTTPClientTransport(new URL(u.url), { requestInit: { headers } });
+  health(): Health {
+    return healthOf(Object.fromEntries([...this.links].map(([n, l]) => [n, l.health()])));
   }
 
-  /** Reads every upstream's tools again (all pages). */
-  async refresh(): Promise<void> {
-    const byUpstream = new Map<string, Tool[]>();
-    for (const [name, client] of this.clients) {
-      const tools: Tool[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await client.listTools(cursor ? { cursor } : undefined);
-        tools.push(...page.tools);
-        cursor = page.nextCursor;
-      } while (cursor);
-      byUpstream.set(name, tools);
-    }
-    this.routed = new Map(exposedNames(byUpstream).map((t) => [t.name, t]));
+  /** Each upstream's own instructions, under its name. */
+  instructions(): string | undefined {
+    const parts = [...this.links.values()].filter((l) => l.instructions?.trim()).map((l) => `## ${l.name}\n${l.instructions!.trim()}`);
+    return parts.length ? `Tools, prompts and resources of ${parts.length > 1 ? "these servers" : "this server"}, each under its name:\n\n${parts.join("\n\n")}` : undefined;
   }
 
   list(): Tool[] {
@@ -94,15 +95,90 @@ export class Upstreams {
     return this.routed.get(name);
   }
 
-  /** Forwards a call as it came (arguments and `_meta`), and returns the upstream's result unchanged. */
+  /** Forwards a call as it came (arguments and `_meta`), and returns the upstream's result unchanged; throws UpstreamDown, unsent, while it is down. */
   async call(t: RoutedTool, args: Record<string, unknown>, meta: Record<string, unknown> | undefined, options: RequestOptions): Promise<CallToolResult> {
-    const client = this.clients.get(t.upstream)!;
     const params = { name: t.upstreamName, arguments: args, ...(meta ? { _meta: meta } : {}) };
-    return (await client.request({ method: "tools/call", params }, CallToolResultSchema, options)) as CallToolResult;
+    return this.link(t.upstream).use(async (c) => (await c.request({ method: "tools/call", params }, CallToolResultSchema, options)) as CallToolResult);
+  }
+
+  listPrompts(): Prompt[] {
+    return [...this.prompts.values()].map((e) => ({ ...e.item, name: e.exposed }));
+  }
+
+  listResources(): Resource[] {
+    return [...this.resources.values()].map((e) => ({ ...e.item, uri: e.exposed }));
+  }
+
+  listResourceTemplates(): ResourceTemplate[] {
+    return this.templates.map((e) => ({ ...e.item, uriTemplate: e.exposed }));
+  }
+
+  async getPrompt(name: string, args: Record<string, string> | undefined, options: RequestOptions): Promise<GetPromptResult> {
+    const e = this.prompts.get(name);
+    if (!e) throw new McpError(ErrorCode.InvalidParams, `no prompt named ${JSON.stringify(name)}: prompts/list says which there are`);
+    return this.link(e.upstream).use((c) => c.getPrompt({ name: e.original, ...(args ? { arguments: args } : {}) }, options));
+  }
+
+  async readResource(uri: string, options: RequestOptions): Promise<ReadResourceResult> {
+    const route = routeUri(uri, this.resources, this.templates, this.withResources());
+    if (!route) throw new McpError(ErrorCode.InvalidParams, `no upstream offers the resource ${JSON.stringify(uri)}: resources/list and resources/templates/list say which there are`);
+    const result = await this.link(route.upstream).use((c) => c.readResource({ uri: route.uri }, options));
+    // The contents under the URI the client knows.
+    return route.uri === uri ? result : { ...result, contents: result.contents.map((x) => (x.uri === route.uri ? { ...x, uri } : x)) };
+  }
+
+  async complete(params: CompleteRequest["params"], options: RequestOptions): Promise<CompleteResult> {
+    const ref = params.ref;
+    let upstream: string;
+    let forwarded: CompleteRequest["params"];
+    if (ref.type === "ref/prompt") {
+      const e = this.prompts.get(ref.name);
+      if (!e) throw new McpError(ErrorCode.InvalidParams, `no prompt named ${JSON.stringify(ref.name)}`);
+      upstream = e.upstream;
+      forwarded = { ...params, ref: { ...ref, name: e.original } };
+    } else {
+      const t = this.templates.find((x) => x.exposed === ref.uri);
+      const route = t ? { upstream: t.upstream, uri: t.original } : routeUri(ref.uri, this.resources, this.templates, this.withResources());
+      if (!route) throw new McpError(ErrorCode.InvalidParams, `no upstream offers the resource ${JSON.stringify(ref.uri)}`);
+      upstream = route.upstream;
+      forwarded = { ...params, ref: { ...ref, uri: route.uri } };
+    }
+    const link = this.link(upstream);
+    if (link.state === "up" && !link.capabilities()?.completions) return { completion: { values: [] } };
+    return link.use((c) => c.complete(forwarded, options));
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([...this.clients.values()].map((c) => c.close()));
-    this.clients.clear();
+    await Promise.allSettled([...this.links.values()].map((l) => l.stop()));
+  }
+
+  private link(name: string): Link {
+    return this.links.get(name)!;
+  }
+
+  private withResources(): string[] {
+    return [...this.links.values()].filter((l) => l.lists.resources.length || l.lists.templates.length || l.capabilities()?.resources).map((l) => l.name);
+  }
+
+  private changed(link: Link, kinds: ListKind[]): void {
+    const before = new Set(this.routed.keys());
+    this.rebuild();
+    if (kinds.includes("tools")) {
+      const after = new Set(this.routed.keys());
+      const added = [...after].filter((n) => !before.has(n));
+      const removed = [...before].filter((n) => !after.has(n));
+      this.log(`the tools of ${link.name} changed${added.length ? `; added: ${added.join(", ")}` : ""}${removed.length ? `; removed: ${removed.join(", ")}` : ""}`);
+      this.onToolsChanged?.();
+    }
+    if (kinds.includes("prompts")) this.onPromptsChanged?.();
+    if (kinds.includes("resources") || kinds.includes("templates")) this.onResourcesChanged?.();
+  }
+
+  private rebuild(): void {
+    const by = <K extends ListKind>(k: K) => new Map([...this.links].map(([n, l]) => [n, l.lists[k]]));
+    this.routed = new Map(exposedNames(by("tools")).map((t) => [t.name, t]));
+    this.prompts = new Map(exposeByKey(by("prompts"), (p) => p.name).map((e) => [e.exposed, e]));
+    this.resources = new Map(exposeByKey(by("resources"), (r) => r.uri).map((e) => [e.exposed, e]));
+    this.templates = exposeByKey(by("templates"), (t) => t.uriTemplate);
   }
 }
