@@ -1,8 +1,10 @@
 /**
  * The demo's MCP gateway (`npm run demo`): the example tool server (its social.publish posts to
  * the demo social service) behind `reconcile-gateway` on Streamable HTTP, recording as the demo
- * viewer, with a charge over 100 held for approval. Its configuration is written to
- * data/reconcile-gateway.json, so what the demo runs is there to read and copy.
+ * viewer, with a charge over 100 held for approval and social.publish answered with its verdict.
+ * Its configuration is written to data/reconcile-gateway.json, so what the demo runs is there to
+ * read and copy. `holdOneCall` is the demo's example agent making one call the gateway holds, so
+ * the Approvals tab shows the feature from the start.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -17,7 +19,8 @@ export async function startDemoGateway(opts: { appUrl: string; port: number; tok
     listen: { http: { port: opts.port, host: "127.0.0.1" } },
     upstreams: { tools: { command: [process.execPath, "--import", "tsx", path.resolve("lib/gateway/examples/tools-server.ts")], cwd: process.cwd(), env: { SOCIAL_URL: opts.socialBase } } },
     tools: {
-      "social.publish": { operation_id_from: "/request_id", receipt_id_from: "/id" },
+      // Answered with Reconcile's verdict: the demo's verifier reads the post back (it shows after ~4 s).
+      "social.publish": { operation_id_from: "/request_id", receipt_id_from: "/id", await_verdict: "10s" },
       "billing.charge": { critical: true, operation_id_from: "/request_id", approval: { when: [{ pointer: "/amount", gt: 100 }], expires: "10m" } },
       "billing.slow": { timeout: "5s" },
       calls: { record: false },
@@ -25,4 +28,16 @@ export async function startDemoGateway(opts: { appUrl: string; port: number; tok
   };
   writeFileSync(file, JSON.stringify(config, null, 2) + "\n");
   return { file, running: await startGateway(loadConfig(file), { env: { ...process.env, RECONCILE_TOKEN: opts.token } }) };
+}
+
+/** The demo's example agent (the official MCP SDK client) sends one charge over 100: it waits in Review → Approvals. */
+export async function holdOneCall(gatewayUrl: string): Promise<void> {
+  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+  const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+  const client = new Client({ name: "demo-example-agent", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(gatewayUrl)));
+  // Not awaited: the call waits for a reviewer (or expires); the demo goes on meanwhile.
+  void client
+    .callTool({ name: "billing.charge", arguments: { amount: 480, currency: "EUR", request_id: `demo-charge-${Date.now()}` } }, undefined, { timeout: 11 * 60_000 })
+    .catch(() => undefined);
 }

@@ -45,7 +45,8 @@ export async function seedDemoVerifier(url: string, token: string, social: Socia
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
   const def = socialVerifier(social.base, { name: "social-post-exists", tool: "social.post", checksAt: ["1s", "3s", "6s", "15s"], pendingUntil: "30s" });
   // The same read for the MCP gateway's social.publish (its receipts carry the post's id as receipt_id).
-  const viaGateway = socialVerifier(social.base, { name: "social-publish-exists", tool: "social.publish", checksAt: ["1s", "3s", "6s", "15s"], pendingUntil: "30s" });
+  // Its first check right after the receipt, so the gateway's await_verdict has a read to wait for.
+  const viaGateway = socialVerifier(social.base, { name: "social-publish-exists", tool: "social.publish", checksAt: ["0s", "2s", "4500ms", "8s", "15s"], pendingUntil: "30s" });
   for (const d of [def, viaGateway]) {
     const saved = await fetch(`${url}/api/v1/verifiers`, { method: "POST", headers, body: JSON.stringify(d) });
     if (!saved.ok) throw new Error(`the demo verifier was refused: ${await saved.text()}`);

@@ -5,7 +5,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import path from "node:path";
 import { DEMO_USERS } from "../domain/demo-data";
-import { startDemoGateway } from "./demo-gateway";
+import { holdOneCall, startDemoGateway } from "./demo-gateway";
 import { demoVerifierEnv, seedDemoVerifier, startDemoSocial } from "./demo-verifier";
 import { prepare, startServer } from "./start";
 
@@ -66,11 +66,14 @@ ${DEMO_USERS.map((u) => `    ${u.role.padEnd(9)} ${u.email} / ${u.password}`).jo
       console.log(`    ${url}/p/default/operations/${id}\n`);
       const gatewayPort = Number(process.env.RECONCILE_GATEWAY_PORT || Number(port) + 200);
       const { file, running } = await startDemoGateway({ appUrl: `http://127.0.0.1:${port}`, port: gatewayPort, token: gatewayToken, socialBase: social.base });
+      await holdOneCall(running.url!).catch((e) => console.error(`the demo's held call could not be made: ${e instanceof Error ? e.message : e}`));
       console.log(`  The MCP gateway records every tool call it passes on (config: ${path.relative(process.cwd(), file)}).
   Add it to an MCP client's configuration (e.g. .cursor/mcp.json or claude_desktop_config.json):
     { "mcpServers": {
         "reconcile": { "url": "${running.url}" } } }
-  A billing.charge over 100 waits in Review → approvals until a reviewer approves it.
+  Its port is the app's + 200 (RECONCILE_GATEWAY_PORT sets it). social.publish is answered with
+  Reconcile's verdict (await_verdict), not the tool's receipt. A billing.charge over 100 waits in
+  Review → Approvals until a reviewer approves it: the demo's example agent sent one just now.
 `);
     })
     .catch((e) => console.error(`the demo verifier or gateway could not be set up: ${e instanceof Error ? e.message : e}`));

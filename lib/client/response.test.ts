@@ -16,6 +16,18 @@ describe("classifyBatch: only 429, 5xx and network errors are sent again", () =>
     }
   });
 
+  it("with retryAuthFailures, a whole request refused 401 or 403 (the token) is tried again; an item's own 403 is still refused", () => {
+    for (const [status, code] of [[401, "unauthenticated"], [403, "forbidden"]] as const) {
+      expect(classifyBatch(status, "5", error(code), 2, Date.now(), { retryAuthFailures: true })).toEqual({ kind: "retry", status, error: `${code}: ${code} happened`, retryAfterMs: 5_000 });
+    }
+    expect(classifyBatch(422, null, error("invalid_request"), 1, Date.now(), { retryAuthFailures: true })).toMatchObject({ kind: "items" });
+    const body = JSON.stringify({ results: [{ index: 0, status: 201 }, { index: 1, status: 403, error: { code: "not_operation_owner", message: "not yours" } }] });
+    expect(classifyBatch(207, null, body, 2, Date.now(), { retryAuthFailures: true })).toEqual({
+      kind: "items",
+      items: [{ kind: "delivered" }, { kind: "rejected", status: 403, code: "not_operation_owner", message: "not yours" }],
+    });
+  });
+
   it("413 splits a batch; a single record that is too large is refused", () => {
     expect(classifyBatch(413, null, error("too_large"), 4)).toEqual({ kind: "split" });
     expect(classifyBatch(413, null, error("too_large"), 1)).toMatchObject({ kind: "items", items: [{ kind: "rejected", status: 413, code: "too_large" }] });

@@ -1,5 +1,6 @@
 import path from "node:path";
-import { mkdtempSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -176,6 +177,21 @@ describe("the MCP gateway over Streamable HTTP, upstream over stdio", () => {
     expect((await counts(c))["social.publish"]).toBe(before);
   });
 
+  it("catches a repeat across sessions: the same agent reconnected is refused, another agent's call is its own", async () => {
+    const args = { text: unique("across sessions") };
+    const first = await callTool(c, "social.publish", args);
+    const before = (await counts(c))["social.publish"];
+    const reconnected = await mcpClient(g.url!, who);
+    const again = await callTool(reconnected, "social.publish", args);
+    expect(again.isError).toBe(true);
+    expect(text(again)).toMatch(/^not sent again: the earlier social\.publish call is uncertain/);
+    expect(again._meta?.["reconcile/outcome"]).toMatchObject({ operation_id: (first._meta?.["reconcile/outcome"] as { operation_id: string }).operation_id });
+    expect((await counts(c))["social.publish"]).toBe(before);
+    const other = await mcpClient(g.url!, unique("another-agent"));
+    expect((await callTool(other, "social.publish", args)).isError).toBeFalsy();
+    expect((await counts(c))["social.publish"]).toBe(before + 1);
+  });
+
   it("replays a verified call's recorded result instead of running it again", async () => {
     const args = { text: unique("verified") };
     const first = await callTool(c, "social.publish", args);
@@ -319,6 +335,58 @@ describe("the gateway with an upstream over Streamable HTTP", () => {
       expect(up.counts["social.publish"]).toBe(1);
     } finally {
       await up.close();
+    }
+  });
+});
+
+describe("a token revoked while the gateway runs", () => {
+  it("leaves the records in the journal, sent again once a new token is set: none lost", { timeout: 60_000 }, async () => {
+    const who = await principal("viewer", ["ingest", "read"]);
+    const tokens = await import("@/lib/store/people/api-tokens");
+    const first = await tokens.createApiToken({ email: who.email, name: "to revoke", scopes: ["ingest", "read"], actor: "itest" });
+    const journal = mkdtempSync(path.join(tmpdir(), "gateway-revoked-"));
+    const configFile = path.join(journal, "reconcile-gateway.json");
+    writeFileSync(configFile, JSON.stringify({ reconcile: { url: baseUrl }, listen: { http: { port: 0 } }, upstreams: { tools: { command: node(UPSTREAM), cwd: process.cwd() } }, tools, journal_dir: journal }));
+    // The first gateway is a process of its own (a restart is a new process: it adopts a gone one's journal).
+    const g1 = spawn(process.execPath, ["--import", "tsx", MAIN, "--config", configFile], { env: { ...process.env, RECONCILE_TOKEN: first.token }, stdio: ["ignore", "ignore", "pipe"] });
+    let err = "";
+    const url = await new Promise<string>((resolve, reject) => {
+      g1.stderr!.on("data", (d: Buffer) => {
+        err += d.toString();
+        const m = /ready on (http:\/\/\S+\/mcp)/.exec(err);
+        if (m) resolve(m[1]);
+      });
+      g1.once("exit", (code) => reject(new Error(`the gateway exited (${code}): ${err}`)));
+    });
+    const agentName = unique("revoked-agent");
+    const c1 = new Client({ name: agentName, version: "1.0.0" });
+    await c1.connect(new StreamableHTTPClientTransport(new URL(url)));
+    await tokens.revokeToken({ id: first.id, ownerId: null, actor: "itest" });
+    // Another process (the server) forgets a revoked token within its cache's few seconds.
+    await until(async () => (await call("/api/v1/token", { token: first.token })).status === 401, 15_000);
+    const texts = Array.from({ length: 3 }, (_, i) => `${agentName} post ${i}`);
+    for (const t of texts) expect((await callTool(c1, "social.publish", { text: t })).isError).toBeFalsy();
+    await until(async () => /records wait: Reconcile refuses the token in RECONCILE_TOKEN \(401/.test(err), 15_000);
+    await c1.close();
+    g1.kill("SIGTERM");
+    await new Promise((r) => g1.once("exit", r));
+    expect(await call(`/api/v1/operations?agent=${encodeURIComponent(agentName)}&limit=10`, { token: agent.token }).then((r) => r.body.items.length)).toBe(0);
+
+    // A new token for the same account: the next start sends what the journal kept.
+    const second = await tokens.createApiToken({ email: who.email, name: "replacement", scopes: ["ingest", "read"], actor: "itest" });
+    const lines: string[] = [];
+    const g2 = await startGateway(parseConfig({ reconcile: { url: baseUrl }, listen: { http: { port: 0 } }, upstreams: { tools: { command: node(UPSTREAM) } }, tools, journal_dir: journal }), {
+      env: { ...process.env, RECONCILE_TOKEN: second.token },
+      log: (line) => lines.push(line),
+    });
+    running.push(g2);
+    expect(lines).toContain("resending 6 records a previous run left undelivered");
+    await g2.reconcile.flush();
+    const stored = (await call(`/api/v1/operations?agent=${encodeURIComponent(agentName)}&limit=10`, { token: second.token })).body.items as { operation_id: string }[];
+    expect(stored).toHaveLength(3);
+    for (const op of stored) {
+      const full = await call(`/api/v1/operations/${encodeURIComponent(op.operation_id)}`, { token: second.token });
+      expect(full.body.stages.map((s: { stage: string }) => s.stage)).toEqual(["intent", "receipt"]);
     }
   });
 });

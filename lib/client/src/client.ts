@@ -46,6 +46,13 @@ export type ReconcileOptions = {
   onEvent?: (event: ClientEvent) => void;
   /** Another fetch (a runtime's, or one with a proxy). */
   fetch?: typeof fetch;
+  /**
+   * Keep records whose request Reconcile refused as a whole with 401 or 403 (a revoked token, a
+   * scope taken away) and send them again with backoff, instead of refusing them for good
+   * (default false). For a recorder with a durable journal (the MCP gateway): a new token, or the
+   * old one restored, delivers them.
+   */
+  retryAuthFailures?: boolean;
 };
 
 const DEFAULTS = {
@@ -58,6 +65,7 @@ const DEFAULTS = {
   flushIntervalMs: 200,
   requestTimeoutMs: 10_000,
   maxKnownOperations: 10_000,
+  retryAuthFailures: false,
 };
 
 function warnOnLoss(event: ClientEvent) {
@@ -119,6 +127,7 @@ export class Reconcile {
       flushIntervalMs: positive("flushIntervalMs", options.flushIntervalMs, DEFAULTS.flushIntervalMs),
       requestTimeoutMs: positive("requestTimeoutMs", options.requestTimeoutMs, DEFAULTS.requestTimeoutMs),
       maxKnownOperations: positive("maxKnownOperations", options.maxKnownOperations, DEFAULTS.maxKnownOperations),
+      retryAuthFailures: options.retryAuthFailures === true,
       backoff: { ...DEFAULT_BACKOFF, ...options.backoff },
       onEvent: options.onEvent ?? warnOnLoss,
     };

@@ -32,9 +32,13 @@ function parseJson(text: string): unknown {
 }
 
 /** The answer to `POST /api/v1/receipts` with `{"records": [...]}` of `count` records. */
-export function classifyBatch(status: number, retryAfter: string | null, text: string, count: number, now = Date.now()): BatchVerdict {
+/**
+ * `retryAuthFailures`: a whole request refused 401 or 403 is the token's problem (revoked, a scope
+ * taken away), not the records': tried again with backoff, like a 5xx, until a new token is set.
+ */
+export function classifyBatch(status: number, retryAfter: string | null, text: string, count: number, now = Date.now(), opts: { retryAuthFailures?: boolean } = {}): BatchVerdict {
   const body = parseJson(text);
-  if (isRetryableStatus(status)) {
+  if (isRetryableStatus(status) || (opts.retryAuthFailures && (status === 401 || status === 403))) {
     const { code, message } = errorOf(status, body);
     return { kind: "retry", status, error: `${code}: ${message}`, retryAfterMs: parseRetryAfter(retryAfter, now) };
   }

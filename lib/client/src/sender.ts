@@ -34,6 +34,8 @@ export type SenderOptions = {
   requestTimeoutMs: number;
   backoff: BackoffOptions;
   onEvent: (event: ClientEvent) => void;
+  /** A request refused 401/403 as a whole is tried again (the token may be replaced) instead of refusing its records. */
+  retryAuthFailures: boolean;
 };
 
 /** One record on its way, with promises the guard can wait on. */
@@ -253,7 +255,7 @@ export class Sender {
     let verdict: BatchVerdict;
     try {
       const res = await this.post(`{"records":[${batch.map((e) => e.item.body).join(",")}]}`);
-      verdict = classifyBatch(res.status, res.retryAfter, res.text, batch.length);
+      verdict = classifyBatch(res.status, res.retryAfter, res.text, batch.length, Date.now(), { retryAuthFailures: this.o.retryAuthFailures });
     } catch (e) {
       verdict = { kind: "retry", status: null, error: messageOf(e), retryAfterMs: null };
     }

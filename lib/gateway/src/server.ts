@@ -210,12 +210,25 @@ export async function startGateway(config: GatewayConfig, opts: { env?: NodeJS.P
   const log = opts.log ?? ((line: string) => process.stderr.write(`reconcile-gateway: ${line}\n`));
   const token = env[config.reconcile.token_env];
   if (!token) throw new Error(`set ${config.reconcile.token_env} to a Reconcile API token with the ingest and read scopes`);
+  // A token Reconcile stops accepting (revoked while the gateway runs) refuses whole requests
+  // 401/403: their records stay queued and in the journal, sent again with backoff, and the log
+  // says how many wait (at most once a minute), so none is lost until a new token is set.
+  let authRefused: { status: number; error: string } | null = null;
+  let lastAuthLine = 0;
   const reconcile = new Reconcile({
     url: config.reconcile.url,
     token,
+    retryAuthFailures: true,
     onEvent: (e) => {
       if (e.kind === "rejected") log(`Reconcile refused the record for ${e.operation_id} (${e.status} ${e.code}): ${e.message}`);
-      if (e.kind === "dropped") log(`the record for ${e.operation_id} was dropped (${e.reason})`);
+      if (e.kind === "dropped") log(`the record for ${e.operation_id} was dropped (${e.reason}); it stays in the journal for the next start`);
+      if (e.kind === "retrying") {
+        authRefused = e.status === 401 || e.status === 403 ? { status: e.status, error: e.error } : null;
+        if (authRefused && Date.now() - lastAuthLine > 60_000) {
+          lastAuthLine = Date.now();
+          log(`${reconcile.stats().queued} records wait: Reconcile refuses the token in ${config.reconcile.token_env} (${e.status} ${e.error}); they stay in the journal and are sent again with backoff, or by the next start with a new token`);
+        }
+      }
     },
   });
   // Before anything is sent: a refused token stops the start, leaving the journal as it was.
@@ -289,7 +302,8 @@ export async function startGateway(config: GatewayConfig, opts: { env?: NodeJS.P
       const droppedBefore = reconcile.stats().dropped;
       journal.seal();
       // What could not be delivered in time stays in the journal for the next start.
-      const stats = await reconcile.close(10_000);
+      // Refused for the token, waiting longer changes nothing: what is left stays in the journal.
+      const stats = await reconcile.close(authRefused ? 1_000 : 10_000);
       if (stats.dropped === droppedBefore) journal.delivered();
     },
   };
