@@ -179,12 +179,17 @@ describe("the authorization matrix (route handlers)", () => {
     expect((await call(`/api/v1/operations/${r.operation_id}`, { headers: who.admin.headers() })).status).toBe(404);
   });
 
-  it("a refused authorization is a security event in the chain", async () => {
+  it("a refused authorization is a security event in the chain; the same principal's next refusals of it in the window are counted, not chained", async () => {
+    const ingestOnly = await principal("viewer", ["ingest"]);
     const before = await (await db()).chainRecord.count({ where: { kind: "security" } });
-    expect((await call("/api/v1/operations", { headers: who["token:ingest"].headers() })).status).toBe(403);
+    expect((await call("/api/v1/operations", { token: ingestOnly.token })).status).toBe(403);
     const events = await (await db()).chainRecord.findMany({ where: { kind: "security" }, orderBy: { seq: "desc" }, take: 1 });
     expect(await (await db()).chainRecord.count({ where: { kind: "security" } })).toBe(before + 1);
-    expect(JSON.parse(events[0].payload)).toMatchObject({ type: "authorization.refused", permission: "operations:read", path: "/api/v1/operations" });
+    expect(JSON.parse(events[0].payload)).toMatchObject({ type: "authorization.refused", permission: "operations:read", path: "/api/v1/operations", until: expect.any(String) });
+    expect((await call("/api/v1/operations", { token: ingestOnly.token })).status).toBe(403);
+    expect(await (await db()).chainRecord.count({ where: { actor: ingestOnly.email } })).toBeLessThanOrEqual(2);
+    const counted = await (await db()).refusalWindow.findMany({ where: { actor: ingestOnly.email, permission: "operations:read" } });
+    expect(counted.reduce((sum, w) => sum + w.count, 0)).toBe(2);
   });
 });
 
