@@ -1,4 +1,5 @@
-import { createHash } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
+import { INTEGRATION_AUTH_SECRET } from "@/lib/testing/integration-setup";
 import { beforeAll, describe, expect, it } from "vitest";
 import { baseUrl, call, db, ingest, principal, unique } from "@/lib/testing/integration";
 import { callAction, signInHttp, signOutHttp } from "@/lib/testing/sessions";
@@ -291,10 +292,16 @@ describe("sign-in", () => {
     expect(Date.parse(added[0].until) - Date.now()).toBeGreaterThan(55 * 60_000);
   });
 
-  it("an identifier that names no user is stored as a short SHA-256 digest, never as typed", async () => {
+  /** The server's keyed digest (lib/crypto/identifier.ts), computed here from its secret as an operator would. */
+  const keyed = (text: string) =>
+    "hmac:" + createHmac("sha256", createHmac("sha256", INTEGRATION_AUTH_SECRET).update("reconcile identifier digest v1").digest()).update(text.toLowerCase()).digest("hex").slice(0, 16);
+
+  it("an identifier that names no user is stored as a short keyed digest, never as typed nor as a plain SHA-256", async () => {
     // Someone typed their password into the email field.
     const typed = `Correct Horse ${unique("battery")} Staple`;
-    const digest = "sha256:" + createHash("sha256").update(typed.toLowerCase()).digest("hex").slice(0, 16);
+    const digest = keyed(typed);
+    // A fast unsalted hash of what was typed (what was kept before issue 47) is dictionary-attackable: it must be nowhere.
+    const unsalted = createHash("sha256").update(typed.toLowerCase()).digest("hex").slice(0, 16);
     const r = await signInHttp(typed, "whatever-else");
     expect(r.location).toMatch(/code=invalid/);
     const [event] = await securityRecords(digest);
@@ -304,11 +311,13 @@ describe("sign-in", () => {
     expect(await client.chainRecord.count({ where: { OR: [{ payload: { contains: secret } }, { actor: { contains: secret } }] } })).toBe(0);
     expect(await client.rateLimiterFlexible.count({ where: { key: { contains: secret } } })).toBe(0);
     expect(await client.rateLimiterFlexible.count({ where: { key: `signin-account:${digest}` } })).toBe(1);
+    expect(await client.instanceEvent.count({ where: { OR: [{ payload: { contains: unsalted } }, { actor: { contains: unsalted } }] } })).toBe(0);
+    expect(await client.rateLimiterFlexible.count({ where: { key: { contains: unsalted } } })).toBe(0);
   });
 
   it("an identifier longer than 254 characters is refused and kept only as a digest", async () => {
     const long = `${unique("long")}${"x".repeat(300)}@itest.example`;
-    const digest = "sha256:" + createHash("sha256").update(long).digest("hex").slice(0, 16);
+    const digest = keyed(long);
     const r = await signInHttp(long, PASSWORD);
     expect(r.cookie).toBeNull();
     expect(r.location).toMatch(/code=invalid/);
