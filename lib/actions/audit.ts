@@ -12,7 +12,7 @@ import { verifyStoredChain } from "@/lib/store/chain/verify-chain";
 import { announceChainFailure, chainFailure } from "@/lib/store/work/webhook-outbox";
 import { inInstance, inProject } from "@/lib/store/db/project-context";
 import { verifyInstanceTrail } from "@/lib/store/chain/instance-checkpoints";
-import { sealedRowsVerdict } from "@/lib/store/chain/sealed-rows";
+import { sealedRowsVerdict } from "@/lib/store/archive/sealed-rows";
 import { retentionOffReason } from "@/lib/retention/jobs";
 
 /** `busy`: refused because another verification or export of this user is running. */

@@ -112,7 +112,7 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
       const archived = values.archive !== undefined ? ([] as SealedClaim[]) : null;
       if (values.archive !== undefined && !(await (await import("./archive")).verifyArchive(values.archive, { sealed, checkpoints: stored, pinnedKey: pinned?.key }, archived!))) archiveOk = false;
       // Each sealed_through row (what lets the triggers allow a delete) must be retention's own.
-      const [{ sealedRowsVerdict }, { retentionOffReason }] = await Promise.all([import("@/lib/store/chain/sealed-rows"), import("@/lib/retention/jobs")]);
+      const [{ sealedRowsVerdict }, { retentionOffReason }] = await Promise.all([import("@/lib/store/archive/sealed-rows"), import("@/lib/retention/jobs")]);
       const rows = await sealedRowsVerdict({ chains: result.chains, retentionOff: await retentionOffReason(), live: result.sealedClaims, archived });
       if (!rows.ok) {
         archiveOk = false;

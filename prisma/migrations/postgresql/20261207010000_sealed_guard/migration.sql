@@ -4,7 +4,7 @@
 -- chain-0 row, and only in a database of one chain (with several, a record's chain is a hash of
 -- its operation id: nothing may be deleted there). A row naming a chain the database does not
 -- have is refused. audit:verify then holds each row against the chained archive.sealed record
--- that sealing writes (lib/store/chain/sealed-rows.ts). (PostgreSQL has no INSERT OR REPLACE: an
+-- that sealing writes (lib/store/archive/sealed-rows.ts). (PostgreSQL has no INSERT OR REPLACE: an
 -- INSERT … ON CONFLICT DO UPDATE is an UPDATE, which the triggers refuse.)
 CREATE OR REPLACE FUNCTION "refuse_unsealed_delete"() RETURNS trigger
 LANGUAGE plpgsql AS $$

@@ -4,7 +4,7 @@
 -- chain-0 row, and only in a database of one chain (with several, a record's chain is a hash of
 -- its operation id, which a trigger cannot compute: nothing may be deleted there). A row naming a
 -- chain the database does not have is refused. audit:verify then holds each row against the
--- chained archive.sealed record that sealing writes (lib/store/chain/sealed-rows.ts).
+-- chained archive.sealed record that sealing writes (lib/store/archive/sealed-rows.ts).
 DROP TRIGGER "chain_records_no_delete";
 CREATE TRIGGER "chain_records_no_delete" BEFORE DELETE ON "chain_records"
 WHEN NOT EXISTS (

@@ -1,6 +1,6 @@
 import "server-only";
 import { checkSealedRows, type SealedClaim, type SealedRowsVerdict } from "@/lib/domain/sealed-rows";
-import { sealedSegments } from "../archive/seal";
+import { sealedSegments } from "./seal";
 import type { Db } from "../db/database";
 import { reader } from "../db/db";
 
