@@ -38,7 +38,7 @@ export function VerdictExportPanel({ target, counts, items, now }: Props) {
         <>
           <dl className="grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[10rem_1fr]">
             <dt className="text-slate-600 dark:text-slate-400">Sends to</dt>
-            <dd className="min-w-0 break-all font-mono">{target.url}</dd>
+            <dd className="min-w-0 break-all font-mono">{target.url ?? <>{target.host} <span className="font-sans text-slate-600 dark:text-slate-400">(its host; the whole URL is shown to instance admins)</span></>}</dd>
             <dt className="text-slate-600 dark:text-slate-400">Headers</dt>
             <dd>{target.header_names.length ? target.header_names.join(", ") : "none"} (values are not shown)</dd>
             <dt className="text-slate-600 dark:text-slate-400">Events</dt>

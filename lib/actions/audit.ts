@@ -12,6 +12,8 @@ import { verifyStoredChain } from "@/lib/store/chain/verify-chain";
 import { announceChainFailure, chainFailure } from "@/lib/store/work/webhook-outbox";
 import { inInstance, inProject } from "@/lib/store/db/project-context";
 import { verifyInstanceTrail } from "@/lib/store/chain/instance-checkpoints";
+import { sealedRowsVerdict } from "@/lib/store/archive/sealed-rows";
+import { retentionOffReason } from "@/lib/retention/jobs";
 
 /** `busy`: refused because another verification or export of this user is running. */
 export type VerifyState = { ok: boolean; message: string; busy?: boolean } | null;
@@ -58,7 +60,13 @@ async function oneAtATime(userId: string, work: () => Promise<VerifyState>): Pro
 async function verifyProject(actor: string): Promise<VerifyState> {
   {
     const all = await allCheckpoints();
-    const { verdict, hashes, counts, sealed } = await verifyStoredChain(undefined, { watch: all.flatMap(checkpointSeqs) });
+    const { verdict, hashes, counts, sealed, chains, sealedClaims } = await verifyStoredChain(undefined, { watch: all.flatMap(checkpointSeqs) });
+    // Each sealed_through row (what lets the triggers allow a delete) must be retention's own.
+    const rows = await sealedRowsVerdict({ chains, retentionOff: await retentionOffReason(), live: sealedClaims, archived: null });
+    if (!rows.ok) {
+      await announceChainFailure({ badSeq: null, problem: rows.problem, checked: verdict.count }, actor);
+      return { ok: false, message: `${rows.problem[0].toUpperCase()}${rows.problem.slice(1)}.` };
+    }
     // Checkpoints within what retention sealed are the archive's to check (audit:verify --archive).
     const checkpoints = all.filter((c) => !sealed || c.heads || c.size > sealed.seq);
     const bad = verdict.ok ? checkAgainstCheckpoints(verdict, hashes, checkpoints, undefined, counts).find((c) => !c.ok) : undefined;

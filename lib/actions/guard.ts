@@ -6,8 +6,7 @@ import { can, isInstancePermission, type Permission } from "@/lib/domain/permiss
 import { sourceAddress } from "@/lib/auth/request";
 import { currentPrincipal, currentUser } from "@/lib/auth/session";
 import { inInstance, inProject } from "@/lib/store/db/project-context";
-import { writeTransaction } from "@/lib/store/db/db";
-import { recordSecurityEvent } from "@/lib/store/chain/security-events";
+import { recordRefusal } from "@/lib/store/chain/refusals";
 
 /**
  * What every form server action starts with: the signed-in principal, refused (and the refusal
@@ -27,10 +26,8 @@ export async function authorizeAction(permission: Permission) {
   if (!principal) redirect("/login");
   if (!can(principal, permission)) {
     const h = await headers();
-    const record = () =>
-      writeTransaction((tx) =>
-        recordSecurityEvent(tx, principal.email, { type: "authorization.refused", permission, method: "ACTION", path: h.get("referer") ?? "", source: sourceAddress(h) }),
-      );
+    // Folded per principal, permission and window (lib/store/chain/refusals.ts).
+    const record = () => recordRefusal(principal.email, { permission, method: "ACTION", path: h.get("referer") ?? "", source: sourceAddress(h) });
     // The instance's permissions are refused in its own trail; a project's, in that project's chain.
     await (isInstancePermission(permission) ? inInstance(record) : inProject(principal.project, record));
     throw new ApiError("forbidden", "you may not do this");

@@ -6,8 +6,7 @@ import { can } from "@/lib/domain/permissions";
 import { sourceAddress } from "@/lib/auth/request";
 import { currentPrincipal, currentUser } from "@/lib/auth/session";
 import { inProject } from "@/lib/store/db/project-context";
-import { writeTransaction } from "@/lib/store/db/db";
-import { recordSecurityEvent } from "@/lib/store/chain/security-events";
+import { recordRefusal } from "@/lib/store/chain/refusals";
 
 /**
  * The review actions' own check: signed in (else to /login), with the review permission (else
@@ -19,11 +18,7 @@ export async function requireReviewer() {
   if (!me) redirect("/login");
   if (!can(me, "operations:correct")) {
     const h = await headers();
-    await inProject(me.project, () =>
-      writeTransaction((tx) =>
-        recordSecurityEvent(tx, me.email, { type: "authorization.refused", permission: "operations:correct", method: "ACTION", path: h.get("referer") ?? "", source: sourceAddress(h) }),
-      ),
-    );
+    await inProject(me.project, () => recordRefusal(me.email, { permission: "operations:correct", method: "ACTION", path: h.get("referer") ?? "", source: sourceAddress(h) }));
     throw new ApiError("forbidden", "only reviewers and admins work the review queue");
   }
   return me;

@@ -3,8 +3,7 @@ import { can, isInstancePermission, refusal, type Permission, type Principal } f
 import { inInstance } from "@/lib/store/db/project-context";
 import { sourceAddress } from "@/lib/auth/request";
 import { authenticateToken } from "@/lib/store/people/api-tokens";
-import { writeTransaction } from "@/lib/store/db/db";
-import { recordSecurityEvent } from "@/lib/store/chain/security-events";
+import { recordRefusal } from "@/lib/store/chain/refusals";
 import { ApiError } from "./errors";
 
 /**
@@ -23,16 +22,8 @@ export async function authorize(principal: Principal, permissions: Permission | 
   const list: readonly Permission[] = typeof permissions === "string" ? [permissions] : permissions;
   if (list.some((p) => can(principal, p))) return;
   const permission = list[0];
-  const record = () =>
-    writeTransaction((tx) =>
-      recordSecurityEvent(tx, principal.email, {
-        type: "authorization.refused",
-        permission,
-        method: request.method,
-        path: request.path,
-        source: sourceAddress(request.headers),
-      }),
-    );
+  // Folded per principal, permission and window (lib/store/chain/refusals.ts): a flood adds a bounded number of records.
+  const record = () => recordRefusal(principal.email, { permission, method: request.method, path: request.path, source: sourceAddress(request.headers) });
   // A refusal of the instance's permissions (users, projects, its trail, /metrics) is the
   // instance's event, in its own trail; a project's, in that project's chain.
   await (isInstancePermission(permission) ? inInstance(record) : record());

@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { checkJsonShape } from "@/lib/domain/json";
 import { endpointCreateSchema, endpointUpdateSchema, type EndpointCreate, type EndpointUpdate } from "@/lib/domain/webhooks/endpoint";
 import { newSecret, sealSecret, secretHint } from "@/lib/domain/webhooks/signing";
+import { currentProjectId } from "@/lib/store/db/project-context";
 import { checkUrl, outboundPolicy, OutboundRefused } from "@/lib/outbound/guarded-request";
 import { overlapEnd, rotateSecretSchema } from "@/lib/domain/webhooks/rotation";
 import { envSetting } from "@/lib/domain/settings";
@@ -47,7 +48,7 @@ export async function createEndpointWith(value: unknown, by: string): Promise<En
   const input: EndpointCreate = parsed(value, endpointCreateSchema);
   checkEndpointUrl(input.url);
   const secret = newSecret();
-  const endpoint = await createEndpoint(input, { sealed: sealSecret(secret, serverSecret()), hint: secretHint(secret) }, by);
+  const endpoint = await createEndpoint(input, { sealed: sealSecret(secret, serverSecret(), currentProjectId()), hint: secretHint(secret) }, by);
   return { ...endpoint, secret, warnings: await toolWarnings(endpoint.filters.tools) };
 }
 
@@ -79,7 +80,7 @@ export async function rotateSecretWith(id: string, value: unknown): Promise<Endp
   const hours = input.overlap_hours ?? envSetting("RECONCILE_WEBHOOK_SECRET_OVERLAP_HOURS");
   const now = new Date();
   const secret = newSecret();
-  const endpoint = await rotateEndpointSecret(id, { sealed: sealSecret(secret, serverSecret()), hint: secretHint(secret) }, overlapEnd(now, hours), now);
+  const endpoint = await rotateEndpointSecret(id, { sealed: sealSecret(secret, serverSecret(), currentProjectId()), hint: secretHint(secret) }, overlapEnd(now, hours), now);
   return { ...endpoint, secret };
 }
 

@@ -136,4 +136,20 @@ describe("a call held for approval", () => {
     expect(await (await db()).chainRecord.count({ where: { operationId: id } })).toBe(before);
     expect((await call(path(unique("nothing")), { token: agent.token })).status).toBe(404);
   });
+
+  it("the Approvals tab names the owner's email in a project other than the default (issue 47: users are the instance's)", async () => {
+    const projects = await import("@/lib/store/people/projects");
+    const { prepareProject } = await import("@/lib/cli/projects");
+    const p = await projects.createProject({ slug: unique("appr").toLowerCase(), name: "Approvals B", actor: "itest" });
+    await prepareProject(p.id);
+    const email = `${unique("b-agent")}@itest.example`;
+    await (await import("@/lib/store/people/users")).createUser({ email, password: "integration-password", role: "admin", project: p.id, actor: "itest", via: "cli" });
+    const { token } = await (await import("@/lib/store/people/api-tokens")).createApiToken({ email, name: "b", scopes: ["ingest", "read"], project: p.id, actor: "itest" });
+    const id = unique("op-held-b");
+    expect((await ingest(token, held(id))).status).toBe(201);
+    const { inProject } = await import("@/lib/store/db/project-context");
+    const { approvalQueue } = await import("@/lib/store/review/approvals");
+    const { calls } = await inProject(p, () => approvalQueue(200));
+    expect(calls.find((c) => c.operation_id === id)?.owner).toBe(email);
+  });
 });

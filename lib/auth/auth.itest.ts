@@ -1,4 +1,5 @@
-import { createHash } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
+import { INTEGRATION_AUTH_SECRET } from "@/lib/testing/integration-setup";
 import { beforeAll, describe, expect, it } from "vitest";
 import { baseUrl, call, db, ingest, principal, unique } from "@/lib/testing/integration";
 import { callAction, signInHttp, signOutHttp } from "@/lib/testing/sessions";
@@ -189,12 +190,17 @@ describe("the authorization matrix (route handlers)", () => {
     expect((await call(`/api/v1/operations/${r.operation_id}`, { headers: who.admin.headers() })).status).toBe(404);
   });
 
-  it("a refused authorization is a security event in the chain", async () => {
+  it("a refused authorization is a security event in the chain; the same principal's next refusals of it in the window are counted, not chained", async () => {
+    const ingestOnly = await principal("viewer", ["ingest"]);
     const before = await (await db()).chainRecord.count({ where: { kind: "security" } });
-    expect((await call("/api/v1/operations", { headers: who["token:ingest"].headers() })).status).toBe(403);
+    expect((await call("/api/v1/operations", { token: ingestOnly.token })).status).toBe(403);
     const events = await (await db()).chainRecord.findMany({ where: { kind: "security" }, orderBy: { seq: "desc" }, take: 1 });
     expect(await (await db()).chainRecord.count({ where: { kind: "security" } })).toBe(before + 1);
-    expect(JSON.parse(events[0].payload)).toMatchObject({ type: "authorization.refused", permission: "operations:read", path: "/api/v1/operations" });
+    expect(JSON.parse(events[0].payload)).toMatchObject({ type: "authorization.refused", permission: "operations:read", path: "/api/v1/operations", until: expect.any(String) });
+    expect((await call("/api/v1/operations", { token: ingestOnly.token })).status).toBe(403);
+    expect(await (await db()).chainRecord.count({ where: { actor: ingestOnly.email } })).toBeLessThanOrEqual(2);
+    const counted = await (await db()).refusalWindow.findMany({ where: { actor: ingestOnly.email, permission: "operations:read" } });
+    expect(counted.reduce((sum, w) => sum + w.count, 0)).toBe(2);
   });
 });
 
@@ -296,10 +302,16 @@ describe("sign-in", () => {
     expect(Date.parse(added[0].until) - Date.now()).toBeGreaterThan(55 * 60_000);
   });
 
-  it("an identifier that names no user is stored as a short SHA-256 digest, never as typed", async () => {
+  /** The server's keyed digest (lib/crypto/identifier.ts), computed here from its secret as an operator would. */
+  const keyed = (text: string) =>
+    "hmac:" + createHmac("sha256", createHmac("sha256", INTEGRATION_AUTH_SECRET).update("reconcile identifier digest v1").digest()).update(text.toLowerCase()).digest("hex").slice(0, 16);
+
+  it("an identifier that names no user is stored as a short keyed digest, never as typed nor as a plain SHA-256", async () => {
     // Someone typed their password into the email field.
     const typed = `Correct Horse ${unique("battery")} Staple`;
-    const digest = "sha256:" + createHash("sha256").update(typed.toLowerCase()).digest("hex").slice(0, 16);
+    const digest = keyed(typed);
+    // A fast unsalted hash of what was typed (what was kept before issue 47) is dictionary-attackable: it must be nowhere.
+    const unsalted = createHash("sha256").update(typed.toLowerCase()).digest("hex").slice(0, 16);
     const r = await signInHttp(typed, "whatever-else");
     expect(r.location).toMatch(/code=invalid/);
     const [event] = await securityRecords(digest);
@@ -309,11 +321,13 @@ describe("sign-in", () => {
     expect(await client.chainRecord.count({ where: { OR: [{ payload: { contains: secret } }, { actor: { contains: secret } }] } })).toBe(0);
     expect(await client.rateLimiterFlexible.count({ where: { key: { contains: secret } } })).toBe(0);
     expect(await client.rateLimiterFlexible.count({ where: { key: `signin-account:${digest}` } })).toBe(1);
+    expect(await client.instanceEvent.count({ where: { OR: [{ payload: { contains: unsalted } }, { actor: { contains: unsalted } }] } })).toBe(0);
+    expect(await client.rateLimiterFlexible.count({ where: { key: { contains: unsalted } } })).toBe(0);
   });
 
   it("an identifier longer than 254 characters is refused and kept only as a digest", async () => {
     const long = `${unique("long")}${"x".repeat(300)}@itest.example`;
-    const digest = "sha256:" + createHash("sha256").update(long).digest("hex").slice(0, 16);
+    const digest = keyed(long);
     const r = await signInHttp(long, PASSWORD);
     expect(r.cookie).toBeNull();
     expect(r.location).toMatch(/code=invalid/);

@@ -6,6 +6,7 @@ import { GENESIS_HASH } from "@/lib/domain/hash";
 import { walkSegments } from "@/lib/archive/segments";
 import { openTarget } from "@/lib/archive/targets";
 import { sealNow } from "@/lib/retention/jobs";
+import { sealedClaimOf, type SealedClaim } from "@/lib/domain/sealed-rows";
 
 /** `archive:seal`: seals what retention lets go now, as the daily job does. */
 export async function archiveSealCommand(actor: string): Promise<number> {
@@ -33,6 +34,8 @@ export function archiveUrlOf(given: string): string {
 export async function verifyArchive(
   given: string,
   live: { sealed: { seq: number; hash: string } | null; checkpoints: Checkpoint[]; pinnedKey?: string },
+  /** Filled with the archive.sealed records the segments hold (lib/domain/sealed-rows.ts). */
+  claims: SealedClaim[] = [],
 ): Promise<boolean> {
   const target = openTarget(archiveUrlOf(given));
   const watch = new Map(live.checkpoints.filter((c) => !c.heads && live.sealed && c.size <= live.sealed.seq).map((c) => [c.size, c]));
@@ -46,6 +49,8 @@ export async function verifyArchive(
       segments++;
       records += s.records.length;
       for (const r of s.records) {
+        const claim = r.kind === "security" ? sealedClaimOf(r.seq, r.payload) : null;
+        if (claim) claims.push(claim);
         const c = watch.get(r.seq);
         if (c && c.head !== r.hash) {
           ok = false;

@@ -9,6 +9,7 @@ import { checkAgainstCheckpoints } from "@/lib/domain/audit-verify";
 import { checkpointSeqs, formatCheckpoint, keyFingerprint, parseCheckpoint, type Checkpoint } from "@/lib/domain/checkpoint";
 import { MAX_CHAINS, MultiChainVerifier, type ChainHead } from "@/lib/domain/chains";
 import type { ChainRecord } from "@/lib/domain/hash";
+import type { SealedClaim } from "@/lib/domain/sealed-rows";
 import { inInstance, inProject } from "@/lib/store/db/project-context";
 import { KeyUsageError, pinnedKey } from "./pinned-key";
 import { DEFAULT_PROJECT } from "@/lib/domain/projects";
@@ -108,8 +109,21 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
       const { sealed } = result;
       // Checkpoints within what retention sealed are checked against the archive (--archive), not here.
       found.push(...stored.filter((c) => !sealed || c.heads || c.size > sealed.seq));
-      if (values.archive !== undefined && !(await (await import("./archive")).verifyArchive(values.archive, { sealed, checkpoints: stored, pinnedKey: pinned?.key }))) archiveOk = false;
-      if (sealed) {
+      const archived = values.archive !== undefined ? ([] as SealedClaim[]) : null;
+      if (values.archive !== undefined && !(await (await import("./archive")).verifyArchive(values.archive, { sealed, checkpoints: stored, pinnedKey: pinned?.key }, archived!))) archiveOk = false;
+      // Each sealed_through row (what lets the triggers allow a delete) must be retention's own.
+      const [{ sealedRowsVerdict }, { retentionOffReason }] = await Promise.all([import("@/lib/store/archive/sealed-rows"), import("@/lib/retention/jobs")]);
+      const rows = await sealedRowsVerdict({ chains: result.chains, retentionOff: await retentionOffReason(), live: result.sealedClaims, archived });
+      if (!rows.ok) {
+        archiveOk = false;
+        console.error(rows.problem);
+        const { announceChainFailure } = await import("@/lib/store/work/webhook-outbox");
+        await announceChainFailure({ badSeq: null, problem: rows.problem, checked: result.verdict.count }, CLI_ACTOR);
+      } else if (rows.rows) {
+        const unchecked = rows.unchecked ? `; ${rows.unchecked} earlier row(s) are named by records that were sealed in turn (audit:verify --archive checks those)` : "";
+        console.log(`sealed_through: ${rows.rows} row(s), each named by a chained archive.sealed record of the same range and head${unchecked}`);
+      }
+      if (sealed && rows.ok) {
         console.log(
           `starting at the last sealed head: seq ${sealed.seq} (sealed ${sealed.sealedAt}), hash ${sealed.hash}; the records up to it are in the archive (audit:verify --archive DIR_OR_URL checks them too)`,
         );

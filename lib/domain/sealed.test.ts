@@ -29,4 +29,17 @@ describe("sealed secrets", () => {
     expect(openSecret(before, SERVER)).toBe("whsec_old");
     expect(openSecret(sealSecret("whsec_new", SERVER), SERVER)).toBe("whsec_new");
   });
+
+  it("a project's webhook secrets are sealed under its own key: they open in it, not in another project nor the default; ones sealed before still open", () => {
+    const alpha = sealSecret("whsec_alpha", SERVER, "alpha");
+    expect(openSecret(alpha, SERVER, "alpha")).toBe("whsec_alpha");
+    expect(() => openSecret(alpha, SERVER, "beta")).toThrow();
+    expect(() => openSecret(alpha, SERVER)).toThrow();
+    expect(() => openText(alpha, SERVER, "webhook endpoint secrets v1")).toThrow();
+    // Sealed before issue 47, under the one purpose all projects shared: still opens in its project.
+    const shared = sealText("whsec_shared", SERVER, "webhook endpoint secrets v1");
+    expect(openSecret(shared, SERVER, "alpha")).toBe("whsec_shared");
+    // The default project's keep their purpose.
+    expect(openText(sealSecret("whsec_default", SERVER, "default"), SERVER, "webhook endpoint secrets v1")).toBe("whsec_default");
+  });
 });

@@ -29,6 +29,7 @@ describe("which chain a security event belongs to", () => {
     ];
     const project: SecurityEvent["type"][] = [
       "authorization.refused",
+      "authorization.refusals",
       "audit.exported",
       "projections.rebuilt",
       "verifier.version",

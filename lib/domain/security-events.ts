@@ -45,7 +45,18 @@ export const securityEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("sessions.ended"), email: z.string(), ...base }),
   /** A single sign-on identity (issuer + subject) linked to a user at its first sign-in. */
   z.object({ type: z.literal("identity.linked"), email: z.string(), issuer: z.string(), subject: z.string(), ...base }),
-  z.object({ type: z.literal("authorization.refused"), permission: z.string(), method: z.string(), path: z.string(), ...base }),
+  /**
+   * A principal refused a permission. `until`: the end of the window this refusal opened (issue
+   * 47); later refusals of the same principal and permission before it are counted, not chained
+   * (lib/store/chain/refusals.ts). Absent on records from before.
+   */
+  z.object({ type: z.literal("authorization.refused"), permission: z.string(), method: z.string(), path: z.string(), until: z.string().optional(), ...base }),
+  /**
+   * The tally of a window that closed with more than one refusal: `count` refusals (the first,
+   * chained as authorization.refused, included) from `first_at` to `last_at`. `permission` "*":
+   * refusals of several permissions beyond the principal's first few in that window.
+   */
+  z.object({ type: z.literal("authorization.refusals"), permission: z.string(), count: z.number(), first_at: z.string(), last_at: z.string(), until: z.string(), ...base }),
   z.object({ type: z.literal("audit.exported"), format: z.string(), filter: z.record(z.string(), z.unknown()), ...base }),
   z.object({ type: z.literal("projections.rebuilt"), operations: z.number(), ...base }),
   /** A verifier's new version (VERIFIERS.md): every version is chained, never edited; disabling is a version too. */
@@ -111,7 +122,8 @@ export function eventSummary(event: SecurityEvent): string {
   if (typeof e.method === "string") parts.push(`via ${e.method}`);
   if (typeof e.via === "string") parts.push(`via ${e.via}`);
   if (typeof e.reason === "string") parts.push(`(${e.reason})`);
-  if (typeof e.permission === "string") parts.push(`${e.permission} at ${text(e.path)}`);
+  if (event.type === "authorization.refusals") parts.push(`${event.permission} refused ${event.count} times, ${event.first_at} to ${event.last_at}`);
+  else if (typeof e.permission === "string") parts.push(`${e.permission} at ${text(e.path)}`);
   if (typeof e.until === "string") parts.push(`until ${e.until}`);
   if (typeof e.issuer === "string") parts.push(`${e.issuer} / ${text(e.subject)}`);
   if (event.type === "audit.exported") parts.push(`${event.format}${Object.keys(event.filter).length ? ` ${JSON.stringify(event.filter)}` : ""}`);

@@ -54,6 +54,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chainOfRecord, EMPTY_HEAD, headsSize, type ChainHead } from "@/lib/domain/chains";
 import { ChainVerifier, type ChainRecord } from "@/lib/domain/hash";
 import { call, db, principal, unique } from "@/lib/testing/integration";
+import { refusalWindowEnd } from "@/lib/store/chain/refusals";
 import {
   appendCorrection,
   decideCorrection,
@@ -333,9 +334,36 @@ function permission(m: Model, actor: ActorName, need: Scope, at: number): "yes" 
   return now ? "yes" : "no";
 }
 
-function refusal(m: Model, e: Exec, path: string) {
+/**
+ * Refusals fold (lib/store/chain/refusals.ts, issue 47): the server chains one per actor,
+ * permission and window, and, when an actor opens a window, the tally of each of its closed
+ * windows that held more than one. Kept across runs, as the actors are. (The window is taken at
+ * the request's sending; the server's clock reads a few milliseconds later, which matters only
+ * within milliseconds of a ten-minute window's end.)
+ */
+const refusalWindows = new Map<string, { actor: string; end: string; count: number; tallied: boolean }>();
+function foldRefusal(m: Model, email: string, permission: string, path: string, sentAt: number) {
+  const end = refusalWindowEnd(new Date(sentAt));
+  const key = `${email}|${permission}|${end}`;
+  const open = refusalWindows.get(key);
+  if (open) {
+    open.count++;
+    return;
+  }
+  const now = new Date(sentAt).toISOString();
+  for (const w of refusalWindows.values()) {
+    if (w.actor !== email || w.tallied || w.end > now || w.count < 2) continue;
+    w.tallied = true;
+    m.added += 1;
+    m.security.push(`${email}|authorization.refusals|`);
+  }
+  refusalWindows.set(key, { actor: email, end, count: 1, tallied: false });
   m.added += 1;
-  m.security.push(`${e.actor!.email}|authorization.refused|${path}`);
+  m.security.push(`${email}|authorization.refused|${path}`);
+}
+
+function refusal(m: Model, e: Exec, path: string, permission: string) {
+  foldRefusal(m, e.actor!.email, permission, path, e.sentAt);
 }
 
 /** Applies one request to the model (mutating it); returns an error or the ingest states to check later. */
@@ -360,7 +388,7 @@ function applyExec(m: Model, e: Exec): string | { deferred: Deferred[] } {
     const ver = permission(m, actorName, "verify", at);
     const perm = ing === "yes" || ver === "yes" ? "yes" : ing === "either" || ver === "either" ? "either" : "no";
     if (e.status === 403 && perm !== "yes") {
-      refusal(m, e, "/api/v1/receipts");
+      refusal(m, e, "/api/v1/receipts", "receipts:ingest");
       return { deferred: [] };
     }
     if (perm === "no") return `expected 403 (no ingest permission), got ${got}`;
@@ -424,7 +452,7 @@ function applyExec(m: Model, e: Exec): string | { deferred: Deferred[] } {
   const path = `/api/v1/operations/${id}/corrections`;
   const perm = permission(m, actorName, "review", at);
   if (e.status === 403 && perm !== "yes") {
-    refusal(m, e, path);
+    refusal(m, e, path, "operations:correct");
     return { deferred: [] };
   }
   if (perm === "no") return `expected 403 (no review permission), got ${got}`;
@@ -716,13 +744,13 @@ class ExportCommand implements fc.AsyncCommand<Model, Real> {
     r.history.push(this.toString());
     const me = who[this.actor];
     const since = new Date(r.runStart - 5_000).toISOString();
+    const sentAt = Date.now();
     const res = await call(`/api/v1/audit/export?format=ndjson&since=${encodeURIComponent(since)}`, { token: me.token });
     const next = structuredClone(m);
     const problems: string[] = [];
     if (!mayAct(m.roles[this.actor], ACTORS[this.actor].scopes, "export")) {
       if (res.status !== 403) problems.push(`expected 403, got ${res.status}`);
-      next.added += 1;
-      next.security.push(`${me.email}|authorization.refused|/api/v1/audit/export`);
+      foldRefusal(next, me.email, "audit:export", "/api/v1/audit/export", sentAt);
     } else if (res.status !== 200) {
       problems.push(`expected 200, got ${res.status} ${res.text.slice(0, 300)}`);
     } else {

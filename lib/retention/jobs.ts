@@ -21,6 +21,24 @@ async function projectRetention(): Promise<{ days: number; archiveUrl: string } 
   return { days, archiveUrl: settings.archiveUrl };
 }
 
+/**
+ * Why retention or the archive is off for the current project, in words (null: both are on):
+ * audit:verify refuses a sealed_through row where nothing could have sealed it.
+ */
+export async function retentionOffReason(): Promise<string | null> {
+  const archiveUrl = process.env.RECONCILE_ARCHIVE_URL?.trim() || null;
+  let instanceDays: number | null;
+  try {
+    instanceDays = retentionSettings().days;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+  const days = effectiveRetention((await projectById(currentProjectId()))?.retentionDays ?? null, instanceDays)?.days ?? null;
+  if (days === null) return "retention is off for this project (neither its retention_days nor RECONCILE_RETENTION_DAYS is set)";
+  if (!archiveUrl) return "RECONCILE_ARCHIVE_URL is not set";
+  return null;
+}
+
 /** Seals what retention lets go in the current project, now (the daily job and `npm run cli -- archive:seal`). Null: retention is off. */
 export async function sealNow(actor = "retention"): Promise<SealReport | null> {
   const retention = await projectRetention();

@@ -46,9 +46,14 @@ export function verdictTargetProblem(env: NodeJS.ProcessEnv = process.env): stri
   }
 }
 
-/** What the delivery log shows of the target: never a header's value (they hold credentials). */
-export function describeVerdictTarget(env: NodeJS.ProcessEnv = process.env) {
+/**
+ * What the delivery log shows of the target: never a header's value (they hold credentials). The
+ * endpoint is the instance's, set by its operator, and its path or query string may hold a
+ * credential too: its whole URL is shown to instance admins (`whole`), a project's admins see
+ * its host only (issue 47; `url` null).
+ */
+export function describeVerdictTarget(opts: { whole: boolean }, env: NodeJS.ProcessEnv = process.env) {
   const t = verdictTarget(env);
-  if (!t) return { enabled: false as const, url: null, header_names: [] as string[], allow_http: false, allow_private: false };
-  return { enabled: true as const, url: t.url, header_names: Object.keys(t.headers), allow_http: t.policy.allowHttp, allow_private: t.policy.allowPrivate };
+  if (!t) return { enabled: false as const, url: null, host: null, header_names: [] as string[], allow_http: false, allow_private: false };
+  return { enabled: true as const, url: opts.whole ? t.url : null, host: hostOf(t.url), header_names: Object.keys(t.headers), allow_http: t.policy.allowHttp, allow_private: t.policy.allowPrivate };
 }

@@ -136,10 +136,25 @@ describe("verdicts out as OpenTelemetry events", () => {
     const row = body.items.find((i: { operation_id: string }) => i.operation_id === id);
     expect(row).toMatchObject({ status: "delivered", outcome: "rejected", parented: false, last_error: null });
     expect(row.attempts).toBeGreaterThanOrEqual(3);
-    expect(body.target).toEqual({ enabled: true, url: `${rx.url}/v1/logs`, header_names: ["x-team", "Authorization"], allow_http: true, allow_private: true });
+    expect(body.target).toEqual({ enabled: true, url: `${rx.url}/v1/logs`, host: "127.0.0.1", header_names: ["x-team", "Authorization"], allow_http: true, allow_private: true });
     expect(JSON.stringify(body)).not.toContain("cGs6c2s");
     expect(body.counts.delivered).toBeGreaterThanOrEqual(4);
     expect(body.counts.failed).toBe(0);
+  });
+
+  it("a project's own admin sees the instance's verdict endpoint by its host only, never its whole URL (issue 47)", async () => {
+    const projects = await import("@/lib/store/people/projects");
+    const { prepareProject } = await import("@/lib/cli/projects");
+    const p = await projects.createProject({ slug: `vx-b-${Date.now()}`, name: "Verdicts B", actor: "itest" });
+    await prepareProject(p.id);
+    const email = `vx-b-admin-${Date.now()}@itest.example`;
+    await (await import("@/lib/store/people/users")).createUser({ email, password: "itest-password-1", role: "admin", project: p.id, actor: "itest", via: "cli" });
+    const { token } = await (await import("@/lib/store/people/api-tokens")).createApiToken({ email, name: "b", scopes: ["read", "admin"], project: p.id, actor: "itest" });
+    const res = await w.api("/api/v1/verdict-exports", { token });
+    expect(res.status).toBe(200);
+    expect(res.body.target).toEqual({ enabled: true, url: null, host: "127.0.0.1", header_names: ["x-team", "Authorization"], allow_http: true, allow_private: true });
+    expect(JSON.stringify(res.body)).not.toContain(rx.url);
+    expect(JSON.stringify(res.body)).not.toContain("/v1/logs");
   });
 
   it("the delivery log is for admins, and refuses a query it does not know in a sentence", async () => {

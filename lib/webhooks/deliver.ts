@@ -5,6 +5,7 @@ import { cut } from "@/lib/domain/json";
 import { afterAttempt, ATTEMPT_TIMEOUT_MS, scheduleScale } from "@/lib/domain/webhooks/schedule";
 import { stillAccepted } from "@/lib/domain/webhooks/rotation";
 import { openSecret, signedHeaders } from "@/lib/domain/webhooks/signing";
+import { currentProjectId } from "@/lib/store/db/project-context";
 import { slackMessage } from "@/lib/domain/webhooks/slack";
 import type { AnyEventType } from "@/lib/domain/webhooks/events";
 import { guardedRequest, outboundPolicy, OutboundRefused, type OutboundResponse } from "@/lib/outbound/guarded-request";
@@ -116,7 +117,7 @@ export async function deliverWebhook(job: Job): Promise<void> {
   // it, it is ignored, and cleared from the row with this attempt's record.
   const previous = endpoint.previous;
   const overlapping = previous !== null && stillAccepted(previous.until, at);
-  const secrets = [openSecret(endpoint.secretSealed, serverSecret()), ...(overlapping ? [openSecret(previous.sealed, serverSecret())] : [])];
+  const secrets = [openSecret(endpoint.secretSealed, serverSecret(), currentProjectId()), ...(overlapping ? [openSecret(previous.sealed, serverSecret(), currentProjectId())] : [])];
   const headers = {
     ...signedHeaders(secrets, message.id, at, body),
     "content-type": "application/json",

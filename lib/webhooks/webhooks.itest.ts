@@ -238,4 +238,29 @@ describe("webhooks", () => {
     // The endpoint stays enabled: only 410 disables it.
     expect((await w.api(`/api/v1/webhooks/${ep.id}`)).body.enabled).toBe(true);
   });
+
+  it("in a project other than the default, an endpoint's secret is sealed under that project's key, and its deliveries are signed with it (issue 47)", async () => {
+    const projects = await import("@/lib/store/people/projects");
+    const { prepareProject } = await import("@/lib/cli/projects");
+    const p = await projects.createProject({ slug: `wh-b-${Date.now()}`, name: "Webhooks B", actor: "itest" });
+    await prepareProject(p.id);
+    const email = `wh-b-admin-${Date.now()}@itest.example`;
+    await (await import("@/lib/store/people/users")).createUser({ email, password: "itest-password-1", role: "admin", project: p.id, actor: "itest", via: "cli" });
+    const { token } = await (await import("@/lib/store/people/api-tokens")).createApiToken({ email, name: "b", scopes: ["read", "admin"], project: p.id, actor: "itest" });
+    const made = await w.api("/api/v1/webhooks", { token, body: { url: rx.url("/project-b") } });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    rx.secrets.set("/project-b", made.body.secret);
+    const { inProject } = await import("@/lib/store/db/project-context");
+    const { reader } = await import("@/lib/store/db/db");
+    const { openSecret } = await import("@/lib/domain/webhooks/signing");
+    const { AUTH_SECRET } = await import("@/lib/reliability/harness");
+    const stored = await inProject(p, async () => (await reader()).webhookEndpoint.findUniqueOrThrow({ where: { id: made.body.id } }));
+    expect(openSecret(stored.secretSealed, AUTH_SECRET, p.id)).toBe(made.body.secret);
+    // Not under the one key every project shared before, nor another project's.
+    expect(() => openSecret(stored.secretSealed, AUTH_SECRET)).toThrow();
+    expect(() => openSecret(stored.secretSealed, AUTH_SECRET, "p-other")).toThrow();
+    expect((await w.api(`/api/v1/webhooks/${made.body.id}/test`, { token, body: {} })).status).toBe(202);
+    const got = await until("project B's test delivery", () => at("/project-b")[0], 30_000);
+    expect(got.verified).toBe(true);
+  });
 });

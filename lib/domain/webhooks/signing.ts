@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { openText, sealText } from "../sealed";
 import { Webhook } from "standardwebhooks";
+import { DEFAULT_PROJECT } from "../projects";
 
 /**
  * Standard Webhooks signing through the maintained `standardwebhooks` package (never a
@@ -34,12 +35,29 @@ export function signedHeaders(secrets: string | readonly string[], id: string, a
  */
 const PURPOSE = "webhook endpoint secrets v1";
 
-export function sealSecret(secret: string, serverSecret: string): string {
-  return sealText(secret, serverSecret, PURPOSE);
+/**
+ * Each project's endpoint secrets are sealed under a key of its own (issue 47), as its verifier
+ * secrets are, so a sealed value copied into another project's database opens nowhere there. The
+ * default project's keep the purpose they were always sealed under.
+ */
+const purposeOf = (project: string) => (project === DEFAULT_PROJECT ? PURPOSE : `${PURPOSE} project ${project}`);
+
+export function sealSecret(secret: string, serverSecret: string, project: string = DEFAULT_PROJECT): string {
+  return sealText(secret, serverSecret, purposeOf(project));
 }
 
-export function openSecret(sealed: string, serverSecret: string): string {
-  return openText(sealed, serverSecret, PURPOSE);
+/**
+ * Opens a project's endpoint secret: under the project's own key, or, for one sealed before
+ * secrets were sealed per project, under the one key all projects shared (rotating the secret
+ * seals the new one under the project's key).
+ */
+export function openSecret(sealed: string, serverSecret: string, project: string = DEFAULT_PROJECT): string {
+  try {
+    return openText(sealed, serverSecret, purposeOf(project));
+  } catch (e) {
+    if (project === DEFAULT_PROJECT) throw e;
+    return openText(sealed, serverSecret, PURPOSE);
+  }
 }
 
 /** What a list may show of a secret: its first characters, enough to tell two apart. */

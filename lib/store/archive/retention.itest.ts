@@ -84,10 +84,9 @@ describe("retention", () => {
     await refused("UPDATE chain_records SET actor = 'x' WHERE seq = 1", /chain_records is append-only/);
     await refused("DELETE FROM operations", /operations is append-only/);
     await refused("UPDATE operations SET created_at = 'x'", /operations is append-only/);
-    await raw("INSERT INTO sealed_through (chain, first_seq, sealed_through_seq, head_hash, records, location, segment_sha256, sealed_at) VALUES (7, 1000000, 1000001, 'h', 2, 'l', 's', 't')");
-    await refused("INSERT INTO sealed_through (chain, first_seq, sealed_through_seq, head_hash, records, location, segment_sha256, sealed_at) VALUES (7, 1000001, 1000005, 'h', 2, 'l', 's', 't')", /must start after/);
-    await refused("UPDATE sealed_through SET location = 'elsewhere'", /sealed_through is append-only/);
-    await refused("DELETE FROM sealed_through", /sealed_through is append-only/);
+    // A chain the database does not have (it has one), and a segment that ends before it starts.
+    await refused("INSERT INTO sealed_through (chain, first_seq, sealed_through_seq, head_hash, records, location, segment_sha256, sealed_at) VALUES (7, 1000000, 1000001, 'h', 2, 'l', 's', 't')", /no such chain/);
+    await refused("INSERT INTO sealed_through (chain, first_seq, sealed_through_seq, head_hash, records, location, segment_sha256, sealed_at) VALUES (0, 1000005, 1000001, 'h', 2, 'l', 's', 't')", /must start after/);
   });
 
   it("seals the old records into a directory, deletes them, and the live chain verifies from the sealed head", async () => {
@@ -131,6 +130,9 @@ describe("retention", () => {
     expect(verdict.ok, JSON.stringify(verdict)).toBe(true);
     // Nothing more may go: running again seals nothing.
     expect((await sealExpired(target, 1, { now: LATER })).sealed).toEqual([]);
+    // The rows themselves are never changed or removed.
+    await refused("UPDATE sealed_through SET location = 'elsewhere'", /sealed_through is append-only/);
+    await refused("DELETE FROM sealed_through", /sealed_through is append-only/);
   });
 
   it("a crash after writing a segment and before deleting is safe: the next run writes it again and goes on, to S3", async () => {
@@ -175,16 +177,19 @@ describe("retention", () => {
 
   it("audit:verify starts at the last sealed head, and with --archive walks the segments and says where they meet the live chain", async () => {
     const env = { RECONCILE_RETENTION_DAYS: "" };
-    const plain = await runCli(fresh.url, ["audit:verify"], env);
+    // audit:verify holds each sealed_through row to retention being on, with an archive.
+    const on = { RECONCILE_RETENTION_DAYS: "1", RECONCILE_ARCHIVE_URL: `file://${dirPath}` };
+    const plain = await runCli(fresh.url, ["audit:verify"], on);
     expect(plain.stdout).toMatch(/starting at the last sealed head: seq \d+/);
+    expect(plain.stdout).toMatch(/sealed_through: \d+ row\(s\), each named by a chained archive.sealed record/);
     expect(plain.status, plain.stderr).toBe(0);
     // The directory holds only the first segments (the later ones went to S3): they do not meet.
-    const partial = await runCli(fresh.url, ["audit:verify", "--archive", dirPath], env);
+    const partial = await runCli(fresh.url, ["audit:verify", "--archive", dirPath], on);
     expect(partial.stderr).toMatch(/the archive ends at seq \d+, but the live chain continues from seq \d+/);
     expect(partial.status).toBe(1);
     // Copied together (segments move between targets as they are), they walk end to end.
     for (const key of await s3Target.list("default/0/")) await dirTarget.put(key, (await s3Target.get(key))!);
-    const whole = await runCli(fresh.url, ["audit:verify", "--archive", `file://${dirPath}`], env);
+    const whole = await runCli(fresh.url, ["audit:verify", "--archive", `file://${dirPath}`], on);
     expect(whole.stdout).toMatch(/the archive and the live chain meet at seq \d+/);
     expect(whole.stdout).toMatch(/checkpoint \(size \d+, signed [^)]+\): matches the archive/);
     expect(whole.status, whole.stderr).toBe(0);

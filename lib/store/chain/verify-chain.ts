@@ -1,6 +1,7 @@
 import "server-only";
 import { chainOf, MultiChainVerifier } from "@/lib/domain/chains";
 import type { ChainVerdict } from "@/lib/domain/hash";
+import { sealedClaimOf, type SealedClaim } from "@/lib/domain/sealed-rows";
 import { chainCountIn, committedHeads, createdSeqsOf, toChainRecord } from "./chain";
 import type { Db } from "../db/database";
 import { reader } from "../db/db";
@@ -52,7 +53,15 @@ export async function sealedStart(db: Db, chain = 0): Promise<{ seq: number; has
 export async function verifyStoredChain(
   onProgress?: (checked: number) => void,
   opts: { watch?: number[] } = {},
-): Promise<{ verdict: ChainVerdict; hashes: Map<number, string>; counts: Map<number, number>; chains: number; sealed: { seq: number; hash: string; sealedAt: string } | null }> {
+): Promise<{
+  verdict: ChainVerdict;
+  hashes: Map<number, string>;
+  counts: Map<number, number>;
+  chains: number;
+  sealed: { seq: number; hash: string; sealedAt: string } | null;
+  /** The archive.sealed records among those verified (lib/domain/sealed-rows.ts holds sealed_through to them). */
+  sealedClaims: SealedClaim[];
+}> {
   const db = await reader();
   const n = await chainCountIn(db, { readOnly: true });
   // Retention sealed the chain's start into the archive: the live records continue from its head
@@ -61,7 +70,8 @@ export async function verifyStoredChain(
   const heads = n > 1 ? await committedHeads(db, n) : null;
   const last = heads ? Math.max(...heads.map((h) => h.seq)) : undefined;
   const verifier = new MultiChainVerifier(n, { watch: opts.watch, starts: sealed ? [{ prevHash: sealed.hash, prevSeq: sealed.seq }] : undefined });
-  const done = (verdict = verifier.verdict()) => ({ verdict, hashes: verifier.hashes, counts: verifier.counts, chains: n, sealed });
+  const sealedClaims: SealedClaim[] = [];
+  const done = (verdict = verifier.verdict()) => ({ verdict, hashes: verifier.hashes, counts: verifier.counts, chains: n, sealed, sealedClaims });
   const broken = (badSeq: number, problem: string) => done({ ok: false, badSeq, count: verifier.verdict().count, problem });
   let after = sealed?.seq ?? 0;
   for (;;) {
@@ -78,6 +88,10 @@ export async function verifyStoredChain(
         return broken(row.seq, "payload is not valid JSON");
       }
       if (!verifier.push(record)) return done();
+      if (row.kind === "security" && row.payload.includes("archive.sealed")) {
+        const claim = sealedClaimOf(row.seq, record.payload);
+        if (claim) sealedClaims.push(claim);
+      }
     }
     after = page[page.length - 1].seq;
     onProgress?.(after);

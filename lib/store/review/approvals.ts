@@ -9,7 +9,7 @@ import { requireNotClaimedByOther } from "./assignments";
 import { appendToChain, lockChain } from "../chain/chain";
 import { maybeCheckpoint } from "../chain/checkpoints";
 import type { Db, Tx } from "../db/database";
-import { reader, writeTransaction } from "../db/db";
+import { instanceReader, reader, writeTransaction } from "../db/db";
 import { StoreError } from "../errors";
 import { enqueueJobs, finishJob, type Job } from "../work/jobs";
 import { writeProjection } from "../projection/projection";
@@ -219,8 +219,9 @@ export async function approvalQueue(limit = 50): Promise<{ calls: HeldCall[]; to
   ]);
   const agents = new Map(views.map((v) => [v.operationId, v.agent]));
   const ownerIds = new Map(owners.map((o) => [o.operationId, o.ownerId]));
+  // Users are the instance's (its database), not the project's: read there, whatever project this is.
   const emails = new Map(
-    (await db.user.findMany({ where: { id: { in: [...new Set(owners.flatMap((o) => (o.ownerId ? [o.ownerId] : [])))] } }, select: { id: true, email: true } })).map((u) => [u.id, u.email]),
+    (await (await instanceReader()).user.findMany({ where: { id: { in: [...new Set(owners.flatMap((o) => (o.ownerId ? [o.ownerId] : [])))] } }, select: { id: true, email: true } })).map((u) => [u.id, u.email]),
   );
   const calls = rows.map((r) => {
     const intent = records.get(r.operation_id)?.stages.find((s) => s.stage === "intent")?.data as { params?: unknown; effect?: unknown } | undefined;

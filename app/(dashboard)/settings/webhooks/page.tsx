@@ -12,6 +12,7 @@ import { VerdictExportPanel } from "@/components/settings/verdict-export";
 import { renderedAt } from "@/components/ui/when";
 import { listVerdictExports, verdictExportCounts } from "@/lib/store/queries/verdict-exports";
 import { describeVerdictTarget } from "@/lib/verdicts/target";
+import { can } from "@/lib/domain/permissions";
 
 export const metadata: Metadata = { title: "Webhooks" };
 
@@ -37,7 +38,8 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
     const selected = endpoints.find((e) => e.id === asked) ?? endpoints[0] ?? null;
     const log = selected ? await listDeliveries(selected.id, { limit: 50 }) : [];
     const overlapHours = envSetting("RECONCILE_WEBHOOK_SECRET_OVERLAP_HOURS");
-    const verdictTarget = describeVerdictTarget();
+    // The endpoint is the instance's: its whole URL for instance admins, its host for a project's admins.
+    const verdictTarget = describeVerdictTarget({ whole: can(me, "instance:audit") });
     const [verdicts, verdictCounts] = verdictTarget.enabled ? await Promise.all([listVerdictExports({ limit: 20 }), verdictExportCounts()]) : [[], { pending: 0, delivered: 0, failed: 0 }];
     return (
       <div className="space-y-8">
