@@ -14,11 +14,13 @@ import { freePort } from "@/lib/testing/ports";
 let nextBase = "";
 let child: ChildProcess | null = null;
 let ingestToken = "";
-let readToken = "";
+/** One read-only token per server: a principal's refusals of one permission fold into one record per window (docs/AUDIT.md), so each server's refusal must be a first. */
+const readTokens = { fast: "", next: "" };
 
 beforeAll(async () => {
   ingestToken = (await principal("reviewer", ["ingest", "verify", "read"])).token;
-  readToken = (await principal("viewer", ["read"])).token;
+  readTokens.fast = (await principal("viewer", ["read"])).token;
+  readTokens.next = (await principal("viewer", ["read"])).token;
   const port = await freePort();
   nextBase = `http://127.0.0.1:${port}`;
   let log = "";
@@ -72,7 +74,7 @@ const cases: [string, (id: string) => Req][] = [
   ["no token (401)", (id) => ({ token: "", body: JSON.stringify(record(id)) })],
   ["an unknown token (401)", (id) => ({ token: "rcl_" + "A".repeat(43), body: JSON.stringify(record(id)) })],
   ["a malformed Authorization header (401)", (id) => ({ token: "two words", body: JSON.stringify(record(id)) })],
-  ["a read-only token (403)", (id) => ({ token: readToken, body: JSON.stringify(record(id)) })],
+  ["a read-only token (403)", (id) => ({ token: id.startsWith("parity-fast") ? readTokens.fast : readTokens.next, body: JSON.stringify(record(id)) })],
   ["a wrong content type (415)", (id) => ({ token: ingestToken, body: JSON.stringify(record(id)), contentType: "text/plain" })],
   ["a 5 MiB body (413)", (id) => ({ token: ingestToken, body: JSON.stringify({ operation_id: id, intent: { effect: "x".repeat(5 * MiB) } }) })],
   ["a 2 MiB record (413)", (id) => ({ token: ingestToken, body: JSON.stringify({ operation_id: id, intent: { params: { a: "x".repeat(2 * MiB) } } }) })],
