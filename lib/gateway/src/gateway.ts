@@ -2,11 +2,11 @@
  * What the gateway does with each tools/call (docs/GATEWAY.md "Each tools/call"): name the
  * operation, ask the gate about a repeat, hold a risky call for a reviewer, record the intent,
  * forward, record the receipt. It speaks to Reconcile only through the client (records batched,
- * retried, bounded) and the approval endpoints; it never touches Reconcile's database.
+ * retried, bounded; the approval calls typed); it never touches Reconcile's database.
  */
 import { randomUUID } from "node:crypto";
 import { McpError, ErrorCode, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { AttemptFields, OperationRecord, Reconcile } from "@reconcile/client";
+import type { Approval, AttemptFields, OperationRecord, Reconcile } from "@reconcile/client";
 import type { CallKind, GatewayConfig, ToolRule } from "./config.js";
 import { gate, type EarlierAttempt } from "./gate.js";
 import type { Journal } from "./journal.js";
@@ -290,38 +290,23 @@ export class Gateway {
       const minutes = Math.round((Date.parse(approval.expires_at) - Date.parse(approval.requested_at)) / 60_000);
       return textResult(`not sent: no reviewer approved ${t.name} within ${minutes}m (operation ${id})`, true);
     }
-    let taken;
-    try {
-      taken = await this.rc.api("POST", `/api/v1/operations/${encodeURIComponent(id)}/approval/use`, { body: { params_digest: paramsDigest(args), ...(ruleVersion ? { rule_version: ruleVersion } : {}) } });
-    } catch (e) {
-      return textResult(`not sent: the approval could not be taken (${(e as Error).message}); nothing was forwarded`, true);
-    }
-    if (taken.status !== 201) {
-      const message = (taken.body as { error?: { message?: string } } | null)?.error?.message ?? `HTTP ${taken.status}`;
-      return textResult(`not sent: ${message} (operation ${id})`, true);
-    }
+    const taken = await this.rc.useApproval(id, { params_digest: paramsDigest(args), ...(ruleVersion ? { rule_version: ruleVersion } : {}) });
+    if (taken.kind === "unreachable") return textResult(`not sent: the approval could not be taken (${taken.error}); nothing was forwarded`, true);
+    if (taken.kind === "refused") return textResult(`not sent: ${taken.message} (operation ${id})`, true);
     return this.forward(t, args, ctx, rule, id, kind);
   }
 
-  private async waitForDecision(id: string, ctx: CallContext): Promise<{ status: string; decided_by?: string | null; reason?: string | null; expires_at: string; requested_at: string } | { error: string }> {
+  private async waitForDecision(id: string, ctx: CallContext): Promise<Approval | { error: string }> {
     const started = this.now();
     const every = this.config.approval_progress_every;
     let lastProgress = started;
     let failures = 0;
     for (;;) {
       if (ctx.signal.aborted) return { error: "the client cancelled the call while it waited for approval" };
-      let res;
-      try {
-        res = await this.rc.api("GET", `/api/v1/operations/${encodeURIComponent(id)}/approval?wait=${Math.min(30, Math.max(1, Math.round(every / 1000)))}`, {
-          timeoutMs: 45_000,
-          signal: ctx.signal,
-        });
-      } catch (e) {
-        res = { status: 0, body: { error: { message: (e as Error).message } } };
-      }
-      if (res.status === 200) {
+      const res = await this.rc.approval(id, { waitSeconds: Math.min(30, Math.max(1, Math.round(every / 1000))), timeoutMs: 45_000, signal: ctx.signal });
+      if (res.kind === "found") {
         failures = 0;
-        const a = res.body as { status: string; expires_at: string; requested_at: string };
+        const a = res.approval;
         if (a.status !== "pending") return a;
         if (ctx.progress && this.now() - lastProgress >= every - 500) {
           lastProgress = this.now();
@@ -330,8 +315,8 @@ export class Gateway {
         }
         continue;
       }
-      if (res.status >= 400 && res.status < 500 && res.status !== 429) {
-        return { error: `Reconcile refused to say whether the call was approved (${res.status}: ${(res.body as { error?: { message?: string } })?.error?.message ?? ""})` };
+      if (res.kind === "refused" && res.status >= 400 && res.status < 500 && res.status !== 429) {
+        return { error: `Reconcile refused to say whether the call was approved (${res.status}: ${res.message})` };
       }
       if (++failures > 30) return { error: "Reconcile could not be reached to learn whether the call was approved" };
       await new Promise((r) => setTimeout(r, 1000));
