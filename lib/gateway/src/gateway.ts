@@ -23,8 +23,8 @@ export type CallContext = {
   client: { name: string; version?: string } | undefined;
   meta: Record<string, unknown> | undefined;
   signal: AbortSignal;
-  /** Progress to the client (only when it asked for it with a progressToken). */
-  progress?: (progress: number, total: number | undefined, message: string) => Promise<void>;
+  /** Progress to the client, under its own progressToken (only when it asked for it with one). */
+  progress?: (progress: number, total?: number, message?: string) => Promise<void>;
 };
 
 const MAX_ATTEMPTS = 20;
@@ -215,8 +215,20 @@ export class Gateway {
     if (this.attempts.size > 10_000) this.attempts.delete(this.attempts.keys().next().value!);
   }
 
+  /**
+   * How a call goes to its upstream: the client's cancellation (its signal: the SDK sends the
+   * upstream notifications/cancelled), and the upstream's progress passed on to the client under
+   * the client's own token; progress also restarts the timeout, so a long call that reports keeps
+   * going. Progress is asked of the upstream even when the client did not ask for it (it keeps a
+   * long call alive); it then goes nowhere.
+   */
   private requestOptions(rule: ToolRule, ctx: CallContext) {
-    return { timeout: rule.timeout ?? this.config.timeout, signal: ctx.signal };
+    return {
+      timeout: rule.timeout ?? this.config.timeout,
+      signal: ctx.signal,
+      resetTimeoutOnProgress: true,
+      onprogress: (p: { progress: number; total?: number; message?: string }) => void ctx.progress?.(p.progress, p.total, p.message).catch(() => undefined),
+    };
   }
 
   private envelope(t: RoutedTool, args: Record<string, unknown>, ctx: CallContext, id: string, kind: CallKind): OperationRecord {
@@ -347,12 +359,12 @@ export class Gateway {
       }
       // Timed out, the connection dropped, the upstream failed: it may or may not have acted.
       const timeoutMs = this.requestOptions(rule, ctx).timeout;
-      const happened =
-        code === ErrorCode.RequestTimeout
+      // The SDK rejects a cancelled request as a timeout too (RequestTimeout): the signal says which it was.
+      const happened = ctx.signal.aborted
+        ? "the agent cancelled the call before the upstream answered"
+        : code === ErrorCode.RequestTimeout
           ? `the upstream ${t.upstream} did not answer within ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 100) / 10} s` : `${timeoutMs} ms`}`
-          : ctx.signal.aborted
-            ? "the agent cancelled the call before the upstream answered"
-            : `the call to the upstream ${t.upstream} failed before an answer came (${message})`;
+          : `the call to the upstream ${t.upstream} failed before an answer came (${message})`;
       this.attempt(id, ctx, { answer: "fate_unknown", outcome: "uncertain", text: `${happened}: whether ${t.upstreamName} took effect is unknown` });
       return withMeta(
         textResult(`the ${t.name} call's fate is unknown (${message}): Reconcile holds operation ${id} as uncertain; do not repeat it until a reviewer has reconciled it`, true),

@@ -61,7 +61,8 @@ function mcpServer(gateway: Gateway, upstreams: Upstreams, sessionId: () => stri
       progress:
         token === undefined
           ? undefined
-          : (progress, total, message) => extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, ...(total !== undefined ? { total } : {}), message } }),
+          : (progress, total, message) =>
+              extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) } }),
     });
   });
   // Prompts, resources and completions pass through unrecorded: they change nothing.
