@@ -93,12 +93,14 @@ export function upstreamServer(counts: Counts = {}, env: NodeJS.ProcessEnv = pro
     },
   );
   server.registerTool("calls", { description: "How many times each tool ran." }, async () => ({ content: [{ type: "text", text: JSON.stringify(counts) }], structuredContent: { ...counts } }));
-  // For the gateway's list-change tests: `grow` adds a tool (the server tells its client), and
-  // with MARKER_FILE set, a process started after the first offers `restarted` too.
+  // For the gateway's list-change and name tests: `grow` adds a tool (the server tells its
+  // client), named `name` or grown_N; EXTRA_TOOL names one more tool offered from the start; with
+  // MARKER_FILE set, a process started after the first offers `restarted` too.
+  if (env.EXTRA_TOOL) server.registerTool(env.EXTRA_TOOL, { description: "A tool named by EXTRA_TOOL." }, async () => ({ content: [{ type: "text", text: env.EXTRA_TOOL! }] }));
   if (env.GROWABLE === "1") {
     let n = 0;
-    server.registerTool("grow", { description: "Adds a tool named grown_N." }, async () => {
-      const name = `grown_${++n}`;
+    server.registerTool("grow", { description: "Adds a tool named `name`, or grown_N.", inputSchema: { name: z.string().min(1).max(100).optional() } }, async (args) => {
+      const name = args.name ?? `grown_${++n}`;
       server.registerTool(name, { description: "A tool added at run time." }, async () => ({ content: [{ type: "text", text: name }] }));
       return { content: [{ type: "text", text: name }] };
     });

@@ -240,7 +240,7 @@ export async function startGateway(config: GatewayConfig, opts: { env?: NodeJS.P
   if (leftover.length) log(`resending ${leftover.length} records a previous run left undelivered`);
 
   // One upstream that does not start does not stop the others: it is tried again with the backoff.
-  const upstreams = new Upstreams(config.upstreams, env, log);
+  const upstreams = new Upstreams(config.upstreams, env, log, Date.now, config.names);
   await upstreams.connect();
   const health = upstreams.health();
   if (health.status !== "ok") log(`starting degraded: ${healthLine(health)}`);
