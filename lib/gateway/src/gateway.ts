@@ -13,6 +13,7 @@ import type { Journal } from "./journal.js";
 import { attemptId, callerId, callKey, RecentCalls, resultId } from "./operation-id.js";
 import { approvalNeeded, effectiveRule, paramsDigest, toolKind, type ApprovalNeed } from "./rules.js";
 import { metaAtAnswer, metaOf, OUTCOME_META, verdictAnswer, withMeta, type OperationView, type OutcomeMeta } from "./outcome.js";
+import type { Elicit } from "./elicitation.js";
 import { answerStatus, statusToolDefinition } from "./status-tool.js";
 import { UpstreamDown, type RoutedTool, type Upstreams } from "./upstreams.js";
 
@@ -23,6 +24,8 @@ export type CallContext = {
   client: { name: string; version?: string } | undefined;
   meta: Record<string, unknown> | undefined;
   signal: AbortSignal;
+  /** Asks the client what an upstream asks the user (elicitation/create): only when the client declared elicitation. */
+  elicit?: Elicit;
   /** Progress to the client, under its own progressToken (only when it asked for it with one). */
   progress?: (progress: number, total?: number, message?: string) => Promise<void>;
 };
@@ -94,7 +97,7 @@ export class Gateway {
     const kind = toolKind(found.key === null ? {} : found.rule, t.tool.annotations, this.config.trust_annotations);
     // Unrecorded: a tool the rule says not to record, and a read unless its rule asks for it.
     if (found.rule.record === false || (kind === "read" && found.rule.record !== true)) {
-      return this.upstreams.call(t, args, ctx.meta, this.requestOptions(found.rule, ctx)).catch((e) => (e instanceof UpstreamDown ? textResult(e.message, true) : Promise.reject(e)));
+      return this.upstreams.call(t, args, ctx.meta, this.requestOptions(found.rule, ctx), ctx.elicit ?? null).catch((e) => (e instanceof UpstreamDown ? textResult(e.message, true) : Promise.reject(e)));
     }
     if (kind === "read") {
       // A recorded read is never gated: each call is an operation of its own.
@@ -343,7 +346,7 @@ export class Gateway {
   private async forward(t: RoutedTool, args: Record<string, unknown>, ctx: CallContext, rule: ToolRule, id: string, kind: CallKind): Promise<CallToolResult> {
     let result: CallToolResult;
     try {
-      result = await this.upstreams.call(t, args, ctx.meta, this.requestOptions(rule, ctx));
+      result = await this.upstreams.call(t, args, ctx.meta, this.requestOptions(rule, ctx), ctx.elicit ?? null);
     } catch (e) {
       const code = e instanceof McpError ? e.code : null;
       const message = e instanceof Error ? e.message : String(e);

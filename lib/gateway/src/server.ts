@@ -12,6 +12,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import {
   CallToolRequestSchema,
   CompleteRequestSchema,
+  ElicitResultSchema,
   GetPromptRequestSchema,
   isInitializeRequest,
   ListPromptsRequestSchema,
@@ -30,6 +31,8 @@ import { Upstreams } from "./upstreams.js";
 
 export const GATEWAY_VERSION = "0.1.0";
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** How long the gateway waits for the user's answer to an upstream's elicitation. */
+const ELICIT_TIMEOUT_MS = 10 * 60_000;
 
 export type RunningGateway = {
   /** The HTTP listener's URL (`http://host:port/mcp`), when it listens on HTTP. */
@@ -58,6 +61,10 @@ function mcpServer(gateway: Gateway, upstreams: Upstreams, sessionId: () => stri
       client: server.getClientVersion(),
       meta: request.params._meta as Record<string, unknown> | undefined,
       signal: extra.signal,
+      // An upstream's elicitation goes back on this call's own stream (sendRequest: relatedRequestId); a person may take minutes.
+      elicit: server.getClientCapabilities()?.elicitation
+        ? (params, signal) => extra.sendRequest({ method: "elicitation/create", params }, ElicitResultSchema, { signal, timeout: ELICIT_TIMEOUT_MS })
+        : undefined,
       progress:
         token === undefined
           ? undefined

@@ -13,6 +13,7 @@ import {
   type CallToolResult,
   type CompleteRequest,
   type CompleteResult,
+  type ElicitRequest,
   type GetPromptResult,
   type LoggingMessageNotification,
   type Prompt,
@@ -22,6 +23,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ConfigError, type Upstream } from "./config.js";
+import { elicitationTarget, NOBODY_ASKED, type Elicit, type InFlightCall } from "./elicitation.js";
 import { healthLine, healthOf, type Health } from "./health.js";
 import { Link, type ListKind } from "./link.js";
 import { clashMessage, exposeByKey, exposeTools, routeUri, type Exposed, type NameClash, type NameScheme } from "./names.js";
@@ -74,6 +76,12 @@ export class Upstreams {
         this.log(`upstream ${link.name}: ${event}. ${healthLine(this.health())}`);
       },
       log: (link: Link, params: LoggingMessageNotification["params"]) => this.onLog?.(link.name, params),
+      elicit: async (link: Link, params: ElicitRequest["params"], signal: AbortSignal) => {
+        const target = elicitationTarget(link.name, this.calling.get(link.name));
+        if ("to" in target) return target.to(params, signal);
+        this.log(target.none);
+        return NOBODY_ASKED;
+      },
     };
     for (const [name, u] of Object.entries(config)) this.links.set(name, new Link(name, u, env, events));
   }
@@ -115,10 +123,25 @@ export class Upstreams {
     return this.routed.get(name);
   }
 
-  /** Forwards a call as it came (arguments and `_meta`), and returns the upstream's result unchanged; throws UpstreamDown, unsent, while it is down. */
-  async call(t: RoutedTool, args: Record<string, unknown>, meta: Record<string, unknown> | undefined, options: RequestOptions): Promise<CallToolResult> {
+  /** Calls in flight, per upstream: where an upstream's elicitation goes (elicitation.ts). */
+  private readonly calling = new Map<string, Set<InFlightCall>>();
+
+  /**
+   * Forwards a call as it came (arguments and `_meta`), and returns the upstream's result
+   * unchanged; throws UpstreamDown, unsent, while it is down. `elicit`: how to ask the calling
+   * client, when it declared elicitation.
+   */
+  async call(t: RoutedTool, args: Record<string, unknown>, meta: Record<string, unknown> | undefined, options: RequestOptions, elicit: Elicit | null = null): Promise<CallToolResult> {
     const params = { name: t.upstreamName, arguments: args, ...(meta ? { _meta: meta } : {}) };
-    return this.link(t.upstream).use(async (c) => (await c.request({ method: "tools/call", params }, CallToolResultSchema, options)) as CallToolResult);
+    const calls = this.calling.get(t.upstream) ?? new Set<InFlightCall>();
+    this.calling.set(t.upstream, calls);
+    const me: InFlightCall = { elicit };
+    calls.add(me);
+    try {
+      return await this.link(t.upstream).use(async (c) => (await c.request({ method: "tools/call", params }, CallToolResultSchema, options)) as CallToolResult);
+    } finally {
+      calls.delete(me);
+    }
   }
 
   listPrompts(): Prompt[] {
