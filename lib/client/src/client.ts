@@ -3,13 +3,14 @@
  * Node 20+ and on edge runtimes. Unless `strict: true`, nothing it does throws into the agent
  * because Reconcile is unreachable: records wait in a bounded queue and are counted.
  */
+import { readApproval, takeApproval } from "./approval.js";
 import { operationIdProblem, operationPath } from "./operation-id.js";
 import { backoffDelay, DEFAULT_BACKOFF, parseRetryAfter, type BackoffOptions } from "./backoff.js";
 import { ReconcileRejectedError, ReconcileUnavailableError } from "./errors.js";
 import { guardFunction, type GuardCall, type GuardCore, type GuardOptions } from "./guard.js";
 import { closedGate, errorOf, gateFromOperation, isRetryableStatus } from "./response.js";
 import { MAX_BATCH_RECORDS, MAX_REQUEST_BYTES, messageOf, race, Sender } from "./sender.js";
-import type { AttemptFields, CanonicalReadFields, ClientEvent, ClientStats, Named, OperationRead, OperationRecord, RetryGate } from "./types.js";
+import type { ApprovalAnswer, AttemptFields, CanonicalReadFields, ClientEvent, ClientStats, Named, OperationRead, OperationRecord, RetryGate } from "./types.js";
 
 export type ReconcileOptions = {
   /** The server's base URL, e.g. "https://reconcile.example.com". */
@@ -318,7 +319,25 @@ export class Reconcile {
   }
 
   /**
-   * One authenticated request to Reconcile's API, e.g. the gateway's approval calls: the status,
+   * A held call's approval (`GET /api/v1/operations/{id}/approval`, scope `read`): with
+   * `waitSeconds` (0–30) the server answers once it is no longer pending, or after that long.
+   * Found, refused (the server's answer: 404 not held, 4xx, 429, 5xx) or unreachable; never throws.
+   */
+  approval(operationId: string, opts: { waitSeconds?: number; signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ApprovalAnswer> {
+    return readApproval((m, p, o) => this.api(m, p, o), operationId, opts);
+  }
+
+  /**
+   * Takes an approved call to forward it (`POST /api/v1/operations/{id}/approval/use`, scope
+   * `ingest`): found means this caller took it (once, across gateways); refused says why not
+   * (409: already taken, other arguments, not approved). Never throws.
+   */
+  useApproval(operationId: string, take: { params_digest: string; rule_version?: string }, opts: { signal?: AbortSignal } = {}): Promise<ApprovalAnswer> {
+    return takeApproval((m, p, o) => this.api(m, p, o), operationId, take, opts);
+  }
+
+  /**
+   * One authenticated request to Reconcile's API, for what has no method of its own: the status,
    * `Retry-After` and JSON body (null when not JSON). Network errors and timeouts (default
    * `requestTimeoutMs`) throw; nothing is retried here.
    */

@@ -3,6 +3,8 @@ export { MAX_OPERATION_ID, operationIdProblem } from "./operation-id.js";
 export type { GuardCall, GuardOptions } from "./guard.js";
 export { ReconcileRejectedError, ReconcileUnavailableError, RetryBlockedError, ToolRefusal } from "./errors.js";
 export type {
+  Approval,
+  ApprovalAnswer,
   AttemptFields,
   CanonicalReadFields,
   ClientEvent,

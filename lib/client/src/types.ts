@@ -120,3 +120,28 @@ export type ClientStats = {
   /** Requests that failed with 429, 5xx or a network error and were tried again. */
   retries: number;
 };
+
+/** An approval as the server holds it (docs/API.md "Approvals"): the operation's `approval`. */
+export type Approval = {
+  status: "pending" | "approved" | "denied" | "expired";
+  rule?: string;
+  rule_version?: string | null;
+  requested_at: string;
+  expires_at: string;
+  params_digest?: string;
+  decided_by?: string | null;
+  decided_at?: string | null;
+  reason?: string | null;
+  used_by?: string | null;
+  used_at?: string | null;
+} & Open;
+
+/**
+ * The answer of `approval()` and `useApproval()`: the approval, or why there is none. `refused`
+ * is the server's answer (any status but the one asked for; `status` says whether sending again
+ * could help), `unreachable` is no answer (a network error or timeout).
+ */
+export type ApprovalAnswer =
+  | { kind: "found"; approval: Approval }
+  | { kind: "refused"; status: number; code: string; message: string }
+  | { kind: "unreachable"; error: string };

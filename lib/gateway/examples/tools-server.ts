@@ -2,7 +2,8 @@
  * A real MCP tool server (the official SDK's McpServer) for the gateway's tests and the demo:
  * `social.publish` (through the demo social service when SOCIAL_URL is set, else in memory),
  * `social.read` (read-only), `profile.set_name` (idempotent), `billing.charge`, `billing.fail`
- * (always refused), `billing.slow` (answers after `ms`) and `calls` (how many times each tool
+ * (always refused), `billing.slow` (answers after `ms`; a cancellation is counted as
+ * `billing.slow:cancelled`) and `calls` (how many times each tool
  * ran, so a test can see what the gateway never forwarded).
  *
  *   node --import tsx lib/gateway/examples/tools-server.ts            # stdio
@@ -56,8 +57,10 @@ export function upstreamServer(counts: Counts = {}, env: NodeJS.ProcessEnv = pro
     ran("billing.fail");
     return { isError: true, content: [{ type: "text", text: "the card was declined" }] };
   });
-  server.registerTool("billing.slow", { description: "A charge whose answer takes `ms`.", inputSchema: { ms: z.number().int().min(0).max(120_000) } }, async ({ ms }) => {
+  server.registerTool("billing.slow", { description: "A charge whose answer takes `ms`.", inputSchema: { ms: z.number().int().min(0).max(120_000) } }, async ({ ms }, extra) => {
     ran("billing.slow");
+    // A cancellation (notifications/cancelled) is counted, so a test can see it arrived.
+    extra.signal.addEventListener("abort", () => ran("billing.slow:cancelled"), { once: true });
     await new Promise((r) => setTimeout(r, ms));
     return { content: [{ type: "text", text: "charged, slowly" }] };
   });
@@ -90,12 +93,14 @@ export function upstreamServer(counts: Counts = {}, env: NodeJS.ProcessEnv = pro
     },
   );
   server.registerTool("calls", { description: "How many times each tool ran." }, async () => ({ content: [{ type: "text", text: JSON.stringify(counts) }], structuredContent: { ...counts } }));
-  // For the gateway's list-change tests: `grow` adds a tool (the server tells its client), and
-  // with MARKER_FILE set, a process started after the first offers `restarted` too.
+  // For the gateway's list-change and name tests: `grow` adds a tool (the server tells its
+  // client), named `name` or grown_N; EXTRA_TOOL names one more tool offered from the start; with
+  // MARKER_FILE set, a process started after the first offers `restarted` too.
+  if (env.EXTRA_TOOL) server.registerTool(env.EXTRA_TOOL, { description: "A tool named by EXTRA_TOOL." }, async () => ({ content: [{ type: "text", text: env.EXTRA_TOOL! }] }));
   if (env.GROWABLE === "1") {
     let n = 0;
-    server.registerTool("grow", { description: "Adds a tool named grown_N." }, async () => {
-      const name = `grown_${++n}`;
+    server.registerTool("grow", { description: "Adds a tool named `name`, or grown_N.", inputSchema: { name: z.string().min(1).max(100).optional() } }, async (args) => {
+      const name = args.name ?? `grown_${++n}`;
       server.registerTool(name, { description: "A tool added at run time." }, async () => ({ content: [{ type: "text", text: name }] }));
       return { content: [{ type: "text", text: name }] };
     });

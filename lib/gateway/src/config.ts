@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { NAME_SCHEMES } from "./names.js";
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
@@ -131,6 +132,12 @@ export const configSchema = z
       .record(name, z.union([stdioUpstream, httpUpstream], { error: 'an upstream has either "command" (stdio) or "url" (Streamable HTTP)' }))
       .refine((u) => Object.keys(u).length > 0, { message: "name at least one upstream MCP server" }),
     tools: z.record(z.string().min(1).max(200), toolRuleSchema).default({}),
+    /**
+     * How tools are named: `plain` (default) a tool's own name, `{upstream}.{tool}` when another
+     * upstream offers the same; `prefixed` always `{upstream}__{tool}`, in `[a-zA-Z0-9_-]`, at
+     * most 64 characters (what every model API accepts as a function name).
+     */
+    names: z.enum(NAME_SCHEMES, { error: `one of ${NAME_SCHEMES.join(", ")}` }).default("plain"),
     /** A call with the same key within this window is a repeat of the last one (default 2m). */
     dedupe_window: duration.default(120_000),
     /**

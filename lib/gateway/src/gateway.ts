@@ -2,17 +2,18 @@
  * What the gateway does with each tools/call (docs/GATEWAY.md "Each tools/call"): name the
  * operation, ask the gate about a repeat, hold a risky call for a reviewer, record the intent,
  * forward, record the receipt. It speaks to Reconcile only through the client (records batched,
- * retried, bounded) and the approval endpoints; it never touches Reconcile's database.
+ * retried, bounded; the approval calls typed); it never touches Reconcile's database.
  */
 import { randomUUID } from "node:crypto";
 import { McpError, ErrorCode, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { AttemptFields, OperationRecord, Reconcile } from "@reconcile/client";
+import type { Approval, AttemptFields, OperationRecord, Reconcile } from "@reconcile/client";
 import type { CallKind, GatewayConfig, ToolRule } from "./config.js";
 import { gate, type EarlierAttempt } from "./gate.js";
 import type { Journal } from "./journal.js";
 import { attemptId, callerId, callKey, RecentCalls, resultId } from "./operation-id.js";
 import { approvalNeeded, effectiveRule, paramsDigest, toolKind, type ApprovalNeed } from "./rules.js";
 import { metaAtAnswer, metaOf, OUTCOME_META, verdictAnswer, withMeta, type OperationView, type OutcomeMeta } from "./outcome.js";
+import type { Elicit } from "./elicitation.js";
 import { answerStatus, statusToolDefinition } from "./status-tool.js";
 import { UpstreamDown, type RoutedTool, type Upstreams } from "./upstreams.js";
 
@@ -23,8 +24,10 @@ export type CallContext = {
   client: { name: string; version?: string } | undefined;
   meta: Record<string, unknown> | undefined;
   signal: AbortSignal;
-  /** Progress to the client (only when it asked for it with a progressToken). */
-  progress?: (progress: number, total: number | undefined, message: string) => Promise<void>;
+  /** Asks the client what an upstream asks the user (elicitation/create): only when the client declared elicitation. */
+  elicit?: Elicit;
+  /** Progress to the client, under its own progressToken (only when it asked for it with one). */
+  progress?: (progress: number, total?: number, message?: string) => Promise<void>;
 };
 
 const MAX_ATTEMPTS = 20;
@@ -94,7 +97,7 @@ export class Gateway {
     const kind = toolKind(found.key === null ? {} : found.rule, t.tool.annotations, this.config.trust_annotations);
     // Unrecorded: a tool the rule says not to record, and a read unless its rule asks for it.
     if (found.rule.record === false || (kind === "read" && found.rule.record !== true)) {
-      return this.upstreams.call(t, args, ctx.meta, this.requestOptions(found.rule, ctx)).catch((e) => (e instanceof UpstreamDown ? textResult(e.message, true) : Promise.reject(e)));
+      return this.upstreams.call(t, args, ctx.meta, this.requestOptions(found.rule, ctx), ctx.elicit ?? null).catch((e) => (e instanceof UpstreamDown ? textResult(e.message, true) : Promise.reject(e)));
     }
     if (kind === "read") {
       // A recorded read is never gated: each call is an operation of its own.
@@ -215,8 +218,20 @@ export class Gateway {
     if (this.attempts.size > 10_000) this.attempts.delete(this.attempts.keys().next().value!);
   }
 
+  /**
+   * How a call goes to its upstream: the client's cancellation (its signal: the SDK sends the
+   * upstream notifications/cancelled), and the upstream's progress passed on to the client under
+   * the client's own token; progress also restarts the timeout, so a long call that reports keeps
+   * going. Progress is asked of the upstream even when the client did not ask for it (it keeps a
+   * long call alive); it then goes nowhere.
+   */
   private requestOptions(rule: ToolRule, ctx: CallContext) {
-    return { timeout: rule.timeout ?? this.config.timeout, signal: ctx.signal };
+    return {
+      timeout: rule.timeout ?? this.config.timeout,
+      signal: ctx.signal,
+      resetTimeoutOnProgress: true,
+      onprogress: (p: { progress: number; total?: number; message?: string }) => void ctx.progress?.(p.progress, p.total, p.message).catch(() => undefined),
+    };
   }
 
   private envelope(t: RoutedTool, args: Record<string, unknown>, ctx: CallContext, id: string, kind: CallKind): OperationRecord {
@@ -290,38 +305,23 @@ export class Gateway {
       const minutes = Math.round((Date.parse(approval.expires_at) - Date.parse(approval.requested_at)) / 60_000);
       return textResult(`not sent: no reviewer approved ${t.name} within ${minutes}m (operation ${id})`, true);
     }
-    let taken;
-    try {
-      taken = await this.rc.api("POST", `/api/v1/operations/${encodeURIComponent(id)}/approval/use`, { body: { params_digest: paramsDigest(args), ...(ruleVersion ? { rule_version: ruleVersion } : {}) } });
-    } catch (e) {
-      return textResult(`not sent: the approval could not be taken (${(e as Error).message}); nothing was forwarded`, true);
-    }
-    if (taken.status !== 201) {
-      const message = (taken.body as { error?: { message?: string } } | null)?.error?.message ?? `HTTP ${taken.status}`;
-      return textResult(`not sent: ${message} (operation ${id})`, true);
-    }
+    const taken = await this.rc.useApproval(id, { params_digest: paramsDigest(args), ...(ruleVersion ? { rule_version: ruleVersion } : {}) });
+    if (taken.kind === "unreachable") return textResult(`not sent: the approval could not be taken (${taken.error}); nothing was forwarded`, true);
+    if (taken.kind === "refused") return textResult(`not sent: ${taken.message} (operation ${id})`, true);
     return this.forward(t, args, ctx, rule, id, kind);
   }
 
-  private async waitForDecision(id: string, ctx: CallContext): Promise<{ status: string; decided_by?: string | null; reason?: string | null; expires_at: string; requested_at: string } | { error: string }> {
+  private async waitForDecision(id: string, ctx: CallContext): Promise<Approval | { error: string }> {
     const started = this.now();
     const every = this.config.approval_progress_every;
     let lastProgress = started;
     let failures = 0;
     for (;;) {
       if (ctx.signal.aborted) return { error: "the client cancelled the call while it waited for approval" };
-      let res;
-      try {
-        res = await this.rc.api("GET", `/api/v1/operations/${encodeURIComponent(id)}/approval?wait=${Math.min(30, Math.max(1, Math.round(every / 1000)))}`, {
-          timeoutMs: 45_000,
-          signal: ctx.signal,
-        });
-      } catch (e) {
-        res = { status: 0, body: { error: { message: (e as Error).message } } };
-      }
-      if (res.status === 200) {
+      const res = await this.rc.approval(id, { waitSeconds: Math.min(30, Math.max(1, Math.round(every / 1000))), timeoutMs: 45_000, signal: ctx.signal });
+      if (res.kind === "found") {
         failures = 0;
-        const a = res.body as { status: string; expires_at: string; requested_at: string };
+        const a = res.approval;
         if (a.status !== "pending") return a;
         if (ctx.progress && this.now() - lastProgress >= every - 500) {
           lastProgress = this.now();
@@ -330,8 +330,8 @@ export class Gateway {
         }
         continue;
       }
-      if (res.status >= 400 && res.status < 500 && res.status !== 429) {
-        return { error: `Reconcile refused to say whether the call was approved (${res.status}: ${(res.body as { error?: { message?: string } })?.error?.message ?? ""})` };
+      if (res.kind === "refused" && res.status >= 400 && res.status < 500 && res.status !== 429) {
+        return { error: `Reconcile refused to say whether the call was approved (${res.status}: ${res.message})` };
       }
       if (++failures > 30) return { error: "Reconcile could not be reached to learn whether the call was approved" };
       await new Promise((r) => setTimeout(r, 1000));
@@ -346,7 +346,7 @@ export class Gateway {
   private async forward(t: RoutedTool, args: Record<string, unknown>, ctx: CallContext, rule: ToolRule, id: string, kind: CallKind): Promise<CallToolResult> {
     let result: CallToolResult;
     try {
-      result = await this.upstreams.call(t, args, ctx.meta, this.requestOptions(rule, ctx));
+      result = await this.upstreams.call(t, args, ctx.meta, this.requestOptions(rule, ctx), ctx.elicit ?? null);
     } catch (e) {
       const code = e instanceof McpError ? e.code : null;
       const message = e instanceof Error ? e.message : String(e);
@@ -362,12 +362,12 @@ export class Gateway {
       }
       // Timed out, the connection dropped, the upstream failed: it may or may not have acted.
       const timeoutMs = this.requestOptions(rule, ctx).timeout;
-      const happened =
-        code === ErrorCode.RequestTimeout
+      // The SDK rejects a cancelled request as a timeout too (RequestTimeout): the signal says which it was.
+      const happened = ctx.signal.aborted
+        ? "the agent cancelled the call before the upstream answered"
+        : code === ErrorCode.RequestTimeout
           ? `the upstream ${t.upstream} did not answer within ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 100) / 10} s` : `${timeoutMs} ms`}`
-          : ctx.signal.aborted
-            ? "the agent cancelled the call before the upstream answered"
-            : `the call to the upstream ${t.upstream} failed before an answer came (${message})`;
+          : `the call to the upstream ${t.upstream} failed before an answer came (${message})`;
       this.attempt(id, ctx, { answer: "fate_unknown", outcome: "uncertain", text: `${happened}: whether ${t.upstreamName} took effect is unknown` });
       return withMeta(
         textResult(`the ${t.name} call's fate is unknown (${message}): Reconcile holds operation ${id} as uncertain; do not repeat it until a reviewer has reconciled it`, true),

@@ -8,8 +8,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
+  ElicitRequestSchema,
   ErrorCode,
   LoggingMessageNotificationSchema,
+  type ElicitRequest,
+  type ElicitResult,
   McpError,
   type LoggingMessageNotification,
   type Prompt,
@@ -43,6 +46,8 @@ export type LinkEvents = {
   listsChanged: (link: Link, kinds: ListKind[]) => void;
   stateChanged: (link: Link, event: string) => void;
   log: (link: Link, params: LoggingMessageNotification["params"]) => void;
+  /** The upstream asks the user something (elicitation/create, form mode): the answer to give it. */
+  elicit: (link: Link, params: ElicitRequest["params"], signal: AbortSignal) => Promise<ElicitResult>;
   now: () => number;
 };
 
@@ -92,6 +97,8 @@ export class Link {
     const client = new Client(
       { name: "reconcile-gateway", version: VERSION },
       {
+        // Form-mode elicitation, relayed to the calling client when it can be told (elicitation.ts).
+        capabilities: { elicitation: {} },
         listChanged: {
           tools: { autoRefresh: false, debounceMs: LIST_DEBOUNCE_MS, onChanged: () => this.refresh(gen, "tools") },
           prompts: { autoRefresh: false, debounceMs: LIST_DEBOUNCE_MS, onChanged: () => this.refresh(gen, "prompts") },
@@ -102,6 +109,7 @@ export class Link {
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
       if (gen === this.generation) this.events.log(this, n.params);
     });
+    client.setRequestHandler(ElicitRequestSchema, (r, extra) => this.events.elicit(this, r.params, extra.signal));
     const transport = this.transport();
     client.onclose = () => {
       if (gen === this.generation) this.lost(this.stdio ? "its process exited" : "the connection closed");

@@ -159,12 +159,13 @@ describe("tool names across upstreams", () => {
   it("keeps a tool's own name unless another upstream offers the same, then prefixes both", async () => {
     const { exposedNames } = await import("./upstreams");
     const tool = (name: string) => ({ name, inputSchema: { type: "object" as const } });
-    const routed = exposedNames(
+    const { tools: routed, clashes } = exposedNames(
       new Map([
         ["social", [tool("publish"), tool("search")]],
         ["blog", [tool("publish"), tool("draft")]],
       ]),
     );
+    expect(clashes).toEqual([]);
     expect(routed.map((t) => [t.name, t.upstream, t.upstreamName])).toEqual([
       ["social.publish", "social", "publish"],
       ["search", "social", "search"],
@@ -172,5 +173,19 @@ describe("tool names across upstreams", () => {
       ["draft", "blog", "draft"],
     ]);
     expect(routed[0].tool.name).toBe("social.publish");
+  });
+
+  it('"names": "prefixed": every tool under {upstream}__{tool}; a rule still matches the exposed name, {upstream}.{tool} and the own name', async () => {
+    const { exposedNames } = await import("./upstreams");
+    const tool = (name: string) => ({ name, inputSchema: { type: "object" as const } });
+    const { tools: routed } = exposedNames(new Map([["billing", [tool("charge")]]]), "prefixed");
+    const t = routed[0];
+    expect([t.name, t.upstream, t.upstreamName, t.tool.name]).toEqual(["billing__charge", "billing", "charge", "billing__charge"]);
+    const spellings = [t.name, `${t.upstream}.${t.upstreamName}`, t.upstreamName];
+    expect(effectiveRule({ "billing.charge": { critical: true } }, spellings, undefined).key).toBe("billing.charge");
+    expect(effectiveRule({ billing__charge: { critical: true } }, spellings, undefined).key).toBe("billing__charge");
+    expect(effectiveRule({ charge: { critical: true } }, spellings, undefined).key).toBe("charge");
+    expect(effectiveRule({ "billing.*": { critical: true } }, spellings, undefined).key).toBe("billing.*");
+    expect(effectiveRule({ "billing__*": { critical: true } }, spellings, undefined).key).toBe("billing__*");
   });
 });

@@ -12,6 +12,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import {
   CallToolRequestSchema,
   CompleteRequestSchema,
+  ElicitResultSchema,
   GetPromptRequestSchema,
   isInitializeRequest,
   ListPromptsRequestSchema,
@@ -30,6 +31,8 @@ import { Upstreams } from "./upstreams.js";
 
 export const GATEWAY_VERSION = "0.1.0";
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** How long the gateway waits for the user's answer to an upstream's elicitation. */
+const ELICIT_TIMEOUT_MS = 10 * 60_000;
 
 export type RunningGateway = {
   /** The HTTP listener's URL (`http://host:port/mcp`), when it listens on HTTP. */
@@ -58,10 +61,15 @@ function mcpServer(gateway: Gateway, upstreams: Upstreams, sessionId: () => stri
       client: server.getClientVersion(),
       meta: request.params._meta as Record<string, unknown> | undefined,
       signal: extra.signal,
+      // An upstream's elicitation goes back on this call's own stream (sendRequest: relatedRequestId); a person may take minutes.
+      elicit: server.getClientCapabilities()?.elicitation
+        ? (params, signal) => extra.sendRequest({ method: "elicitation/create", params }, ElicitResultSchema, { signal, timeout: ELICIT_TIMEOUT_MS })
+        : undefined,
       progress:
         token === undefined
           ? undefined
-          : (progress, total, message) => extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, ...(total !== undefined ? { total } : {}), message } }),
+          : (progress, total, message) =>
+              extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) } }),
     });
   });
   // Prompts, resources and completions pass through unrecorded: they change nothing.
@@ -239,7 +247,7 @@ export async function startGateway(config: GatewayConfig, opts: { env?: NodeJS.P
   if (leftover.length) log(`resending ${leftover.length} records a previous run left undelivered`);
 
   // One upstream that does not start does not stop the others: it is tried again with the backoff.
-  const upstreams = new Upstreams(config.upstreams, env, log);
+  const upstreams = new Upstreams(config.upstreams, env, log, Date.now, config.names);
   await upstreams.connect();
   const health = upstreams.health();
   if (health.status !== "ok") log(`starting degraded: ${healthLine(health)}`);

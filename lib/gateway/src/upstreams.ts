@@ -1,7 +1,8 @@
 /**
  * The real servers behind the gateway: one kept-connected link each (link.ts: stdio command or
  * Streamable HTTP URL, restarted with backoff), what they offer under one namespace (a name two
- * upstreams share becomes `{upstream}.{name}` for both: names.ts), and requests forwarded to the
+ * upstreams share becomes `{upstream}.{name}` for both, or every tool is `{upstream}__{tool}`:
+ * names.ts), and requests forwarded to the
  * one that owns a tool, prompt or resource.
  */
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
@@ -12,6 +13,7 @@ import {
   type CallToolResult,
   type CompleteRequest,
   type CompleteResult,
+  type ElicitRequest,
   type GetPromptResult,
   type LoggingMessageNotification,
   type Prompt,
@@ -21,17 +23,27 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ConfigError, type Upstream } from "./config.js";
+import { elicitationTarget, NOBODY_ASKED, type Elicit, type InFlightCall } from "./elicitation.js";
 import { healthLine, healthOf, type Health } from "./health.js";
 import { Link, type ListKind } from "./link.js";
-import { exposeByKey, routeUri, type Exposed } from "./names.js";
+import { clashMessage, exposeByKey, exposeTools, routeUri, type Exposed, type NameClash, type NameScheme } from "./names.js";
 
 export { UpstreamDown } from "./link.js";
 
 export type RoutedTool = { name: string; upstream: string; upstreamName: string; tool: Tool };
 
-/** Exposed names: a tool's own name, or `{upstream}.{tool}` for every tool whose name another upstream also offers. */
-export function exposedNames(byUpstream: Map<string, Tool[]>): RoutedTool[] {
-  return exposeByKey(byUpstream, (t) => t.name).map((e) => ({ name: e.exposed, upstream: e.upstream, upstreamName: e.original, tool: { ...e.item, name: e.exposed } }));
+/**
+ * Exposed names (names.ts): plain, a tool's own name or `{upstream}.{tool}` for every tool whose
+ * name another upstream also offers; prefixed, always `{upstream}__{tool}`. Of two tools under one
+ * name the one `earlier` routed is kept, and the clash is returned.
+ */
+export function exposedNames(byUpstream: Map<string, Tool[]>, scheme: NameScheme = "plain", earlier: ReadonlyMap<string, RoutedTool> = new Map()): { tools: RoutedTool[]; clashes: NameClash[] } {
+  const was = (name: string) => {
+    const t = earlier.get(name);
+    return t && { upstream: t.upstream, original: t.upstreamName };
+  };
+  const { exposed, clashes } = exposeTools(byUpstream, (t) => t.name, scheme, was);
+  return { tools: exposed.map((e) => ({ name: e.exposed, upstream: e.upstream, upstreamName: e.original, tool: { ...e.item, name: e.exposed } })), clashes };
 }
 
 export class Upstreams {
@@ -52,6 +64,8 @@ export class Upstreams {
     env: NodeJS.ProcessEnv = process.env,
     private readonly log: (line: string) => void = () => undefined,
     now: () => number = Date.now,
+    /** How tools are named (`names` in the configuration). */
+    private readonly scheme: NameScheme = "plain",
   ) {
     const events = {
       now,
@@ -62,6 +76,12 @@ export class Upstreams {
         this.log(`upstream ${link.name}: ${event}. ${healthLine(this.health())}`);
       },
       log: (link: Link, params: LoggingMessageNotification["params"]) => this.onLog?.(link.name, params),
+      elicit: async (link: Link, params: ElicitRequest["params"], signal: AbortSignal) => {
+        const target = elicitationTarget(link.name, this.calling.get(link.name));
+        if ("to" in target) return target.to(params, signal);
+        this.log(target.none);
+        return NOBODY_ASKED;
+      },
     };
     for (const [name, u] of Object.entries(config)) this.links.set(name, new Link(name, u, env, events));
   }
@@ -69,7 +89,7 @@ export class Upstreams {
   /**
    * Starts every upstream. One that fails to start does not stop the others: it is tried again
    * with the backoff, and `health()` says so. A stdio command that cannot be found is a
-   * ConfigError naming it.
+   * ConfigError naming it; so are two upstreams' tools under one name.
    */
   async connect(): Promise<void> {
     const results = await Promise.allSettled([...this.links.values()].map((l) => l.start()));
@@ -78,7 +98,11 @@ export class Upstreams {
       await this.close();
       throw wrong.reason;
     }
-    this.rebuild();
+    const clashes = this.rebuild();
+    if (clashes.length) {
+      await this.close();
+      throw new ConfigError(clashes.map((c) => clashMessage(c, this.scheme)).join("\n"));
+    }
   }
 
   health(): Health {
@@ -99,10 +123,25 @@ export class Upstreams {
     return this.routed.get(name);
   }
 
-  /** Forwards a call as it came (arguments and `_meta`), and returns the upstream's result unchanged; throws UpstreamDown, unsent, while it is down. */
-  async call(t: RoutedTool, args: Record<string, unknown>, meta: Record<string, unknown> | undefined, options: RequestOptions): Promise<CallToolResult> {
+  /** Calls in flight, per upstream: where an upstream's elicitation goes (elicitation.ts). */
+  private readonly calling = new Map<string, Set<InFlightCall>>();
+
+  /**
+   * Forwards a call as it came (arguments and `_meta`), and returns the upstream's result
+   * unchanged; throws UpstreamDown, unsent, while it is down. `elicit`: how to ask the calling
+   * client, when it declared elicitation.
+   */
+  async call(t: RoutedTool, args: Record<string, unknown>, meta: Record<string, unknown> | undefined, options: RequestOptions, elicit: Elicit | null = null): Promise<CallToolResult> {
     const params = { name: t.upstreamName, arguments: args, ...(meta ? { _meta: meta } : {}) };
-    return this.link(t.upstream).use(async (c) => (await c.request({ method: "tools/call", params }, CallToolResultSchema, options)) as CallToolResult);
+    const calls = this.calling.get(t.upstream) ?? new Set<InFlightCall>();
+    this.calling.set(t.upstream, calls);
+    const me: InFlightCall = { elicit };
+    calls.add(me);
+    try {
+      return await this.link(t.upstream).use(async (c) => (await c.request({ method: "tools/call", params }, CallToolResultSchema, options)) as CallToolResult);
+    } finally {
+      calls.delete(me);
+    }
   }
 
   listPrompts(): Prompt[] {
@@ -167,9 +206,19 @@ export class Upstreams {
   /** Upstreams whose tools were listed once already. */
   private readonly listed = new Set<string>();
 
+  /** Clashes already logged: each is said once while it lasts. */
+  private clashesSaid = new Set<string>();
+
   private changed(link: Link, kinds: ListKind[]): void {
     const before = new Set(this.routed.keys());
-    this.rebuild();
+    // A clash that appears while running (a list changed, an upstream came up late) keeps the earlier tool.
+    const said = new Set<string>();
+    for (const c of this.rebuild()) {
+      const line = `${clashMessage(c, this.scheme)}; ${c.kept.upstream}'s stays, ${c.dropped.upstream}'s is not offered`;
+      said.add(line);
+      if (!this.clashesSaid.has(line)) this.log(line);
+    }
+    this.clashesSaid = said;
     if (kinds.includes("tools")) {
       const after = new Set(this.routed.keys());
       const added = [...after].filter((n) => !before.has(n));
@@ -183,11 +232,13 @@ export class Upstreams {
     if (kinds.includes("resources") || kinds.includes("templates")) this.onResourcesChanged?.();
   }
 
-  private rebuild(): void {
+  private rebuild(): NameClash[] {
     const by = <K extends ListKind>(k: K) => new Map([...this.links].map(([n, l]) => [n, l.lists[k]]));
-    this.routed = new Map(exposedNames(by("tools")).map((t) => [t.name, t]));
+    const { tools, clashes } = exposedNames(by("tools"), this.scheme, this.routed);
     this.prompts = new Map(exposeByKey(by("prompts"), (p) => p.name).map((e) => [e.exposed, e]));
     this.resources = new Map(exposeByKey(by("resources"), (r) => r.uri).map((e) => [e.exposed, e]));
     this.templates = exposeByKey(by("templates"), (t) => t.uriTemplate);
+    this.routed = new Map(tools.map((t) => [t.name, t]));
+    return clashes;
   }
 }
