@@ -44,15 +44,29 @@ export function VerdictExportPanel({ targets, counts, items, now }: Props) {
           <dl className="grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[10rem_1fr]">
             {on.map((t) => {
               const c = counts.by_target[t.kind];
-              return (
+              const where = t.url ?? (
+                <>
+                  {t.host} <span className="font-sans text-slate-600 dark:text-slate-400">(its host; the whole URL is shown to instance admins)</span>
+                </>
+              );
+              return t.kind === "otlp" ? (
+                <div key={t.kind} className="contents">
+                  <dt className="text-slate-600 dark:text-slate-400">Sends to</dt>
+                  <dd className="min-w-0 break-all font-mono">{where}</dd>
+                  <dt className="text-slate-600 dark:text-slate-400">Headers</dt>
+                  <dd>{t.header_names.length ? t.header_names.join(", ") : "none"} (values are not shown)</dd>
+                  <dt className="text-slate-600 dark:text-slate-400">Events</dt>
+                  <dd>
+                    {c.pending} pending · {c.delivered} delivered · {c.failed} failed
+                  </dd>
+                </div>
+              ) : (
                 <div key={t.kind} className="contents">
                   <dt className="text-slate-600 dark:text-slate-400">{NAME[t.kind]}</dt>
-                  <dd className="min-w-0 break-all">
-                    <span className="font-mono">{t.url ?? t.host}</span>
-                    {t.url ? null : <span className="text-slate-600 dark:text-slate-400"> (its host; the whole URL is shown to instance admins)</span>}
-                    {" · "}
-                    {c.pending} pending · {c.delivered} delivered · {c.failed} failed
-                    {t.kind === "otlp" ? null : <> · {c.not_exportable} not exportable (no span) · {c.superseded} superseded</>}
+                  <dd className="min-w-0 break-all font-mono">{where}</dd>
+                  <dt className="text-slate-600 dark:text-slate-400">{NAME[t.kind]} events</dt>
+                  <dd>
+                    {c.pending} pending · {c.delivered} delivered · {c.failed} failed · {c.not_exportable} not exportable (no span) · {c.superseded} superseded
                   </dd>
                 </div>
               );
