@@ -1,9 +1,10 @@
 import "server-only";
-import { AsyncLocalStorage } from "node:async_hooks";
 import { LangfuseClient } from "@langfuse/client";
 import { EVALUATION_NAME, langfuseScoreId, phoenixAnnotation } from "@/lib/domain/verdicts/targets";
 import type { VerdictEvent } from "@/lib/domain/verdicts/event";
 import { guardedFetch } from "@/lib/outbound/guarded-fetch";
+import { OutboundRefused } from "@/lib/outbound/guarded-request";
+import { withFetch } from "@/lib/outbound/scoped-fetch";
 import type { LangfuseTarget } from "./target";
 import { sendError, type SendResult } from "./send-result";
 
@@ -15,23 +16,13 @@ import { sendError, type SendResult } from "./send-result";
  * the OTel ids in hex), named `reconcile.outcome`, CATEGORICAL, the outcome as its value, the
  * reason as its comment, its id derived from the operation so a later verdict updates it.
  *
- * The Langfuse client takes no custom fetch (its generated REST client calls the global `fetch`),
- * so its calls run in a scope in which the global fetch is the guarded outbound client: a wrapper
- * installed once delegates to the original fetch everywhere else, and to the guarded one only
- * inside that scope (AsyncLocalStorage keeps the scope to this call's own async work). The
- * client's own retries are off: the outbox's schedule is the only one.
+ * The Langfuse client takes no custom fetch (its generated REST client calls the global `fetch`;
+ * neither LangfuseClient nor @langfuse/core's LangfuseAPIClient has a fetch or fetcher option), so
+ * its calls run in a scope in which the global fetch is the guarded outbound client
+ * (lib/outbound/scoped-fetch.ts: every other fetch in the process is left as it was). The client
+ * turns a fetch's rejection into a message, so the scope keeps the outbound refusal itself to say
+ * its rule in the delivery log. The client's own retries are off: the outbox's schedule is the only one.
  */
-
-const scope = new AsyncLocalStorage<typeof fetch>();
-let installed = false;
-
-function installScopedFetch(): void {
-  if (installed) return;
-  installed = true;
-  const original = globalThis.fetch;
-  const scoped = (input: RequestInfo | URL, init?: RequestInit) => (scope.getStore() ?? original)(input, init);
-  globalThis.fetch = scoped as typeof fetch;
-}
 
 /** The score of one verdict, as the Langfuse REST client's CreateScoreRequest. */
 export function langfuseScore(e: VerdictEvent) {
@@ -49,14 +40,20 @@ export function langfuseScore(e: VerdictEvent) {
 }
 
 export async function sendToLangfuse(target: LangfuseTarget, events: VerdictEvent[]): Promise<SendResult> {
-  installScopedFetch();
   const client = new LangfuseClient({ publicKey: target.publicKey, secretKey: target.secretKey, baseUrl: target.baseUrl, timeout: target.timeoutMs / 1000 });
+  const guarded = guardedFetch(target.policy);
+  let refused: OutboundRefused | null = null;
+  const keepRefusal: typeof fetch = (input, init) =>
+    guarded(input, init).catch((e: unknown) => {
+      if (e instanceof OutboundRefused) refused = e;
+      throw e;
+    });
   try {
-    await scope.run(guardedFetch(target.policy), async () => {
+    await withFetch(keepRefusal, async () => {
       for (const e of events) await client.api.scores.create(langfuseScore(e), { maxRetries: 0, timeoutInSeconds: target.timeoutMs / 1000 });
     });
     return { error: null, status: 200 };
   } catch (e) {
-    return sendError("Langfuse", "RECONCILE_VERDICT_LANGFUSE_PUBLIC_KEY and _SECRET_KEY", e);
+    return sendError("Langfuse", "RECONCILE_VERDICT_LANGFUSE_PUBLIC_KEY and _SECRET_KEY", refused ?? e);
   }
 }
