@@ -124,7 +124,7 @@ describe("verdicts out as Langfuse scores", () => {
     await new Promise((res) => setTimeout(res, 2500));
     const rows = await mine();
     for (const row of rows) expect(row.attempts).toBeLessThanOrEqual(5);
-    const sent = rx.requests.filter((q) => String(q.body?.metadata?.operation_id ?? "").includes(tag)).length;
+    const sent = rx.requests.filter((q) => String((q.body as { metadata?: { operation_id?: string } } | null)?.metadata?.operation_id ?? "").includes(tag)).length;
     expect(sent).toBeLessThanOrEqual(rows.length * 5);
     rx.answer(null);
     const delivered = await until("delivered once accepted", async () => {
