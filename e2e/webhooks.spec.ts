@@ -160,7 +160,7 @@ test("an admin sees the verdicts sent to OpenTelemetry: where to, how many, the 
   await signIn(page, demo.admin.email, demo.admin.password);
   await page.goto("/settings/webhooks#verdicts");
   const panel = page.locator("#verdicts");
-  await expect(panel.getByRole("heading", { name: "Verdicts to OpenTelemetry" })).toBeVisible();
+  await expect(panel.getByRole("heading", { name: "Verdicts out" })).toBeVisible();
   await expect(panel.getByRole("definition").filter({ hasText: /^http:\/\/127\.0\.0\.1:\d+\/v1\/logs$/ })).toBeVisible();
   await expect(panel.getByText("x-e2e (values are not shown)")).toBeVisible();
   // The demo's verdicts were written with the demo data; the server sends them to the receiver of lib/testing/e2e-server.ts.

@@ -63,8 +63,22 @@ it("a RECONCILE_VERDICT_OTLP_ENDPOINT the export could never use stops the start
   await prepareDatabase(url, "bad");
   const start = servers.start(url, { RECONCILE_VERDICT_OTLP_ENDPOINT: "http://collector.internal:4318", RECONCILE_VERDICT_OTLP_TIMEOUT_MS: "soon" });
   await expect(start).rejects.toThrow(/2 settings mean nothing/);
-  await expect(start).rejects.toThrow(/RECONCILE_VERDICT_OTLP_ENDPOINT: plain http to collector.internal:4318 is not allowed: only https \(RECONCILE_VERDICT_ALLOW_HTTP=1 allows http/);
+  await expect(start).rejects.toThrow(/RECONCILE_VERDICT_OTLP_ENDPOINT: scheme_not_allowed: plain http to collector.internal:4318 is not allowed: only https \(RECONCILE_VERDICT_ALLOW_HTTP=1 allows http/);
   await expect(start).rejects.toThrow(/RECONCILE_VERDICT_OTLP_TIMEOUT_MS must be a number of milliseconds > 0, not "soon"/);
+});
+
+it("a Phoenix or Langfuse verdict target the outbound rules refuse stops the start, naming the setting and the rule (issue 52)", async () => {
+  const url = servers.url("bad-verdict-vendors");
+  await prepareDatabase(url, "bad");
+  const start = servers.start(url, {
+    RECONCILE_VERDICT_PHOENIX_URL: "https://169.254.169.254/phoenix",
+    RECONCILE_VERDICT_LANGFUSE_URL: "http://langfuse.internal:3000",
+    RECONCILE_VERDICT_LANGFUSE_PUBLIC_KEY: "pk-lf-x",
+  });
+  await expect(start).rejects.toThrow(/3 settings mean nothing/);
+  await expect(start).rejects.toThrow(/RECONCILE_VERDICT_PHOENIX_URL: private_address: 169.254.169.254 may not be reached/);
+  await expect(start).rejects.toThrow(/RECONCILE_VERDICT_LANGFUSE_URL: scheme_not_allowed: plain http to langfuse.internal:3000 is not allowed/);
+  await expect(start).rejects.toThrow(/RECONCILE_VERDICT_LANGFUSE_URL is set without RECONCILE_VERDICT_LANGFUSE_PUBLIC_KEY and RECONCILE_VERDICT_LANGFUSE_SECRET_KEY/);
 });
 
 it("LOG_LEVEL, RECONCILE_METRICS_PORT and a RECONCILE_VERIFIER_ENV naming the server's own configuration stop the server from starting, naming each", async () => {

@@ -142,8 +142,7 @@ async function main() {
     if (r.archiveUrl) openTarget(r.archiveUrl);
   });
   const proxies = checked(() => parseTrustedProxies(process.env.RECONCILE_TRUSTED_PROXIES));
-  const verdictTarget = (await import("@/lib/verdicts/target")).verdictTargetProblem(process.env);
-  if (verdictTarget) problems.push(verdictTarget);
+  problems.push(...(await import("@/lib/verdicts/target")).verdictTargetProblems(process.env));
   const scrapePort = checked(() => metricsPort(process.env.RECONCILE_METRICS_PORT));
   for (const r of parseSecretAllowlist(process.env.RECONCILE_VERIFIER_ENV).refused) problems.push(`RECONCILE_VERIFIER_ENV names ${r.name}: ${r.why}`);
   if (process.env.LOG_LEVEL && logLevel() !== process.env.LOG_LEVEL.trim().toLowerCase()) problems.push(`LOG_LEVEL=${process.env.LOG_LEVEL} is not one of fatal, error, warn, info, debug, trace, silent`);

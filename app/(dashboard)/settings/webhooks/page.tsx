@@ -11,7 +11,7 @@ import type { Endpoint } from "@/lib/views/webhooks";
 import { VerdictExportPanel } from "@/components/settings/verdict-export";
 import { renderedAt } from "@/components/ui/when";
 import { listVerdictExports, verdictExportCounts } from "@/lib/store/queries/verdict-exports";
-import { describeVerdictTarget } from "@/lib/verdicts/target";
+import { describeVerdictTargets } from "@/lib/verdicts/target";
 import { can } from "@/lib/domain/permissions";
 
 export const metadata: Metadata = { title: "Webhooks" };
@@ -39,8 +39,8 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
     const log = selected ? await listDeliveries(selected.id, { limit: 50 }) : [];
     const overlapHours = envSetting("RECONCILE_WEBHOOK_SECRET_OVERLAP_HOURS");
     // The endpoint is the instance's: its whole URL for instance admins, its host for a project's admins.
-    const verdictTarget = describeVerdictTarget({ whole: can(me, "instance:audit") });
-    const [verdicts, verdictCounts] = verdictTarget.enabled ? await Promise.all([listVerdictExports({ limit: 20 }), verdictExportCounts()]) : [[], { pending: 0, delivered: 0, failed: 0 }];
+    const verdictTargets = describeVerdictTargets({ whole: can(me, "instance:audit") });
+    const [verdicts, verdictCounts] = verdictTargets.some((t) => t.enabled) ? await Promise.all([listVerdictExports({ limit: 20 }), verdictExportCounts()]) : [[], null];
     return (
       <div className="space-y-8">
         <div>
@@ -136,7 +136,7 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
           <CreateWebhookForm />
         </section>
 
-        <VerdictExportPanel target={verdictTarget} counts={verdictCounts} items={verdicts} now={renderedAt()} />
+        <VerdictExportPanel targets={verdictTargets} counts={verdictCounts} items={verdicts} now={renderedAt()} />
       </div>
     );
   });
