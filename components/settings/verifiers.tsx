@@ -27,7 +27,8 @@ const TEMPLATE = {
   request: { method: "GET", url: "https://api.example.com/2/tweets/{receipt.receipt_id}", headers: { Authorization: "Bearer {env.X_READ_TOKEN}" } },
   expect: [
     { when: { status: 404 }, read: "absent" },
-    { when: { status: 200, json: { "/data/text": "{intent.params.text}" } }, read: "match", evidence: { object_id: "/data/id" } },
+    // A match shows the content it compared: the intent's fingerprint is held against this one (a match without it is not a verification).
+    { when: { status: 200, json: { "/data/text": "{intent.params.text}" } }, read: "match", evidence: { object_id: "/data/id", fingerprint: "/data/sha256" } },
     { when: { status: 200 }, read: "mismatch" },
   ],
   window: { checks_at: ["5s", "30s", "2m", "10m"], pending_until: "10m" },
