@@ -1,6 +1,7 @@
 import type { Metrics } from "@/lib/domain/metrics";
 import type { OpLog } from "./arms";
-import type { ArmCReport } from "./run";
+import type { ArmCReport, ArmDReport } from "./run";
+import { armDMarkdown } from "./markdown-d";
 import { byKind, faultRatesTable, renderMarkdown, undetectedSilentFailures, type Comparison } from "./report";
 
 /** docs/EVALUATION.md as `npm run eval` writes it (lib/eval/run.ts computes the figures). */
@@ -21,16 +22,19 @@ export function evaluationMarkdown(r: {
   rate: number;
   agent: string;
   armC?: ArmCReport;
+  armD?: ArmDReport;
 }): string {
   const c = r.armC;
+  const d = r.armD;
   const json = {
     seed: r.seed,
     tasks: r.tasks,
-    calls: { A: r.logA.length, B: r.logB.length, ...(c ? { C: c.log.length } : {}) },
+    calls: { A: r.logA.length, B: r.logB.length, ...(c ? { C: c.log.length } : {}), ...(d ? { D: d.log.length } : {}) },
     arm_a: r.armA,
     arm_b: r.armB,
     ...(c ? { arm_c: c.metrics, arm_c_duplicates: { held_back: c.heldBack.length, prevented: c.prevented, applied_twice: c.duplicates } } : {}),
-    check: { passed: r.mismatches.length === 0, mismatches: r.mismatches, ...(c ? { arm_c_passed: c.mismatches.length === 0, arm_c_mismatches: c.mismatches } : {}) },
+    ...(d ? { arm_d: d.metrics, arm_d_duplicates: { held_back: d.heldBack.length, prevented: d.prevented, applied_twice: d.duplicates }, arm_d_reads: d.reads } : {}),
+    check: { passed: r.mismatches.length === 0, mismatches: r.mismatches, ...(c ? { arm_c_passed: c.mismatches.length === 0, arm_c_mismatches: c.mismatches } : {}), ...(d ? { arm_d_passed: d.mismatches.length === 0, arm_d_mismatches: d.mismatches } : {}) },
   };
   return `# Evaluation: Protocol 2, run
 
@@ -41,7 +45,7 @@ Metrics 1–5 and Protocol 2 and runs neither; this is that experiment, with def
 
 ## Result
 
-${r.tasks} tasks, ${r.steps} steps; arm A made ${r.logA.length} tool calls, arm B ${r.logB.length}${c ? `, arm C ${c.log.length}` : ""} (retries included${c ? `; arm C's agent sent ${c.calls}, of which the gateway held ${c.heldBack.length} back` : ""}).
+${r.tasks} tasks, ${r.steps} steps; arm A made ${r.logA.length} tool calls, arm B ${r.logB.length}${c ? `, arm C ${c.log.length}` : ""}${d ? `, arm D ${d.log.length}` : ""} (retries included${c ? `; arm C's agent sent ${c.calls}, of which the gateway held ${c.heldBack.length} back` : ""}${d ? `; arm D's ${d.calls}, ${d.heldBack.length} held back` : ""}).
 
 ${renderMarkdown(r.rows)}
 
@@ -55,7 +59,7 @@ ${
 Where the difference comes from, by task kind:
 
 ${renderMarkdown(byKind(r.logA, r.logB, c?.log))}
-${c ? armCMarkdown(c, r.armA, r.armB, r.logA) : ""}${r.passK}
+${c ? armCMarkdown(c, r.armA, r.armB, r.logA) : ""}${c && d ? armDMarkdown(d, { A: r.armA, B: r.armB, C: c.metrics }, { A: r.logA, B: r.logB, C: c.log }, c.prevented) : ""}${r.passK}
 ## Method
 
 - **Environment** (lib/eval/world.ts): in-process services with real state — a user store, a file
