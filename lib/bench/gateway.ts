@@ -10,6 +10,11 @@
  * Each rate is a run of its own: 50 clients that together offer that many calls a second (what
  * the gateway adds to a call while the machine keeps up), and 0, back to back (where 2 cores
  * shared by the load, the upstream, the gateway and Reconcile run out).
+ *
+ * Then the verdict at the boundary (issue 48): `--verdict-calls` (200) calls of social.publish
+ * with `await_verdict`, whose verifier checks at 0s against a local social service that shows a
+ * post at once, from 10 clients offering 20 calls a second: each call's time from its receipt to
+ * the agent's answer, beside the verifier's own read (its HTTP exchange, as recorded).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -18,6 +23,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startBenchServer } from "./bench-server";
+import { socialVerifier, startSocialService } from "../verifiers/social-service";
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -30,6 +36,7 @@ const rounds = Number(arg("rounds", "2"));
 const rates = arg("rates", "100,200,0").split(",").map(Number);
 const dir = mkdtempSync(path.join(tmpdir(), "bench-gateway-"));
 const databaseUrl = arg("database-url", `file:${path.join(dir, "bench.db")}`);
+const verdictCalls = Number(arg("verdict-calls", "200"));
 
 const children: ChildProcess[] = [];
 process.once("exit", () => children.forEach((c) => c.kill("SIGTERM")));
@@ -78,6 +85,50 @@ async function phase(clients: Client[], ms: number, rate = 0): Promise<number[]>
   return latencies.sort((a, b) => a - b);
 }
 
+/**
+ * Calls with await_verdict: per call, the time from its receipt (as recorded) to the agent's
+ * answer, and the verifier's own read (its HTTP exchange); p50 and p99 of each.
+ */
+async function verdicts(clients: Client[], base: string, token: string): Promise<void> {
+  const every = (clients.length * 1000) / 20;
+  const done: { id: string; answeredAt: number; total: number; outcome: string }[] = [];
+  const start = Date.now();
+  let n = 0;
+  await Promise.all(
+    clients.map(async (c, i) => {
+      for (let k = 0; n < verdictCalls; k++) {
+        const due = start + (i / clients.length) * every + k * every;
+        if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+        if (n >= verdictCalls) break;
+        n++;
+        const t = performance.now();
+        const r = await c.callTool({ name: "social.publish", arguments: { text: `bench post ${i}-${k}` } });
+        const m = r._meta?.["reconcile/outcome"] as { operation_id: string; outcome: string } | undefined;
+        if (!m) throw new Error(`an answer without the outcome: ${JSON.stringify(r).slice(0, 300)}`);
+        done.push({ id: m.operation_id, answeredAt: Date.now(), total: performance.now() - t, outcome: m.outcome });
+      }
+    }),
+  );
+  const afterReceipt: number[] = [];
+  const reads: number[] = [];
+  for (const d of done) {
+    const op = await (await fetch(`${base}/api/v1/operations/${encodeURIComponent(d.id)}`, { headers: { authorization: `Bearer ${token}` } })).json();
+    const receipt = op.stages.find((s: { stage: string }) => s.stage === "receipt");
+    const read = op.stages.find((s: { stage: string; payload: { verifier?: { ms?: number } } }) => s.stage === "canonical_read" && s.payload.verifier?.ms !== undefined);
+    afterReceipt.push(d.answeredAt - Date.parse(receipt.payload.observed_at));
+    if (read) reads.push(read.payload.verifier.ms);
+  }
+  afterReceipt.sort((a, b) => a - b);
+  reads.sort((a, b) => a - b);
+  const verified = done.filter((d) => d.outcome === "verified").length;
+  const totals = done.map((d) => d.total).sort((a, b) => a - b);
+  console.log(`${clients.length} clients, ${done.length} calls with await_verdict at 20 calls/s (verifier checks at 0s; ${verified} answered verified):`);
+  console.log(`  call through the gateway          p50 ${pct(totals, 50).toFixed(1).padStart(6)} ms  p99 ${pct(totals, 99).toFixed(1).padStart(6)} ms`);
+  console.log(`  receipt → the agent's answer     p50 ${pct(afterReceipt, 50).toFixed(1).padStart(6)} ms  p99 ${pct(afterReceipt, 99).toFixed(1).padStart(6)} ms`);
+  console.log(`  the verifier's own read          p50 ${pct(reads, 50).toFixed(1).padStart(6)} ms  p99 ${pct(reads, 99).toFixed(1).padStart(6)} ms`);
+  console.log(`  above the verifier's read: p50 +${(pct(afterReceipt, 50) - pct(reads, 50)).toFixed(1)} ms (target: at most +50 ms)`);
+}
+
 async function clientsFor(url: string): Promise<Client[]> {
   return Promise.all(
     Array.from({ length: concurrency }, async (_, i) => {
@@ -90,10 +141,19 @@ async function clientsFor(url: string): Promise<Client[]> {
 
 async function main() {
   console.log(`bench:gateway: ${concurrency} concurrent MCP clients, ${rounds} rounds of ${seconds} s each way, database ${databaseUrl.replace(/:[^:@/]*@/, ":***@")}`);
-  const { base, token } = await startBenchServer(databaseUrl, "ingest,read");
-  const upstream = await startChild(["--import", "tsx", "lib/gateway/examples/tools-server.ts", "--http", "0"], process.env, /(http:\/\/\S+\/mcp)/, "stdout");
+  const verifierEnv = { RECONCILE_VERIFIER_ALLOW_HTTP: "1", RECONCILE_VERIFIER_ALLOW_PRIVATE: "1", SOCIAL_READ_TOKEN: "bench-read-token", RECONCILE_VERIFIER_ENV: "SOCIAL_READ_TOKEN" };
+  const { base, token } = await startBenchServer(databaseUrl, "ingest,read,admin", verifierEnv);
+  const social = await startSocialService({ visibleAfterMs: 0, keepSeen: false });
+  const defined = await fetch(`${base}/api/v1/verifiers`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(socialVerifier(social.base, { name: "bench-post", tool: "social.publish", checksAt: ["0s"], pendingUntil: "1m" })),
+  });
+  if (!defined.ok) throw new Error(`the verifier was refused: ${await defined.text()}`);
+  const upstream = await startChild(["--import", "tsx", "lib/gateway/examples/tools-server.ts", "--http", "0"], { ...process.env, SOCIAL_URL: social.base }, /(http:\/\/\S+\/mcp)/, "stdout");
   const config = path.join(dir, "reconcile-gateway.json");
-  writeFileSync(config, JSON.stringify({ reconcile: { url: base }, listen: { http: { port: 0 } }, upstreams: { pay: { url: upstream } }, tools: { "billing.charge": { dedupe: false } }, journal_dir: path.join(dir, "journal") }));
+  const tools = { "billing.charge": { dedupe: false }, "social.publish": { dedupe: false, receipt_id_from: "/id", await_verdict: "10s" } };
+  writeFileSync(config, JSON.stringify({ reconcile: { url: base }, listen: { http: { port: 0 } }, upstreams: { pay: { url: upstream } }, tools, journal_dir: path.join(dir, "journal") }));
   const gateway = await startChild(["--import", "tsx", "lib/gateway/src/main.ts", "--config", config], { ...process.env, RECONCILE_TOKEN: token }, /ready on (http:\/\/\S+\/mcp)/, "stderr");
   const direct = await clientsFor(upstream);
   const through = await clientsFor(gateway);
@@ -114,6 +174,7 @@ async function main() {
     console.log(row("through gateway", g));
     console.log(`  added by the gateway: p50 +${(pct(g, 50) - pct(d, 50)).toFixed(1)} ms, p99 +${(pct(g, 99) - pct(d, 99)).toFixed(1)} ms (target: at most +5 ms and +20 ms)`);
   }
+  await verdicts(through.slice(0, 10), base, token);
   const ops = await (await fetch(`${base}/api/v1/operations?tool=billing.charge&limit=1`, { headers: { authorization: `Bearer ${token}` } })).json();
   console.log(`recorded in Reconcile: ${ops.items?.length ? "yes" : "NO"} (each gateway call is an operation with its intent and receipt)`);
   await Promise.allSettled([...direct, ...through].map((c) => c.close()));

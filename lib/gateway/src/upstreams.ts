@@ -56,7 +56,11 @@ export class Upstreams {
     const events = {
       now,
       listsChanged: (link: Link, kinds: ListKind[]) => this.changed(link, kinds),
-      stateChanged: (link: Link, event: string) => this.log(`upstream ${link.name}: ${event}. ${healthLine(this.health())}`),
+      // Worth a line: a crash, a restart, a reconnect; not an upstream's first start, nor its stop with the gateway.
+      stateChanged: (link: Link, event: string) => {
+        if (event === "up" || link.state === "stopped") return;
+        this.log(`upstream ${link.name}: ${event}. ${healthLine(this.health())}`);
+      },
       log: (link: Link, params: LoggingMessageNotification["params"]) => this.onLog?.(link.name, params),
     };
     for (const [name, u] of Object.entries(config)) this.links.set(name, new Link(name, u, env, events));
@@ -160,6 +164,9 @@ export class Upstreams {
     return [...this.links.values()].filter((l) => l.lists.resources.length || l.lists.templates.length || l.capabilities()?.resources).map((l) => l.name);
   }
 
+  /** Upstreams whose tools were listed once already. */
+  private readonly listed = new Set<string>();
+
   private changed(link: Link, kinds: ListKind[]): void {
     const before = new Set(this.routed.keys());
     this.rebuild();
@@ -167,7 +174,9 @@ export class Upstreams {
       const after = new Set(this.routed.keys());
       const added = [...after].filter((n) => !before.has(n));
       const removed = [...before].filter((n) => !after.has(n));
-      this.log(`the tools of ${link.name} changed${added.length ? `; added: ${added.join(", ")}` : ""}${removed.length ? `; removed: ${removed.join(", ")}` : ""}`);
+      // An upstream's first list is no change.
+      if (this.listed.has(link.name)) this.log(`the tools of ${link.name} changed${added.length ? `; added: ${added.join(", ")}` : ""}${removed.length ? `; removed: ${removed.join(", ")}` : ""}`);
+      this.listed.add(link.name);
       this.onToolsChanged?.();
     }
     if (kinds.includes("prompts")) this.onPromptsChanged?.();
