@@ -75,16 +75,22 @@ uncertain ${byVerdict("uncertain")}, rejected ${byVerdict("rejected")}; the veri
 ${d.reads.absent}, mismatch ${d.reads.mismatch}, unavailable ${d.reads.unavailable}. Verified but not in place: ${verifiedNotHeld}; divergent
 but in place: ${divergentHeld} (the world's reads are faithful, and the window covers the index's lag).
 
-**Where D falls short of B, measured.** Every silent failure arm D's agent believed
+**Where D differs from B, measured.** Grounding: ${pct(d.metrics.grounding_accuracy.value)} against B's
+${pct(m.B.grounding_accuracy.value)} (${pts(m.B.grounding_accuracy.value, d.metrics.grounding_accuracy.value)}). Arm B's misses are mostly false alarms its agent believed — a read-back
+made before the index's lag had passed says absent (B's precision ${pct(m.B.verification_precision.value)}) — where arm D's verifier
+window covers the lag (precision ${pct(d.metrics.verification_precision.value)}). Every silent failure arm D's agent believed
 (${believed.D.hit}) is an answer \`Reconcile: not verified yet\` (${believedUncertain} of them): the verifier's read
-was unavailable (the category-5 draw, ${pct(0.04)} of calls, which may hide any other fault), the
+was unavailable (the category-5 draw, 4 % of calls, which may hide any other fault), the
 operation stayed uncertain, and an uncertain answer is not \`isError\`, so the agent — reading
 \`isError\` only — built on it. Arm B's agent treats *uncertain* as "do not build on it" and
 escalates it; here that would take reading the \`Reconcile:\` line or \`_meta\`, which the issue
-leaves out of the agent. The rest of the gap in grounding is the same agent's: a divergent call
-is believed a failure (correctly), but nothing in the run reviews it, so the task is given up
-where arm B's reviewer settles it and its agent tries again (pass^k below); those give-ups move
-recovery and reliability, not grounding.
+leaves out of the agent. Recovery (Metric 5) is where D is far below B (${pct(d.metrics.recovery_rate.value)} against
+${pct(m.B.recovery_rate.value)}): a divergent call is a failure the agent sees, but its repeat is refused until a
+reviewer acts, and nobody reviews during the run, so after ${3} attempts the task is given up
+where arm B's reviewer settles the call and its agent tries again (pass^k below says the same).
+Duplicates prevented: the repeats that would have applied an effect twice are the false
+failures' (the wrapper's error after the write), refused as in arm C; a divergent call's effect is
+not in place, so its refused repeats prevent no duplicate (they prevent the retry instead).
 
 **How the world answers the verifiers, and why the run stays a function of its seed.** A
 verifier is an HTTP read Reconcile's job worker makes on wall-clock time; the world's clock is a
