@@ -56,3 +56,8 @@ export async function stopBenchServer(server: ChildProcess): Promise<void> {
 export function addProjectBenchToken(env: NodeJS.ProcessEnv, email: string, slug: string, scopes: string): string {
   return execFileSync(process.execPath, [...tsx, "tokens:add", "--email", email, "--scopes", scopes, "--name", "bench", "--project", slug], { env, encoding: "utf8" }).trim().split("\n").pop()!;
 }
+
+/** A command of the project's CLI against the benchmark's database (`projects:add`, `members:add`, …); its last line of output. */
+export function benchCli(env: NodeJS.ProcessEnv, ...args: string[]): string {
+  return execFileSync(process.execPath, [...tsx, ...args], { env, encoding: "utf8" }).trim().split("\n").pop() ?? "";
+}

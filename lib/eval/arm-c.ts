@@ -2,6 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { parseConfig } from "../gateway/src/config";
+import { OUTCOME_META } from "../gateway/src/outcome";
 import { startGateway } from "../gateway/src/server";
 import { INDEX_LAG, MAX_ATTEMPTS, Mismatch, type Http, type OpLog } from "./arms";
 import { draw, type Task } from "./tasks";
@@ -70,14 +71,38 @@ export const requestIdOf = (prefix: string, task: Task, step: number) => `${pref
 
 export async function runArmC(o: ArmCOptions): Promise<ArmCResult> {
   const world = o.world ?? new World(INDEX_LAG);
-  const tools = new WorldTools(o.seed, o.tasks, world);
+  const run = await driveThroughGateway({ ...o, world, rule: {} });
+  const ops = opLogOf(run.calls, o.prefix);
+  if (o.review) await reviewAfterwards(o.review, ops);
+  return { log: ops, world, heldBack: run.heldBack, prevented: duplicatesPrevented(run.heldBack), calls: run.agentCalls };
+}
+
+/**
+ * Arm A's agent behind the real gateway (arms C and D): the world's tools served over MCP, the
+ * gateway in front with `rule` added to the tools' rule, the agent's calls one at a time, tasks
+ * and steps in order. Returns what reached the tools (each with what the agent saw and the
+ * outcome the gateway's `_meta` carried) and the repeats held back.
+ */
+export async function driveThroughGateway(o: {
+  seed: number;
+  tasks: Task[];
+  base: string;
+  gatewayToken: string;
+  prefix: string;
+  agent: string;
+  world: World;
+  rule: Record<string, unknown>;
+  onCall?: ConstructorParameters<typeof WorldTools>[3];
+}): Promise<{ calls: WorldCall[]; heldBack: HeldBack[]; agentCalls: number }> {
+  const world = o.world;
+  const tools = new WorldTools(o.seed, o.tasks, world, o.onCall);
   const upstream = await tools.listen();
   const log: string[] = [];
   const config = parseConfig({
     reconcile: { url: o.base, token_env: TOKEN_ENV },
     listen: { http: { port: 0 } },
     upstreams: { world: { url: upstream.url } },
-    tools: { "env.*": { operation_id_from: "/request_id", receipt_id_from: "/receipt_id" } },
+    tools: { "env.*": { operation_id_from: "/request_id", receipt_id_from: "/receipt_id", ...o.rule } },
     journal_dir: null,
   });
   const gateway = await startGateway(config, { env: { ...process.env, [TOKEN_ENV]: o.gatewayToken }, log: (line) => log.push(line) });
@@ -96,9 +121,11 @@ export async function runArmC(o: ArmCOptions): Promise<ArmCResult> {
           const before = tools.calls.length;
           const result = (await client.callTool({ name: intent.tool, arguments: args })) as CallToolResult;
           agentCalls++;
+          // The agent's whole policy: what an MCP client does anyway, `isError` is a failure.
           believed = !result.isError;
           if (tools.calls.length === before + 1) {
             tools.calls[before].agentSaw = result.isError ? "error" : "result";
+            tools.calls[before].told = (result._meta?.[OUTCOME_META] as { outcome?: string } | undefined)?.outcome;
           } else if (tools.calls.length === before) {
             heldBack.push({
               operation: args.request_id,
@@ -111,7 +138,7 @@ export async function runArmC(o: ArmCOptions): Promise<ArmCResult> {
               fault: draw(o.seed, task, s, attempt).fault,
               wouldWrite: world.wouldDuplicate(intent, draw(o.seed, task, s, attempt).fault),
             });
-          } else throw new Mismatch(`arm C: one agent call reached the tool ${tools.calls.length - before} times`);
+          } else throw new Mismatch(`behind the gateway: one agent call reached the tool ${tools.calls.length - before} times`);
         }
         if (!believed) break; // gives up the task, as arm A does
       }
@@ -122,10 +149,8 @@ export async function runArmC(o: ArmCOptions): Promise<ArmCResult> {
     await gateway.stop();
     await upstream.close();
   }
-  if (log.length) throw new Mismatch(`arm C: the gateway reported problems: ${log.slice(0, 3).join("; ")}`);
-  const ops = opLogOf(tools.calls, o.prefix);
-  if (o.review) await reviewAfterwards(o.review, ops);
-  return { log: ops, world, heldBack, prevented: duplicatesPrevented(heldBack), calls: agentCalls };
+  if (log.length) throw new Mismatch(`the gateway reported problems: ${log.slice(0, 3).join("; ")}`);
+  return { calls: tools.calls, heldBack, agentCalls };
 }
 
 /**
@@ -180,7 +205,7 @@ export function opLogOf(calls: WorldCall[], prefix: string): OpLog[] {
 export const withoutClaims = (log: OpLog[]): OpLog[] => log.map((l) => ({ ...l, claim: "none" }));
 
 /** The reviewer after the run: each uncertain operation probed in the world and resolved, as arm B's reviewer does. */
-async function reviewAfterwards(http: Http, log: OpLog[]): Promise<void> {
+export async function reviewAfterwards(http: Http, log: OpLog[]): Promise<void> {
   for (const l of log) {
     if (l.review === "none") continue;
     const held = l.review === "verified";

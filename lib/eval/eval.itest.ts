@@ -9,6 +9,8 @@ import { World } from "./world";
 import { LyingWorld } from "./readers";
 import { trueRecall } from "./reader-faults";
 import { withoutClaims } from "./arm-c";
+import { startVerifierApp } from "@/lib/verifiers/testing/verifier-app";
+import { armDTargets } from "./markdown-d";
 
 /**
  * `npm run eval` in small (300 tasks) against the suite's real server: Reconcile's metrics for
@@ -161,4 +163,68 @@ describe("Protocol 2 (npm run eval)", () => {
     expect(same({ ...again.armC!, world: undefined, product: undefined }, ids[1])).toEqual(same({ ...c, world: undefined, product: undefined }, ids[0]));
     expect(again.trials!.curves).toEqual(r.trials!.curves);
   });
+
+  // Issue 48 part 5: arm D, the same agent behind the gateway with verifiers and await_verdict. Its
+  // Reconcile is a server of its own (its verifiers read the world on 127.0.0.1 over plain HTTP,
+  // which the suite's server does not allow), A–C on the suite's. 20 tasks (seed 7), twice.
+  it("arm D: the gateway answers with the verdict its verifiers read, and Reconcile's figures equal the truth", { timeout: 180_000 }, async () => {
+    const own = await startVerifierApp("armd", { RECONCILE_VERIFIER_ALLOW_HTTP: "1", RECONCILE_VERIFIER_ALLOW_PRIVATE: "1" });
+    try {
+      const { token } = await principal("reviewer", ["ingest", "verify", "read", "review"]);
+      const gatewayC = await principal("viewer", ["ingest", "read"]);
+      const { setAuditSampling } = await import("@/lib/store/settings/audit-sampling");
+      const setSampling = (tool: string, rate: number) => setAuditSampling({ tool, rate, by: "eval.itest" });
+      const [admin, gatewayD] = await ownTokens(own.db.url, [["admin", ["admin", "ingest", "read", "review"]], ["viewer", ["ingest", "read"]]]);
+      const ids = [unique("ad"), unique("ad")];
+      const run = (runId: string) =>
+        runEval({ seed: 7, tasks: 20, base: baseUrl, token, setSampling, runId, gatewayToken: gatewayC.token, armD: { base: own.app.base, gatewayToken: gatewayD, adminToken: admin }, trials: 2, trialsOffline: true });
+      const r = await run(ids[0]);
+      const d = r.armD!;
+      expect(d.mismatches).toEqual([]);
+      expect(d.product).toEqual(metricsOfLog(withoutClaims(d.log), "B"));
+      // The verifiers decided: verified and divergent calls, each told to the agent as its read decided.
+      expect(d.log.filter((l) => l.verdict === "verified").length).toBeGreaterThan(20);
+      expect(d.log.some((l) => l.verdict === "divergent")).toBe(true);
+      expect(d.reads.match).toBeGreaterThan(0);
+      // A divergent call was an error to the agent; a verified one a result it believed.
+      for (const l of d.log.filter((x) => x.accepted)) expect(l.claim).toBe(l.verdict === "divergent" ? "other" : "success");
+      // Faithful reads: every verdict is the truth.
+      expect(d.log.filter((l) => (l.verdict === "verified" && l.actual !== "held") || (l.verdict === "divergent" && l.actual === "held"))).toEqual([]);
+      const op = await fetch(`${own.app.base}/api/v1/operations/${encodeURIComponent(d.log.find((l) => l.verdict === "verified")!.id)}`, { headers: { authorization: `Bearer ${admin}` } });
+      expect(((await op.json()) as { effective_outcome: string }).effective_outcome).toBe("verified");
+      expect(armDTargets(d, r.armB, r.armC!.prevented)).toHaveLength(3);
+      expect(r.trials!.curves.D!.all).toHaveLength(2);
+      expect(r.markdown).toContain("## Arm D: the same agent behind the gateway, with verifiers");
+      // The same seed, the same arm D and the same table.
+      const again = await run(ids[1]);
+      const same = (x: unknown, runId: string) => JSON.parse(JSON.stringify(x).replaceAll(runId, "RUN"));
+      expect(same({ ...again.armD!, world: undefined }, ids[1])).toEqual(same({ ...d, world: undefined }, ids[0]));
+      expect(again.trials!.curves).toEqual(r.trials!.curves);
+      const section = (md: string, runId: string) => same(md.slice(md.indexOf("## Arm D"), md.indexOf("## Reliability")), runId);
+      expect(section(again.markdown, ids[1])).toEqual(section(r.markdown, ids[0]));
+    } finally {
+      await own.stop();
+    }
+  });
 });
+
+/** Users and tokens on another server's database (a verifier app's), made through the real use cases. */
+async function ownTokens(url: string, who: ["admin" | "viewer", string[]][]): Promise<string[]> {
+  const previous = process.env.DATABASE_URL;
+  const { disconnect } = await import("@/lib/store/db/db");
+  process.env.DATABASE_URL = url;
+  try {
+    const { createUser } = await import("@/lib/store/people/users");
+    const { createApiToken } = await import("@/lib/store/people/api-tokens");
+    const out: string[] = [];
+    for (const [role, scopes] of who) {
+      const email = `${unique(role)}@armd.test`;
+      await createUser({ email, password: "integration-password", role, actor: "itest", via: "cli" });
+      out.push((await createApiToken({ email, name: "itest", scopes, actor: "itest" })).token);
+    }
+    return out;
+  } finally {
+    await disconnect();
+    process.env.DATABASE_URL = previous;
+  }
+}

@@ -14,15 +14,17 @@
  * --reader-faults (issue 37 part 2): arm B's readers lie (stale replica, empty 200, cache); prints
  * Reconcile's Metrics 3 and 4 against the ground truth and what audit sampling at 5, 10 and 25 %
  * catches, and writes that section alone into --out (a run without the flag keeps it there).
- * --arms a,b,c (default; issue 37 part 3): arm C is arm A's agent behind the MCP gateway
- * (lib/eval/arm-c.ts), which records to the server under a token of its own; --arms a,b leaves
- * it out (A and B always run). Not with --reader-faults.
+ * --arms a,b,c,d (default; issue 37 part 3, issue 48 part 5): arm C is arm A's agent behind the
+ * MCP gateway (lib/eval/arm-c.ts), which records to the server under a token of its own; arm D
+ * the same with verifiers and await_verdict (lib/eval/arm-d.ts), in a project of its own on the
+ * same server (started with the verifier allowances for 127.0.0.1); --arms a,b,c or a,b leave
+ * them out (A and B always run; D needs C). Not with --reader-faults.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { addBenchToken, startBenchServer } from "../bench/bench-server";
+import { addBenchToken, addProjectBenchToken, benchCli, startBenchServer } from "../bench/bench-server";
 import { passKSvg } from "./plot";
 import { runEval } from "./run";
 import { sectionOf, withSection } from "./reader-faults";
@@ -68,21 +70,31 @@ async function main() {
     console.error("--reader-faults is a run of its own: leave out --trials");
     process.exit(2);
   }
-  const arms = new Set((values.arms ?? (values["reader-faults"] ? "a,b" : "a,b,c")).split(",").map((a) => a.trim().toLowerCase()));
-  if (!arms.has("a") || !arms.has("b") || [...arms].some((a) => !["a", "b", "c"].includes(a))) {
-    console.error(`--arms is a,b or a,b,c (arms A and B always run), not ${values.arms}`);
+  const arms = new Set((values.arms ?? (values["reader-faults"] ? "a,b" : "a,b,c,d")).split(",").map((a) => a.trim().toLowerCase()));
+  if (!arms.has("a") || !arms.has("b") || [...arms].some((a) => !["a", "b", "c", "d"].includes(a)) || (arms.has("d") && !arms.has("c"))) {
+    console.error(`--arms is a,b, a,b,c or a,b,c,d (arms A and B always run; D needs C), not ${values.arms}`);
     process.exit(2);
   }
-  if (arms.has("c") && values["reader-faults"]) {
-    console.error("--reader-faults runs arms A and B only: leave out c");
+  if ((arms.has("c") || arms.has("d")) && values["reader-faults"]) {
+    console.error("--reader-faults runs arms A and B only: leave out c and d");
     process.exit(2);
   }
   const plot = values.plot ?? (values.out === "-" ? "-" : path.join(path.dirname(values.out), "eval", "pass-k.svg"));
   const dir = values["database-url"] ? null : mkdtempSync(path.join(os.tmpdir(), "reconcile-eval-"));
   const url = values["database-url"] ?? `file:${path.join(dir!, "eval.db")}`;
-  const { base, token, server, env } = await startBenchServer(url, "ingest,verify,read,review");
+  // Arm D's verifiers read the world's read service on 127.0.0.1 over plain HTTP.
+  const { base, token, server, env } = await startBenchServer(url, "ingest,verify,read,review", arms.has("d") ? { RECONCILE_VERIFIER_ALLOW_HTTP: "1", RECONCILE_VERIFIER_ALLOW_PRIVATE: "1" } : {});
   // Arm C's gateway records under a service account of its own (lib/gateway/README.md "Token").
   const gatewayToken = arms.has("c") ? addBenchToken(env, "eval-gateway@bench.test", "viewer", "ingest,read") : undefined;
+  // Arm D: a project of its own (verifiers are per tool, and arms B and C record the same tools), the
+  // gateway's own member there, and the benchmark's admin (an instance admin) for verifiers and the reviewer.
+  let armD: { base: string; gatewayToken: string; adminToken: string } | undefined;
+  if (arms.has("d")) {
+    benchCli(env, "projects:add", "--slug", "eval-arm-d", "--name", "Protocol 2, arm D");
+    benchCli(env, "users:add", "--email", "eval-gateway-d@bench.test", "--password", "bench-password-123", "--role", "viewer");
+    benchCli(env, "members:add", "--project", "eval-arm-d", "--email", "eval-gateway-d@bench.test", "--role", "viewer");
+    armD = { base, gatewayToken: addProjectBenchToken(env, "eval-gateway-d@bench.test", "eval-arm-d", "ingest,read"), adminToken: addProjectBenchToken(env, "bench@bench.test", "eval-arm-d", "admin,ingest,read,review") };
+  }
   try {
     // The sampling rates are an admin's setting: set here straight on the server's database.
     process.env.DATABASE_URL = url;
@@ -91,6 +103,7 @@ async function main() {
     const result = await runEval({ seed, tasks, base, token, samplingRate: rate, setSampling: (tool, r) => setAuditSampling({ tool, rate: r, by: "npm run eval" }),
       trials,
       gatewayToken,
+      armD,
       trialsOffline: values["trials-offline"],
       plotPath: plot === "-" || values.out === "-" ? undefined : path.relative(path.dirname(values.out), plot),
       readerFaults: values["reader-faults"] ? { command: `npm run eval -- ${process.argv.slice(2).filter((a) => !a.startsWith("--database-url") && !a.startsWith("postgres")).join(" ")}` } : undefined,
@@ -110,7 +123,7 @@ async function main() {
       writeFileSync(plot, passKSvg(result.trials));
       console.log(`Wrote ${plot}.`);
     }
-    if (result.mismatches.length || result.trialMismatches.length || result.armC?.mismatches.length) process.exitCode = 1;
+    if (result.mismatches.length || result.trialMismatches.length || result.armC?.mismatches.length || result.armD?.mismatches.length) process.exitCode = 1;
   } finally {
     server.kill("SIGTERM");
     const { disconnect } = await import("@/lib/store/db/db");

@@ -1,6 +1,7 @@
 import type { Metrics } from "@/lib/domain/metrics";
 import type { OpLog } from "./arms";
-import type { ArmCReport } from "./run";
+import type { ArmCReport, ArmDReport } from "./run";
+import { armDMarkdown } from "./markdown-d";
 import { byKind, faultRatesTable, renderMarkdown, undetectedSilentFailures, type Comparison } from "./report";
 
 /** docs/EVALUATION.md as `npm run eval` writes it (lib/eval/run.ts computes the figures). */
@@ -21,16 +22,19 @@ export function evaluationMarkdown(r: {
   rate: number;
   agent: string;
   armC?: ArmCReport;
+  armD?: ArmDReport;
 }): string {
   const c = r.armC;
+  const d = r.armD;
   const json = {
     seed: r.seed,
     tasks: r.tasks,
-    calls: { A: r.logA.length, B: r.logB.length, ...(c ? { C: c.log.length } : {}) },
+    calls: { A: r.logA.length, B: r.logB.length, ...(c ? { C: c.log.length } : {}), ...(d ? { D: d.log.length } : {}) },
     arm_a: r.armA,
     arm_b: r.armB,
     ...(c ? { arm_c: c.metrics, arm_c_duplicates: { held_back: c.heldBack.length, prevented: c.prevented, applied_twice: c.duplicates } } : {}),
-    check: { passed: r.mismatches.length === 0, mismatches: r.mismatches, ...(c ? { arm_c_passed: c.mismatches.length === 0, arm_c_mismatches: c.mismatches } : {}) },
+    ...(d ? { arm_d: d.metrics, arm_d_duplicates: { held_back: d.heldBack.length, prevented: d.prevented, applied_twice: d.duplicates }, arm_d_reads: d.reads } : {}),
+    check: { passed: r.mismatches.length === 0, mismatches: r.mismatches, ...(c ? { arm_c_passed: c.mismatches.length === 0, arm_c_mismatches: c.mismatches } : {}), ...(d ? { arm_d_passed: d.mismatches.length === 0, arm_d_mismatches: d.mismatches } : {}) },
   };
   return `# Evaluation: Protocol 2, run
 
@@ -41,7 +45,7 @@ Metrics 1–5 and Protocol 2 and runs neither; this is that experiment, with def
 
 ## Result
 
-${r.tasks} tasks, ${r.steps} steps; arm A made ${r.logA.length} tool calls, arm B ${r.logB.length}${c ? `, arm C ${c.log.length}` : ""} (retries included${c ? `; arm C's agent sent ${c.calls}, of which the gateway held ${c.heldBack.length} back` : ""}).
+${r.tasks} tasks, ${r.steps} steps; arm A made ${r.logA.length} tool calls, arm B ${r.logB.length}${c ? `, arm C ${c.log.length}` : ""}${d ? `, arm D ${d.log.length}` : ""} (retries included${c ? `; arm C's agent sent ${c.calls}, of which the gateway held ${c.heldBack.length} back` : ""}${d ? `; arm D's ${d.calls}, ${d.heldBack.length} held back` : ""}).
 
 ${renderMarkdown(r.rows)}
 
@@ -55,7 +59,7 @@ ${
 Where the difference comes from, by task kind:
 
 ${renderMarkdown(byKind(r.logA, r.logB, c?.log))}
-${c ? armCMarkdown(c, r.armA, r.armB, r.logA) : ""}${r.passK}
+${c ? armCMarkdown(c, r.armA, r.armB, r.logA, !!d) : ""}${c && d ? armDMarkdown(d, { A: r.armA, B: r.armB, C: c.metrics }, { A: r.logA, B: r.logB, C: c.log }, c.prevented) : ""}${r.passK}
 ## Method
 
 - **Environment** (lib/eval/world.ts): in-process services with real state — a user store, a file
@@ -109,7 +113,7 @@ ${renderMarkdown(faultRatesTable())}
   a failure like any other). Calls go one at a time in task order, so the run is a function of
   the seed. After the run — the agent never waits for it — a reviewer resolves each of arm C's
   uncertain operations by probing the world, so that Reconcile's figures can be compared with
-  the truth. No verifier is configured (see the section on arm C).
+  the truth. No verifier is configured for arm C (arm D has them: its section says how).
 
   \`\`\`json
   { "reconcile": { "url": "<the eval's server>", "token_env": "RECONCILE_EVAL_GATEWAY_TOKEN" },
@@ -159,7 +163,7 @@ ${JSON.stringify(json, null, 2)}
 }
 
 /** The arm C section: duplicates prevented, the check, how close C comes to B and why. */
-function armCMarkdown(c: ArmCReport, a: Metrics, b: Metrics, logA: OpLog[]): string {
+function armCMarkdown(c: ArmCReport, a: Metrics, b: Metrics, logA: OpLog[], withD: boolean): string {
   const refused = c.heldBack.filter((h) => h.answer === "refused").length;
   const inPlace = new Set(c.heldBack.filter((h) => h.effectInPlace).map((h) => h.operation)).size;
   const rows = [
@@ -207,14 +211,15 @@ the reviewer finds its effect there. Metric 4's n counts the failed calls the re
 after the run; a rejection is not resolved (Reconcile allows no resolution of it), where arm A's
 oracle counts it.
 
-**No verifier was configured.** A verifier is an HTTP read the server schedules on wall-clock
-time after each receipt (checks at 5 s, 30 s, …); the world's clock is a tick counter, so the
-moment a read saw the world would depend on the machine's speed and the run would no longer be
-a function of its seed; it would also need the server started with
-\`RECONCILE_VERIFIER_ALLOW_HTTP\` and \`RECONCILE_VERIFIER_ALLOW_PRIVATE\` for a reader on 127.0.0.1.
-With one, accepted calls would become verified or divergent as in arm B, a verified repeat would
-be replayed instead of refused, and a divergent one refused until a reviewer acts — what arm B's
-agent does by itself.
+${
+    withD
+      ? `**No verifier was configured for arm C.** Arm D, below, is the same agent with them: there
+the world answers the verifiers' reads as of each operation's step, so the run stays a function
+of its seed, and the gateway answers with the verdict.`
+      : `**No verifier was configured.** A verifier is an HTTP read the server schedules on wall-clock
+time after each receipt; arm D (\`--arms a,b,c,d\`) is the same agent with them, the world
+answering their reads as of each operation's step so that the run stays a function of its seed.`
+  }
 
 The CI test (lib/eval/eval.itest.ts) runs arm C on 20 tasks (seed 7) twice through the suite's
 server: Reconcile's figures from the gateway's records equal the truth, duplicates prevented are

@@ -39,7 +39,7 @@ export function passKSvg(t: Trials, title = `pass^k, seed ${t.seed}: ${t.tasks} 
   out.push(`<line x1="${m.left}" y1="${m.top}" x2="${m.left}" y2="${m.top + ph}" stroke="#333"/>`);
   out.push(`<text x="${m.left + pw / 2}" y="${H - 10}" text-anchor="middle">k (trials that must all pass)</text>`);
   out.push(`<text transform="translate(14 ${m.top + ph / 2}) rotate(-90)" text-anchor="middle">pass^k</text>`);
-  const DASH = { A: ` stroke-dasharray="6 4"`, B: "", C: ` stroke-dasharray="1.5 3"` };
+  const DASH = { A: ` stroke-dasharray="6 4"`, B: "", C: ` stroke-dasharray="1.5 3"`, D: ` stroke-dasharray="10 3 2 3"` };
   for (const arm of t.arms) {
     for (const kind of ["all", ...TASK_KINDS] as const) {
       const pts = t.curves[arm]![kind].flatMap((v, i) => (v === null ? [] : [`${x(i + 1).toFixed(1)},${y(v).toFixed(1)}`]));
@@ -62,6 +62,10 @@ export function passKSvg(t: Trials, title = `pass^k, seed ${t.seed}: ${t.tasks} 
   if (t.arms.includes("C")) {
     ly += 20;
     out.push(`<line x1="${lx}" y1="${ly}" x2="${lx + 26}" y2="${ly}" stroke="#333" stroke-width="1.8"${DASH.C}/><text x="${lx + 34}" y="${ly + 4}">arm C: behind the MCP gateway</text>`);
+  }
+  if (t.arms.includes("D")) {
+    ly += 20;
+    out.push(`<line x1="${lx}" y1="${ly}" x2="${lx + 26}" y2="${ly}" stroke="#333" stroke-width="1.8"${DASH.D}/><text x="${lx + 34}" y="${ly + 4}">arm D: the gateway with verifiers</text>`);
   }
   out.push(`</svg>`);
   return out.join("\n") + "\n";

@@ -8,6 +8,7 @@ import { LyingWorld } from "./readers";
 import { evaluationMarkdown } from "./markdown";
 import { runArmC, withoutClaims, type ArmCResult } from "./arm-c";
 import { asReconcileKnowsIt, readerFaultReport, type ReaderFaultReport } from "./reader-faults";
+import { runArmD, type ArmDResult } from "./arm-d";
 
 /**
  * Protocol 2 (000 §VII), end to end: the benchmark, arms A and B (and C, behind the MCP gateway,
@@ -47,6 +48,23 @@ export type EvalOptions = {
    * given the gateway's own token (ingest, read). Its trials go through the gateway too.
    */
   gatewayToken?: string;
+  /**
+   * Issue 48 part 5: arm D, arm C's agent behind the gateway with verifiers and await_verdict
+   * (lib/eval/arm-d.ts), run when given a Reconcile of its own (a server that lets verifiers read
+   * 127.0.0.1 over HTTP; another project of the same server will do): the gateway's token
+   * (ingest, read) and an admin's (verifiers, and the reviewer after the run: admin, ingest,
+   * read, review). Needs gatewayToken (arm C) too: D is read beside C. Its trials go through it.
+   */
+  armD?: { base: string; gatewayToken: string; adminToken: string };
+};
+
+/** Arm D's figures: its log, Reconcile's metrics for it, and the duplicates each arm left in its world. */
+export type ArmDReport = ArmDResult & {
+  agent: string;
+  metrics: Metrics;
+  product: Metrics;
+  mismatches: Comparison;
+  duplicates: { A: number; B: number; C: number; D: number };
 };
 
 /** Arm C's figures: its log, Reconcile's metrics for it, and the duplicates each arm left in its world. */
@@ -76,17 +94,15 @@ export type EvalResult = {
   markdown: string;
   readerFaults?: ReaderFaultReport;
   armC?: ArmCReport;
+  armD?: ArmDReport;
 };
 
-export async function runEval(o: EvalOptions): Promise<EvalResult> {
-  const rate = o.samplingRate ?? 0.1;
-  const runId = o.runId ?? `eval${o.seed}`;
-  const agent = `${runId}-arm-b`;
-  for (const tool of TOOLS) await o.setSampling(tool, rate);
-  const http: Http = async (method, path, body) => {
-    const res = await fetch(o.base + path, {
+/** Reconcile's API at `base` under `token`: JSON in, JSON (or the text) out. */
+export function httpFor(base: string, token: string): Http {
+  return async (method, path, body) => {
+    const res = await fetch(base + path, {
       method,
-      headers: { authorization: `Bearer ${o.token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -98,6 +114,14 @@ export async function runEval(o: EvalOptions): Promise<EvalResult> {
     }
     return { status: res.status, body: parsed };
   };
+}
+
+export async function runEval(o: EvalOptions): Promise<EvalResult> {
+  const rate = o.samplingRate ?? 0.1;
+  const runId = o.runId ?? `eval${o.seed}`;
+  const agent = `${runId}-arm-b`;
+  for (const tool of TOOLS) await o.setSampling(tool, rate);
+  const http = httpFor(o.base, o.token);
   const tasks = makeTasks(o.seed, o.tasks);
   const worldA = new World(INDEX_LAG);
   const logA = runArmA(o.seed, tasks, worldA);
@@ -132,6 +156,17 @@ export async function runEval(o: EvalOptions): Promise<EvalResult> {
     // The gateway records no claim: Reconcile's figures are checked against the log without the agent's beliefs.
     armC = { ...c, agent: agentC, metrics: metricsOfLog(c.log, "B"), product: productC, mismatches: compare(productC, metricsOfLog(withoutClaims(c.log), "B")), duplicates: { A: worldA.duplicates, B: worldB.duplicates, C: c.world.duplicates } };
   }
+  let armD: ArmDReport | undefined;
+  const adminD = o.armD && httpFor(o.armD.base, o.armD.adminToken);
+  if (o.armD && adminD) {
+    if (!armC) throw new Error("arm D is read beside arm C: give gatewayToken too");
+    const agentD = `${runId}-arm-d`;
+    const d = await runArmD({ seed: o.seed, tasks, base: o.armD.base, gatewayToken: o.armD.gatewayToken, admin: adminD, prefix: `${runId}-d`, agent: agentD, review: true });
+    const got = await adminD("GET", `/api/v1/metrics?agent=${encodeURIComponent(agentD)}`);
+    if (got.status !== 200) throw new Error(`GET /api/v1/metrics (arm D): HTTP ${got.status} ${JSON.stringify(got.body).slice(0, 300)}`);
+    const productD = (got.body as { metrics: Metrics }).metrics;
+    armD = { ...d, agent: agentD, metrics: metricsOfLog(d.log, "B"), product: productD, mismatches: compare(productD, metricsOfLog(withoutClaims(d.log), "B")), duplicates: { ...armC.duplicates, D: d.world.duplicates } };
+  }
   const explained = mismatches.length ? await explain(http, agent, o.readerFaults ? asReconcileKnowsIt(logB) : logB, mismatches) : [];
   const trialMismatches: EvalResult["trialMismatches"] = [];
   let trials: Trials | undefined;
@@ -165,6 +200,16 @@ export async function runEval(o: EvalOptions): Promise<EvalResult> {
             },
           }
         : {}),
+      ...(armD && o.armD && adminD
+        ? {
+            armD: async (faultSeed: number, trial: number) => {
+              if (trial === 0) return armD.world;
+              const world = new World(INDEX_LAG);
+              await runArmD({ seed: faultSeed, tasks, base: o.armD!.base, gatewayToken: o.armD!.gatewayToken, admin: adminD, prefix: `${runId}-t${trial}-d`, agent: `${runId}-t${trial}-arm-d`, world });
+              return world;
+            },
+          }
+        : {}),
     });
     trialSeconds = (Date.now() - started) / 1000;
   }
@@ -181,6 +226,7 @@ export async function runEval(o: EvalOptions): Promise<EvalResult> {
         : `Check: the metrics Reconcile computed from arm B's records (GET /api/v1/metrics?agent=${agent}) equal the ground truth (hit, n, unknown and audit samples of all five).`,
     ...(lying ? ["", lying.text] : []),
     ...(armC ? ["", armCText(armC)] : []),
+    ...(armD ? ["", armDText(armD)] : []),
     ...(trials
       ? [
           "",
@@ -199,8 +245,8 @@ export async function runEval(o: EvalOptions): Promise<EvalResult> {
       : []),
   ].join("\n");
   const passK = trials ? passKMarkdown(trials, { plot: o.plotPath, offline: !!o.trialsOffline, seconds: trialSeconds, mismatches: trialMismatches.length }) : "";
-  const markdown = evaluationMarkdown({ passK, trials: trials?.trials, seed: o.seed, tasks: o.tasks, steps: tasks.reduce((a, t) => a + t.steps.length, 0), logA, logB, armA, armB, rows, mismatches, rate, agent, armC });
-  return { seed: o.seed, tasks: o.tasks, agent, logA, logB, armA, armB, product, mismatches, trials, trialMismatches, text, markdown, readerFaults: lying, armC };
+  const markdown = evaluationMarkdown({ passK, trials: trials?.trials, seed: o.seed, tasks: o.tasks, steps: tasks.reduce((a, t) => a + t.steps.length, 0), logA, logB, armA, armB, rows, mismatches, rate, agent, armC, armD });
+  return { seed: o.seed, tasks: o.tasks, agent, logA, logB, armA, armB, product, mismatches, trials, trialMismatches, text, markdown, readerFaults: lying, armC, armD };
 }
 
 /** The operations behind a mismatch: Reconcile's list for each part of the metric against the log's. */
@@ -238,5 +284,16 @@ export function armCText(c: ArmCReport): string {
     c.mismatches.length
       ? `MISMATCH: Reconcile's metrics for arm C differ from the ground truth:\n${c.mismatches.map((m) => `  ${m.metric}.${m.field}: Reconcile ${m.product}, ground truth ${m.truth}`).join("\n")}`
       : `Check: the metrics Reconcile computed from the gateway's records of arm C (GET /api/v1/metrics?agent=${c.agent}) equal the ground truth (claims aside: the gateway records none).`,
+  ].join("\n");
+}
+
+/** Arm D's lines in the command's output: the verifiers' reads, duplicates, and the check of Reconcile's figures. */
+export function armDText(d: ArmDReport): string {
+  const refused = d.heldBack.filter((h) => h.answer === "refused").length;
+  return [
+    `Arm D (the gateway with verifiers and await_verdict): verifier reads ${Object.entries(d.reads).filter(([, n]) => n).map(([k, n]) => `${k} ${n}`).join(", ")}; ${d.heldBack.length} repeats held back (${refused} refused, ${d.heldBack.length - refused} replayed); duplicates prevented: ${d.prevented}.`,
+    d.mismatches.length
+      ? `MISMATCH: Reconcile's metrics for arm D differ from the ground truth:\n${d.mismatches.map((m) => `  ${m.metric}.${m.field}: Reconcile ${m.product}, ground truth ${m.truth}`).join("\n")}`
+      : `Check: the metrics Reconcile computed from the gateway's records of arm D (GET /api/v1/metrics?agent=${d.agent}) equal the ground truth (claims aside: the gateway records none).`,
   ].join("\n");
 }

@@ -13,9 +13,9 @@ import { World } from "./world";
 /** Trial i's fault seed: trial 0 is the single run's own (--seed), the others derived from it. */
 export const trialSeed = (seed: number, trial: number) => (trial === 0 ? seed : seedOf(seed, "trial", trial));
 
-export type Arm = "A" | "B" | "C";
-/** Per arm: A and B always, C (the gateway, issue 37 part 3) when it was run. */
-export type PerArm<X> = Record<"A" | "B", X> & { C?: X };
+export type Arm = "A" | "B" | "C" | "D";
+/** Per arm: A and B always, C (the gateway, issue 37 part 3) and D (with verifiers, issue 48) when they were run. */
+export type PerArm<X> = Record<"A" | "B", X> & { C?: X; D?: X };
 /** Runs one arm's agent over the tasks under a fault seed; returns the environment it left. */
 export type ArmRunner = (faultSeed: number, trial: number) => Promise<World> | World;
 
@@ -54,10 +54,10 @@ const offlineArmA =
   };
 
 /** n trials of arms A and B (by default in-process; runEval passes arms that go through the server), and of C when given. */
-export async function runTrials(o: { seed: number; tasks: Task[]; trials: number; armA?: ArmRunner; armB?: ArmRunner; armC?: ArmRunner; onTrial?: (trial: number) => void }): Promise<Trials> {
+export async function runTrials(o: { seed: number; tasks: Task[]; trials: number; armA?: ArmRunner; armB?: ArmRunner; armC?: ArmRunner; armD?: ArmRunner; onTrial?: (trial: number) => void }): Promise<Trials> {
   if (!Number.isInteger(o.trials) || o.trials < 1) throw new RangeError(`trials must be a whole number ≥ 1, not ${o.trials}`);
-  const runners: Partial<Record<Arm, ArmRunner>> = { A: o.armA ?? offlineArmA(o.tasks), B: o.armB ?? offlineArmB(o.tasks, `eval${o.seed}`), ...(o.armC ? { C: o.armC } : {}) };
-  const arms = (["A", "B", "C"] as const).filter((a) => runners[a]);
+  const runners: Partial<Record<Arm, ArmRunner>> = { A: o.armA ?? offlineArmA(o.tasks), B: o.armB ?? offlineArmB(o.tasks, `eval${o.seed}`), ...(o.armC ? { C: o.armC } : {}), ...(o.armD ? { D: o.armD } : {}) };
+  const arms = (["A", "B", "C", "D"] as const).filter((a) => runners[a]);
   const per = <X>(make: () => X) => Object.fromEntries(arms.map((a) => [a, make()])) as PerArm<X>;
   const passing = per(() => new Map(o.tasks.map((t) => [t.id, 0])));
   const perTrial = per<number[]>(() => []);
@@ -123,6 +123,10 @@ the others were given up after ${MAX_ATTEMPTS} attempts at a step. Arm A: ${fail
 them by a stray write alone. ${server}${
     t.curves.C
       ? `\n\nArm C (behind the gateway; every trial through it, recorded in Reconcile): pass^1 ${all("C", 1)}, pass^${t.trials} ${all("C", t.trials)}; passing tasks per trial ${t.perTrial.C!.join(", ")}; ${failed("C")} failed trials, ${t.strayOnly.C} of them by a stray write alone. Where C passes less often than A, the gateway refused a repeat whose effect was in place (a duplicate prevented) and the agent gave the rest of the task up; where more often, the repeat arm A sent met a fault of its own.\n`
+      : ""
+  }${
+    t.curves.D
+      ? `\nArm D (behind the gateway with verifiers and \`await_verdict\`; every trial through it): pass^1 ${all("D", 1)}, pass^${t.trials} ${all("D", t.trials)}; passing tasks per trial ${t.perTrial.D!.join(", ")}; ${failed("D")} failed trials, ${t.strayOnly.D} of them by a stray write alone. The agent gives a task up where the gateway answered a step divergent (\`isError\`) and then refused its repeats: nobody reviews during the run, where arm B's reviewer does and its agent tries again.\n`
       : ""
   }
 (The trials took ${o.seconds.toFixed(0)} s on the machine that wrote this. The CI test, lib/eval/eval.itest.ts,

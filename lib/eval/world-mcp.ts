@@ -35,6 +35,8 @@ export type WorldCall = {
   held: boolean;
   /** What the agent got back (filled in by arm C's loop): an error or a result. */
   agentSaw?: "error" | "result";
+  /** The outcome the gateway's `_meta["reconcile/outcome"]` carried (the evaluator's record; the agent does not read it). */
+  told?: string;
 };
 
 const TOOL_SET = new Set<string>(TOOLS);
@@ -49,6 +51,8 @@ export class WorldTools {
     readonly seed: number,
     tasks: readonly Task[],
     readonly world: World = new World(INDEX_LAG),
+    /** Told of each call as it happens, before the tool answers (arm D's verifier reads snapshot the world here). */
+    private readonly onCall?: (call: WorldCall, snapshot: ReturnType<World["snapshot"]>) => void,
   ) {
     this.steps = new Map(tasks.flatMap((task) => task.steps.map((s, step) => [s.key, { task, step }] as const)));
   }
@@ -70,7 +74,9 @@ export class WorldTools {
     const { fault } = draw(this.seed, where.task, where.step, attempt);
     const receipt = this.world.call(intent, fault);
     const answer = fault === "false_failure" ? "error" : receipt.status;
-    this.calls.push({ task: where.task, step: where.step, intent, attempt, fault, answer, receiptId: receipt.receipt_id, held: this.world.holds(intent) });
+    const call: WorldCall = { task: where.task, step: where.step, intent, attempt, fault, answer, receiptId: receipt.receipt_id, held: this.world.holds(intent) };
+    this.calls.push(call);
+    this.onCall?.(call, this.world.snapshot(intent));
     if (answer === "error") throw new McpError(ErrorCode.InternalError, `${name}: the wrapper failed after calling the backend (connection reset)`);
     if (answer === "rejected") return { isError: true, content: [{ type: "text", text: `${name} ${intent.key}: refused, nothing was written` }] };
     return { content: [{ type: "text", text: JSON.stringify(receipt) }], structuredContent: receipt };

@@ -184,6 +184,15 @@ export class World {
     return met;
   }
 
+  /**
+   * What each backend of the intent's tool holds under its key now: entries are replaced, never
+   * changed, on a write, so the snapshot stays what it was whatever is written later (arm D's
+   * verifier reads answer from it: lib/eval/world-reads.ts).
+   */
+  snapshot(intent: Pick<Intent, "tool" | "key">): { at: number; entries: (Entry | undefined)[] } {
+    return { at: this.now, entries: BACKENDS[intent.tool].map((n) => this.backend(n).probe(intent.key)) };
+  }
+
   /** The canonical read-back an agent can make (the index lags; a category-5 fault makes it unavailable). */
   read(intent: Intent, unavailable: boolean): Read {
     this.now++;
@@ -198,4 +207,21 @@ export class World {
     }
     return { status: "match", evidence: { object_id: `${BACKENDS[intent.tool][0]}:${intent.key}`, fingerprint: seen!.fingerprint } };
   }
+}
+
+/**
+ * A read of a snapshot as a reader sees it at tick `now` (an entry written later than `now` minus
+ * its lag is not visible yet): what World.read says, without moving the clock.
+ */
+export function readSnapshot(intent: Intent, entries: (Entry | undefined)[], now: number): Read & { value?: Record<string, unknown> } {
+  const want = fingerprintOf(intent.value);
+  const names = BACKENDS[intent.tool];
+  let seen: Entry | undefined;
+  for (let i = 0; i < names.length; i++) {
+    const e = entries[i];
+    if (!e || e.visibleAt > now) return { status: "absent" };
+    if (!e.complete || e.fingerprint !== want || e.value.dangling) return { status: "mismatch", evidence: { object_id: `${names[i]}:${intent.key}`, fingerprint: e.fingerprint }, value: e.value };
+    seen = e;
+  }
+  return { status: "match", evidence: { object_id: `${names[0]}:${intent.key}`, fingerprint: seen!.fingerprint }, value: seen!.value };
 }
