@@ -3,7 +3,7 @@ import { classify, type StageFact } from "./classify";
 import { deriveOperation, type StoredStage } from "./operation";
 import { REASONS } from "./outcomes";
 import { verdictHistory } from "./verdict-history";
-import { judgeResponse, pointerAt, responseExcerpt, verifierReadPayload } from "./verifier-check";
+import { judgeResponse, pointerAt, responseExcerpt, verifierReadPayload, verifierChecksDone } from "./verifier-check";
 import { expectedValue, maskSecrets, operationContext, renderRequest, TemplateError, templateProblem } from "./verifier-template";
 import { EXAMPLE } from "./fixtures/verifier-example";
 import type { CanonicalRead } from "./wire";
@@ -179,5 +179,20 @@ describe("the observation window", () => {
     ];
     expect(classify({ stages: facts }).reason).toBe(REASONS.windowOpen);
     expect(classify({ stages: [facts[0], { ...facts[1], window_closes_at: "not a time" } as StageFact] }).reason).toBe(REASONS.absent);
+  });
+});
+
+describe("whether a verifier has anything left to read (the long poll's end)", () => {
+  const read = (name: string, check: number | null, of: number | null) => ({ data: { status: "unavailable", verifier: { name, check, of } }, sent_by: { via: "system", name: `verifier:${name}@1` } });
+  it("done once every verifier that read has made its last check; not while none has read", () => {
+    expect(verifierChecksDone([])).toBe(false);
+    expect(verifierChecksDone([read("a", 1, 3)])).toBe(false);
+    expect(verifierChecksDone([read("a", 1, 3), read("a", 3, 3)])).toBe(true);
+    expect(verifierChecksDone([read("a", 1, 1)])).toBe(true);
+    expect(verifierChecksDone([read("a", 1, 1), read("b", 1, 2)])).toBe(false);
+  });
+  it("reads sent by others (an agent, a reviewer) and dry runs (no check) are not a verifier's schedule", () => {
+    expect(verifierChecksDone([{ data: { status: "match" }, sent_by: { via: "token", name: "agent" } }])).toBe(false);
+    expect(verifierChecksDone([read("a", null, null)])).toBe(false);
   });
 });

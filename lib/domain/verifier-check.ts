@@ -145,3 +145,21 @@ export function readWindowClosesAt(data: unknown): string | null {
 export function readExpectsFingerprint(data: unknown): boolean {
   return isPlainObject(data) && isPlainObject(data.verifier) && data.verifier.fingerprint_expected === true;
 }
+
+/**
+ * Whether every verifier that has read an operation has made its last check of the window
+ * (`check` = `of`): nothing more is scheduled to read it, so its outcome will not change unless
+ * someone else sends a read or a reviewer acts. False while no verifier has read it yet. The
+ * long poll (`GET /api/v1/operations/{id}?wait=`) ends then instead of waiting out its time.
+ */
+export function verifierChecksDone(reads: { data: unknown; sent_by?: { via?: string; name?: string } | null }[]): boolean {
+  const last = new Map<string, boolean>();
+  for (const r of reads) {
+    if (r.sent_by?.via !== "system" || !r.sent_by.name?.startsWith("verifier:")) continue;
+    if (!isPlainObject(r.data) || !isPlainObject(r.data.verifier)) continue;
+    const { check, of } = r.data.verifier as { check?: unknown; of?: unknown };
+    if (typeof check !== "number" || typeof of !== "number") continue;
+    last.set(r.sent_by.name, (last.get(r.sent_by.name) ?? false) || check >= of);
+  }
+  return last.size > 0 && [...last.values()].every(Boolean);
+}

@@ -18,7 +18,7 @@ import { startGateway, type RunningGateway } from "./src/server";
 
 const UPSTREAM = [process.execPath, "--import", "tsx", path.resolve("lib/gateway/examples/tools-server.ts")];
 let app: VerifierApp;
-const social: Record<"fast" | "lost" | "slow", SocialService> = {} as never;
+const social: Record<"fast" | "lost" | "slow" | "down", SocialService> = {} as never;
 let gateway: RunningGateway;
 let client: Client;
 let n = 0;
@@ -28,6 +28,7 @@ const rules = {
   "lost.social.publish": { receipt_id_from: "/id", await_verdict: "10s" },
   "slow.social.publish": { receipt_id_from: "/id", await_verdict: "1s" },
   "fast.billing.slow": { timeout: "300ms" },
+  "down.social.publish": { receipt_id_from: "/id", await_verdict: "30s" },
 };
 
 beforeAll(async () => {
@@ -41,10 +42,16 @@ beforeAll(async () => {
     const saved = await api(app.app.base, app.token, "/api/v1/verifiers", socialVerifier(social[name].base, { name: `${name}-post`, tool: `${name}.social.publish`, checksAt: ["0s"], pendingUntil }));
     expect(saved.status, JSON.stringify(saved.body)).toBe(201);
   }
+  // down: the tool posts to a live service, but its verifier reads one that is gone (connection refused): every read unavailable.
+  social.down = await startSocialService({ visibleAfterMs: 0 });
+  const gone = await startSocialService();
+  await gone.close();
+  const unreadable = await api(app.app.base, app.token, "/api/v1/verifiers", socialVerifier(gone.base, { name: "down-post", tool: "down.social.publish", checksAt: ["0s"], pendingUntil: "0s" }));
+  expect(unreadable.status, JSON.stringify(unreadable.body)).toBe(201);
   const config = parseConfig({
     reconcile: { url: app.app.base },
     listen: { http: { port: 0 } },
-    upstreams: Object.fromEntries((["fast", "lost", "slow"] as const).map((k) => [k, { command: UPSTREAM, env: { SOCIAL_URL: social[k].base } }])),
+    upstreams: Object.fromEntries((["fast", "lost", "slow", "down"] as const).map((k) => [k, { command: UPSTREAM, env: { SOCIAL_URL: social[k].base } }])),
     tools: { ...rules, "*.calls": { record: false } },
     journal_dir: null,
   });
@@ -106,6 +113,18 @@ describe("answers with the verdict (await_verdict)", () => {
     expect(r.isError).toBeFalsy();
     expect(texts(r).at(-1)).toMatch(new RegExp(`^Reconcile: not verified yet \\(${REASONS.windowOpen}\\); do not build on it — ask reconcile_status later`));
     expect(meta(r)).toMatchObject({ outcome: "uncertain", reason: REASONS.windowOpen });
+  });
+});
+
+describe("a verifier whose last check could not read", () => {
+  it("answers as soon as nothing more is scheduled to read it, not at the end of the wait", async () => {
+    const started = Date.now();
+    const r = await callTool("down.social.publish", { text: `down ${++n}` });
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(r.isError).toBeFalsy();
+    expect(texts(r).at(-1)).toMatch(new RegExp(`^Reconcile: not verified yet \\(${REASONS.readUnavailable}\\); do not build on it`));
+    const op = await operation(meta(r).operation_id);
+    expect(op.stages.filter((s: { stage: string }) => s.stage === "canonical_read").at(-1).payload.verifier).toMatchObject({ check: 1, of: 1 });
   });
 });
 

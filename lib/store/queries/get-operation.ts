@@ -100,10 +100,10 @@ export async function getOperation(operationId: string): Promise<OperationDetail
   };
 }
 
-/** An operation's effective outcome as the projection has it now (one indexed read), or null when there is no such operation. */
-export async function currentOutcome(operationId: string): Promise<string | null> {
+/** An operation's effective outcome and last record as the projection has it now (one indexed read), or null when there is no such operation. */
+export async function currentOutcome(operationId: string): Promise<{ outcome: string; lastSeq: number } | null> {
   if (!isPossibleOperationId(operationId)) return null;
   const db = await reader();
-  const row = await db.operationView.findUnique({ where: { operationId }, select: { effectiveOutcome: true } });
-  return row?.effectiveOutcome ?? null;
+  const row = await db.operationView.findUnique({ where: { operationId }, select: { effectiveOutcome: true, lastSeq: true } });
+  return row ? { outcome: row.effectiveOutcome, lastSeq: row.lastSeq } : null;
 }
