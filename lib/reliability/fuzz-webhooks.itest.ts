@@ -13,7 +13,18 @@ import { signInHttp } from "@/lib/testing/sessions";
 let headers: Record<string, string>;
 let endpointId: string;
 
-const snapshot = async () => JSON.stringify(await (await db()).webhookEndpoint.findMany({ orderBy: { id: "asc" } }));
+/**
+ * The endpoints as stored. A previous secret whose overlap has ended is left out: the delivery job
+ * drops it when it next sends (a rotation earlier in the run with an overlap of ~0 hours), on its
+ * own time, so its going is no refused request's doing.
+ */
+const snapshot = async () => {
+  const now = new Date().toISOString();
+  const rows = await (await db()).webhookEndpoint.findMany({ orderBy: { id: "asc" } });
+  return JSON.stringify(
+    rows.map((r) => (r.previousSecretExpiresAt && r.previousSecretExpiresAt <= now ? { ...r, previousSecretSealed: null, previousSecretHint: null, previousSecretExpiresAt: null } : r)),
+  );
+};
 
 beforeAll(async () => {
   const admin = await principal("admin", ["read"]);

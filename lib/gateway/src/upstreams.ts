@@ -98,6 +98,8 @@ export class Upstreams {
       await this.close();
       throw wrong.reason;
     }
+    // The names at start in the configuration's order, whichever upstream happened to list first.
+    this.routed = new Map();
     const clashes = this.rebuild();
     if (clashes.length) {
       await this.close();
