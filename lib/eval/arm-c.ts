@@ -4,6 +4,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { parseConfig } from "../gateway/src/config";
 import { OUTCOME_META } from "../gateway/src/outcome";
 import { startGateway } from "../gateway/src/server";
+import type { Outcome } from "@/lib/domain/outcomes";
 import { INDEX_LAG, MAX_ATTEMPTS, Mismatch, type Http, type OpLog } from "./arms";
 import { draw, type Task } from "./tasks";
 import { World, type Fault } from "./world";
@@ -171,18 +172,28 @@ export function duplicatesPrevented(heldBack: HeldBack[]): number {
   return n;
 }
 
+/** The operation id the gateway gives a call that reached the tool: the step's request id, `~n` for the n-th forwarded attempt. */
+export const operationOf = (prefix: string) => (c: Pick<WorldCall, "task" | "step" | "attempt">) => {
+  const base = requestIdOf(prefix, c.task, c.step);
+  return c.attempt === 0 ? base : `${base}~${c.attempt + 1}`;
+};
+
+/** Arm C's verdicts: nothing reads the world back, so accepted (or no receipt) is uncertain, refused is rejected. */
+const unread = (c: WorldCall): Outcome => (c.answer === "rejected" ? "rejected" : "uncertain");
+
 /**
  * The operations the gateway must have recorded, one per call that reached the tool: the step's
  * request id, then `{id}~2`, `{id}~3` for attempts forwarded after a refusal (each recovers the
- * one before). Accepted → uncertain (nothing reads the world back); refused → rejected; the
- * wrapper's error → no receipt, uncertain. Claims are the agent's beliefs (the gateway records
- * none: see withoutClaims); the review is the one reviewAfterwards makes.
+ * one before), with the verdict `verdictOf` gives (arm C: accepted → uncertain, refused →
+ * rejected, the wrapper's error → no receipt, uncertain; arm D: what its verifier read). Claims
+ * are the agent's beliefs (the gateway records none: see withoutClaims); the review is the one
+ * reviewAfterwards makes, of every uncertain or divergent operation.
  */
-export function opLogOf(calls: WorldCall[], prefix: string): OpLog[] {
+export function opLogOf(calls: WorldCall[], prefix: string, verdictOf: (call: WorldCall, operation: string) => Outcome = unread): OpLog[] {
+  const opId = operationOf(prefix);
   return calls.map((c, order) => {
-    const base = requestIdOf(prefix, c.task, c.step);
-    const id = c.attempt === 0 ? base : `${base}~${c.attempt + 1}`;
-    const verdict = c.answer === "rejected" ? "rejected" : "uncertain";
+    const id = opId(c);
+    const verdict = verdictOf(c, id);
     return {
       id,
       kind: c.task.kind,
@@ -194,8 +205,8 @@ export function opLogOf(calls: WorldCall[], prefix: string): OpLog[] {
       actual: c.held ? "held" : "not_held",
       accepted: c.answer === "accepted",
       verdict,
-      review: verdict === "uncertain" ? (c.held ? "verified" : "not_applied") : "none",
-      recovers: c.attempt === 0 ? [] : [c.attempt === 1 ? base : `${base}~${c.attempt}`],
+      review: verdict === "uncertain" || verdict === "divergent" ? (c.held ? "verified" : "not_applied") : "none",
+      recovers: c.attempt === 0 ? [] : [opId({ ...c, attempt: c.attempt - 1 })],
       sampled: false,
     } satisfies OpLog;
   });

@@ -1,6 +1,6 @@
 import type { Outcome } from "@/lib/domain/outcomes";
 import { INDEX_LAG, Mismatch, type Http, type OpLog } from "./arms";
-import { driveThroughGateway, duplicatesPrevented, requestIdOf, reviewAfterwards, type HeldBack } from "./arm-c";
+import { driveThroughGateway, duplicatesPrevented, opLogOf, operationOf, reviewAfterwards, type HeldBack } from "./arm-c";
 import type { Task } from "./tasks";
 import { World, type Read } from "./world";
 import type { WorldCall } from "./world-mcp";
@@ -43,12 +43,6 @@ export type ArmDResult = {
   reads: Record<Read["status"] | "unknown", number>;
 };
 
-/** The operation id the gateway gives a call that reached the tool: the step's request id, `~n` for the n-th forwarded attempt. */
-export const operationOf = (prefix: string) => (c: Pick<WorldCall, "task" | "step" | "attempt">) => {
-  const base = requestIdOf(prefix, c.task, c.step);
-  return c.attempt === 0 ? base : `${base}~${c.attempt + 1}`;
-};
-
 /** Saves the world's verifiers in arm D's Reconcile (a new version only when one changed: the read service's port does). */
 export async function saveVerifiers(admin: Http, readsBase: string): Promise<void> {
   for (const v of worldVerifiers(readsBase)) {
@@ -69,7 +63,8 @@ export async function runArmD(o: ArmDOptions): Promise<ArmDResult> {
   } finally {
     await service.close();
   }
-  const log = opLogOfD(run.calls, o.prefix, (id) => reads.read(id)?.status ?? null);
+  // As arm C's log, with the verdict the verifier's read decides; the reviewer after the run settles the uncertain and divergent ones.
+  const log = opLogOf(run.calls, o.prefix, (c, id) => verdictOfD(c.answer, reads.read(id)?.status ?? null));
   // The run is a function of its seed only if every verdict the agent was given is the one its read decides.
   const late = run.calls.map((c, i) => ({ c, l: log[i] })).filter(({ c, l }) => c.answer === "accepted" && c.told !== l.verdict);
   if (late.length) {
@@ -87,32 +82,4 @@ export function verdictOfD(answer: WorldCall["answer"], read: Read["status"] | n
   if (answer === "error") return "uncertain"; // no receipt, so no read
   if (answer === "rejected") return read === "match" ? "divergent" : "rejected";
   return read === "match" ? "verified" : read === "absent" || read === "mismatch" ? "divergent" : "uncertain";
-}
-
-/**
- * The operations the gateway must have recorded, as in arm C (lib/eval/arm-c.ts opLogOf), with
- * the verdict the verifier's read decides. The reviewer after the run settles the uncertain and
- * divergent ones (arm D's project draws no audit samples).
- */
-export function opLogOfD(calls: WorldCall[], prefix: string, readOf: (operation: string) => Read["status"] | null): OpLog[] {
-  const opId = operationOf(prefix);
-  return calls.map((c, order) => {
-    const id = opId(c);
-    const verdict = verdictOfD(c.answer, readOf(id));
-    return {
-      id,
-      kind: c.task.kind,
-      trajectory: `${prefix}-mcp-session`,
-      tool: c.intent.tool,
-      fingerprint: null,
-      order,
-      claim: c.agentSaw === "result" ? "success" : "other",
-      actual: c.held ? "held" : "not_held",
-      accepted: c.answer === "accepted",
-      verdict,
-      review: verdict === "uncertain" || verdict === "divergent" ? (c.held ? "verified" : "not_applied") : "none",
-      recovers: c.attempt === 0 ? [] : [opId({ ...c, attempt: c.attempt - 1 })],
-      sampled: false,
-    } satisfies OpLog;
-  });
 }
