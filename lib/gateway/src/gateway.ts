@@ -16,6 +16,7 @@ import { metaAtAnswer, metaOf, OUTCOME_META, verdictAnswer, withMeta, type Opera
 import type { Elicit } from "./elicitation.js";
 import { answerStatus, statusToolDefinition } from "./status-tool.js";
 import { UpstreamDown, type RoutedTool, type Upstreams } from "./upstreams.js";
+import { callRecord, whatHappened } from "./call-record.js";
 
 /** Who is calling, from the MCP session and request. */
 export type CallContext = {
@@ -234,22 +235,6 @@ export class Gateway {
     };
   }
 
-  private envelope(t: RoutedTool, args: Record<string, unknown>, ctx: CallContext, id: string, kind: CallKind): OperationRecord {
-    const traceparent = typeof ctx.meta?.traceparent === "string" ? ctx.meta.traceparent : null;
-    const tp = traceparent ? /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/.exec(traceparent) : null;
-    return {
-      operation_id: id,
-      trajectory_id: `mcp:${ctx.sessionId}`.slice(0, 200),
-      ...(ctx.client?.name ? { agent: { name: ctx.client.name, ...(ctx.client.version ? { version: ctx.client.version } : {}) } } : {}),
-      tool: { name: t.name },
-      // What Reconcile does with its uncertainty: a read is never queued for review (absent: a write).
-      ...(kind !== "write" ? { kind } : {}),
-      intent: { target: t.upstream, effect: `call ${t.upstreamName} on ${t.upstream}`, params: args },
-      mcp: { "mcp.session.id": ctx.sessionId, "jsonrpc.request.id": ctx.requestId, upstream: t.upstream, tool: t.upstreamName },
-      ...(traceparent ? { otel: { traceparent, ...(tp ? { trace_id: tp[1], parent_span_id: tp[2] } : {}) } } : {}),
-    };
-  }
-
   private async startNew(
     t: RoutedTool,
     args: Record<string, unknown>,
@@ -259,7 +244,7 @@ export class Gateway {
     kind: CallKind,
   ): Promise<CallToolResult> {
     const need = kind === "read" ? null : approvalNeeded(t.name, found, args, this.config.approval_expires);
-    const record = this.envelope(t, args, ctx, op.id, kind);
+    const record = callRecord(t, args, ctx, op.id, kind);
     if (op.recovers) record.recovers = [op.recovers];
     if (op.gateOpen) record.gateway = { gate: "open: Reconcile could not be reached to judge a repeat", ...op.gateOpen };
     if (need) return this.hold(t, args, ctx, found.rule, record, need, kind);
@@ -361,13 +346,7 @@ export class Gateway {
         return withMeta(textResult(message, true), metaAtAnswer(id, "rejected", kind, this.link(id)));
       }
       // Timed out, the connection dropped, the upstream failed: it may or may not have acted.
-      const timeoutMs = this.requestOptions(rule, ctx).timeout;
-      // The SDK rejects a cancelled request as a timeout too (RequestTimeout): the signal says which it was.
-      const happened = ctx.signal.aborted
-        ? "the agent cancelled the call before the upstream answered"
-        : code === ErrorCode.RequestTimeout
-          ? `the upstream ${t.upstream} did not answer within ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 100) / 10} s` : `${timeoutMs} ms`}`
-          : `the call to the upstream ${t.upstream} failed before an answer came (${message})`;
+      const happened = whatHappened({ aborted: ctx.signal.aborted, timedOut: code === ErrorCode.RequestTimeout, timeoutMs: this.requestOptions(rule, ctx).timeout, upstream: t.upstream, message });
       this.attempt(id, ctx, { answer: "fate_unknown", outcome: "uncertain", text: `${happened}: whether ${t.upstreamName} took effect is unknown` });
       return withMeta(
         textResult(`the ${t.name} call's fate is unknown (${message}): Reconcile holds operation ${id} as uncertain; do not repeat it until a reviewer has reconciled it`, true),
