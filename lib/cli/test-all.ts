@@ -15,18 +15,19 @@
  * one plain line "N passed, N failed" counting every test (and every check step).
  */
 import { spawn } from "node:child_process";
-import { createWriteStream, mkdirSync, rmSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { adminQuery, dropTestDatabase } from "../testing/drop-database";
 import { leftovers, snapshot } from "../testing/leftovers";
 import { duration, playwrightReport, vitestReport, type Counts, type FileTime } from "../testing/test-report";
+import { sumPhases } from "../testing/phases";
 
 const PARTS = ["typecheck", "lint", "schema", "unit", "build", "integration", "integration-pg", "reliability", "reliability-pg", "e2e"] as const;
 type Part = (typeof PARTS)[number];
 const NEEDS_BUILD: Part[] = ["integration", "integration-pg", "reliability", "reliability-pg", "e2e"];
 
-type Step = { name: string; part: Part; cmd: string; args: string[]; env?: Record<string, string>; report?: (ok: boolean) => Counts };
-type Result = Counts & { name: string; ok: boolean; seconds: number };
+type Step = { name: string; part: Part; cmd: string; args: string[]; env?: Record<string, string>; report?: (ok: boolean) => Counts; phases?: string };
+type Result = Counts & { name: string; ok: boolean; seconds: number; phases?: string };
 
 const results: Result[] = [];
 // Whatever runs in this checkout before the suite starts is not the suite's to stop.
@@ -81,7 +82,7 @@ function run(step: Step, alone: boolean): Promise<Result> {
         if (output.trim()) console.log(shown.join("\n"));
       }
       const counts = step.report ? step.report(ok) : { passed: ok ? 1 : 0, failed: ok ? 0 : 1, failures: [], files: [] };
-      resolve({ ...counts, name: step.name, ok, seconds });
+      resolve({ ...counts, name: step.name, ok, seconds, phases: step.phases });
     });
   });
 }
@@ -118,8 +119,11 @@ async function lanes(...all: Step[][]): Promise<void> {
 
 function vitest(name: string, part: Part, project: string, env: Record<string, string> = {}, files: string[] = []): Step {
   const out = `test-results/${name.replace(/\W+/g, "-")}.json`;
+  // The setup phases the harnesses time (lib/testing/phases.ts): server starts, databases, command-line runs.
+  const phases = path.resolve(`test-results/phases-${name.replace(/\W+/g, "-")}.jsonl`);
   rmSync(out, { force: true });
-  return { name, part, cmd: bin("vitest"), args: ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile=${out}`, ...files], env, report: (ok) => vitestReport(out, ok, name) };
+  rmSync(phases, { force: true });
+  return { name, part, cmd: bin("vitest"), args: ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile=${out}`, ...files], env: { ...env, RECONCILE_TEST_PHASES: phases }, report: (ok) => vitestReport(out, ok, name), phases };
 }
 
 const FOUR_CHAIN_SUITES = [
@@ -220,11 +224,18 @@ for (const s of results) {
   console.log(`${s.ok ? "ok  " : "FAIL"} ${s.name}: ${s.passed} passed, ${s.failed} failed${s.seconds ? ` (${duration(s.seconds)})` : ""}`);
   // The failed tests by name, so the last lines of a CI log say what broke.
   for (const f of s.failures) console.log(`       ✗ ${f}`);
+  // Where the step's time went besides the checks: each setup phase's count and time (summed over the step's files, which run one at a time).
+  const phases = s.phases && existsSync(s.phases) ? sumPhases(readFileSync(s.phases, "utf8")) : [];
+  if (phases.length) console.log(`       setup: ${phases.map((p) => `${p.phase} ×${p.count} ${duration(p.seconds)}${s.seconds ? ` (${Math.round((100 * p.seconds) / s.seconds)} %)` : ""}`).join("; ")}`);
 }
 const slowest: FileTime[] = results.flatMap((r) => r.files).sort((a, b) => b.seconds - a.seconds).slice(0, 10);
 if (slowest.length) {
-  console.log("the ten slowest test files:");
-  for (const f of slowest) console.log(`  ${duration(f.seconds).padStart(10)}  ${f.file} (${f.step})`);
+  console.log("the ten slowest test files (and their share of their step's wall time):");
+  const stepSeconds = new Map(results.map((r) => [r.name, r.seconds]));
+  for (const f of slowest) {
+    const of = stepSeconds.get(f.step);
+    console.log(`  ${duration(f.seconds).padStart(10)}  ${of ? `${String(Math.round((100 * f.seconds) / of)).padStart(3)} %` : "     "}  ${f.file} (${f.step})`);
+  }
 }
 console.log(`wall time: ${duration((Date.now() - started) / 1000)}`);
 const passed = results.reduce((n, s) => n + s.passed, 0);
