@@ -8,6 +8,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { adminQuery, dropTestDatabase } from "@/lib/testing/drop-database";
 export { mulberry32 as seeded } from "@/lib/domain/demo-data";
 import { deployMigrations } from "@/lib/cli/schema-engine";
+import { isMigratedHere, migrateSqlite } from "@/lib/testing/migrated";
+import { recordPhase, timed } from "@/lib/testing/phases";
 import { serverArgs } from "@/lib/cli/start";
 import { createApiToken } from "@/lib/store/people/api-tokens";
 import { disconnect } from "@/lib/store/db/db";
@@ -26,7 +28,12 @@ export type Tokens = { ingest: string; review: string; read: string; export: str
  */
 export async function prepareDatabase(url: string, tag = "reliability", opts: { chains?: number } = {}): Promise<{ tokens: Tokens; email: string; password: string }> {
   process.env.DATABASE_URL = url;
-  await deployMigrations(url);
+  // A database this process has just made migrated (freshDatabase) needs no second deploy; a new
+  // SQLite file is a copy of the run's template when there is one (lib/testing/migrated.ts).
+  if (!isMigratedHere(url)) {
+    if (url.startsWith("file:")) await migrateSqlite(url);
+    else await timed("migrations deployed", () => deployMigrations(url));
+  }
   // The database's chain count is recorded now, as a server's first start does (the admin's
   // creation below appends to the instance's trail, not to a project's chain).
   const before = process.env.RECONCILE_CHAINS;
@@ -103,6 +110,7 @@ export async function startApp(url: string, opts: { port?: number; env?: Record<
       clearTimeout(timer);
     },
   };
+  const t0 = performance.now();
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) {
@@ -110,7 +118,10 @@ export async function startApp(url: string, opts: { port?: number; env?: Record<
       throw new Error(`the server exited (${child.exitCode}):\n${log}`);
     }
     try {
-      if ((await fetch(`${base}/api/health`)).ok) return app;
+      if ((await fetch(`${base}/api/health`)).ok) {
+        recordPhase("server start", performance.now() - t0);
+        return app;
+      }
     } catch {
       // not listening yet
     }

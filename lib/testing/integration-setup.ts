@@ -11,6 +11,7 @@ import path from "node:path";
 import pg from "pg";
 import { serverArgs } from "../cli/start";
 import { freePort } from "./ports";
+import { keepAsTemplate, TEMPLATE_ENV } from "./migrated";
 import type { TestProject } from "vitest/node";
 
 declare module "vitest" {
@@ -72,13 +73,18 @@ export default async function setup(project: TestProject) {
     env: { ...process.env, DATABASE_URL: databaseUrl },
     stdio: "pipe",
   });
+  // A copy of the migrated database, before the server first opens it: the tests' own new
+  // databases are copies of it (lib/testing/migrated.ts).
+  const template = await keepAsTemplate(databaseUrl);
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   let log = "";
   // A keep-alive longer than any pause between requests: the test client reuses sockets, and a
   // socket the server closes during a slow step (a CLI run) would fail the next request.
   // The production server, as `npm start` runs it (lib/cli/serve.ts).
-  const child = spawn(process.execPath, serverArgs(), {
+  // RECONCILE_TEST_SERVER_CPU_PROF=DIR: a CPU profile of the suite's server, written to DIR when it stops (where a lane's time goes).
+  const profile = process.env.RECONCILE_TEST_SERVER_CPU_PROF;
+  const child = spawn(process.execPath, [...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []), ...serverArgs()], {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,
@@ -99,15 +105,19 @@ export default async function setup(project: TestProject) {
   child.stderr!.on("data", (d) => (log += d));
   await waitForHealth(baseUrl, child, () => log);
   process.env.DATABASE_URL = databaseUrl;
+  process.env[TEMPLATE_ENV] = template.value;
   Object.assign(process.env, NO_AUTOMATIC_CHECKPOINTS);
   project.provide("baseUrl", baseUrl);
   project.provide("databaseUrl", databaseUrl);
 
   return async () => {
     child.kill("SIGTERM");
-    await new Promise((r) => setTimeout(r, 300));
+    // A profile is written as the process exits: give it the time.
+    if (profile) await new Promise((r) => child.once("exit", r));
+    else await new Promise((r) => setTimeout(r, 300));
     if (child.exitCode === null) child.kill("SIGKILL");
     if (/\b5\d\d\b.*error|unhandled error/i.test(log)) console.error("server log:\n" + log);
+    await template.drop();
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   };
 }

@@ -10,8 +10,8 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { adminQuery, dropTestDatabase } from "./drop-database";
-import { deployMigrations } from "@/lib/cli/schema-engine";
+import { dropTestDatabase } from "./drop-database";
+import { createMigratedPostgres, migrateSqlite } from "./migrated";
 import { afterAll, afterEach, inject } from "vitest";
 import { startApp, type App } from "@/lib/reliability/harness";
 
@@ -24,13 +24,13 @@ export type FreshDatabase = {
   drop: () => Promise<void>;
 };
 
-/** A new, migrated, empty database of the same kind as the suite's. */
+/** A new, migrated, empty database of the same kind as the suite's (a copy of the run's template: lib/testing/migrated.ts). */
 export async function freshDatabase(tag: string): Promise<FreshDatabase> {
   const shared = inject("databaseUrl");
   if (shared.startsWith("file:")) {
     const dir = mkdtempSync(path.join(os.tmpdir(), `reconcile-${tag}-`));
     const url = `file:${path.join(dir, "test.db")}`;
-    await deployMigrations(url);
+    await migrateSqlite(url);
     return {
       url,
       query: async <T>(sql: string, params: unknown[] = []) => {
@@ -54,11 +54,7 @@ export async function freshDatabase(tag: string): Promise<FreshDatabase> {
     };
   }
   const name = `reconcile_${tag}_${randomUUID().slice(0, 8)}`.replace(/\W/g, "_").toLowerCase();
-  await adminQuery(shared, `CREATE DATABASE ${name}`);
-  const target = new URL(shared);
-  target.pathname = `/${name}`;
-  const url = target.toString();
-  await deployMigrations(url);
+  const url = await createMigratedPostgres(shared, name);
   return {
     url,
     query: async <T>(sql: string, params: unknown[] = []) => {
