@@ -3,6 +3,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getTrajectory } from "@/lib/store/queries/get-trajectory";
 import { baseUrl, call, db, principal, unique } from "@/lib/testing/integration";
+import { runCliSync } from "@/lib/testing/cli";
 
 /**
  * OTLP across requests (issue 39): the official OpenTelemetry SDK's SimpleSpanProcessor exports
@@ -98,7 +99,7 @@ describe("SimpleSpanProcessor: a conversation groups its tool calls whichever or
     const snapshot = () => client.operationView.findMany({ where: { operationId: { in: ids } }, orderBy: { operationId: "asc" } });
     const before = await snapshot();
     expect(before.map((v) => [v.trajectoryId, v.agent])).toEqual(ids.map(() => [`conv-${tag}`, `support-${tag}`]));
-    const r = spawnSync(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", "projections:rebuild"], { env: { ...process.env }, encoding: "utf8" });
+    const r = runCliSync(["projections:rebuild"]);
     expect(r.status, r.stderr).toBe(0);
     expect(await snapshot()).toEqual(before);
     expect(await listed(`q=${encodeURIComponent(`support-${tag}`)}`)).toEqual(ids);

@@ -43,7 +43,6 @@
  * assumes it has the server's database to itself while it runs (the integration project runs
  * files one at a time).
  */
-import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -67,6 +66,7 @@ import {
   type CorrectionBody,
   type Model,
 } from "./model-domain";
+import { runCliSync } from "@/lib/testing/cli";
 import {
   ACTOR_NAMES,
   ACTORS,
@@ -1147,10 +1147,7 @@ describe("the system agrees with a model of DOMAIN.md", () => {
     }
     const file = path.join(tmp, "export.ndjson");
     writeFileSync(file, res.text);
-    const cli = spawnSync(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", "audit:verify", "--file", file], {
-      env: { ...process.env },
-      encoding: "utf8",
-    });
+    const cli = runCliSync(["audit:verify", "--file", file]);
     expect(cli.stderr).toBe("");
     expect(cli.stdout).toContain(`chain intact: ${head.count} records`);
     expect(cli.status).toBe(0);

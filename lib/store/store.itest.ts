@@ -1,8 +1,8 @@
-import { execFileSync, spawnSync } from "node:child_process";
-import path from "node:path";
+import { execFileSync } from "node:child_process";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { demoRecords } from "@/lib/domain/demo-data";
 import { call, chainCount, db, ingest, principal, unique } from "@/lib/testing/integration";
+import { runCliSync } from "@/lib/testing/cli";
 
 let token: string;
 beforeAll(async () => {
@@ -12,10 +12,7 @@ beforeAll(async () => {
 const isPostgres = () => !inject("databaseUrl").startsWith("file:");
 
 function cli(args: string[]) {
-  return spawnSync(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", ...args], {
-    env: { ...process.env },
-    encoding: "utf8",
-  });
+  return runCliSync(args);
 }
 
 const refusedEdits = [

@@ -3,14 +3,13 @@
  * starts, which checks every signature with the `standardwebhooks` library itself. On SQLite, and
  * on PostgreSQL when INTEGRATION_DATABASE_URL names one.
  */
-import { spawnSync } from "node:child_process";
-import path from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import essay from "@/lib/domain/fixtures/essay-x-post.json";
 import { startReceiver, type Receiver } from "./testing/receiver";
 import { startWebhookApp, until, type WebhookApp } from "./testing/app";
+import { runCliSync } from "@/lib/testing/cli";
 
 let w: WebhookApp;
 let rx: Receiver;
@@ -207,10 +206,7 @@ describe("webhooks", () => {
     // Edit one chained record behind the database's back (its triggers set aside for the test).
     await tamper("UPDATE chain_records SET actor = actor || '-edited' WHERE seq = 2");
     try {
-      const verify = spawnSync(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", "audit:verify"], {
-        env: { ...process.env, DATABASE_URL: w.db.url },
-        encoding: "utf8",
-      });
+      const verify = runCliSync(["audit:verify"], { DATABASE_URL: w.db.url });
       expect(verify.status).toBe(1);
       expect(verify.stderr).toContain("chain broken at seq 2");
       const got = await until("chain.verification_failed", () => ofType("/chain", "chain.verification_failed")[0]);

@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync } from "node:crypto";
 import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -7,17 +6,13 @@ import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createCheckpoint } from "@/lib/domain/checkpoint";
 import { call, ingest, principal, unique } from "@/lib/testing/integration";
+import { runCliSync } from "@/lib/testing/cli";
 
 let exportToken: string;
 let ingestToken: string;
 const tmp = mkdtempSync(path.join(os.tmpdir(), "reconcile-audit-"));
 
-function cli(args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", ...args], {
-    env: { ...process.env, CHECKPOINT_KEY_FILE: path.join(tmp, "key.pem"), ...env },
-    encoding: "utf8",
-  });
-}
+const cli = (args: string[], env: Record<string, string> = {}) => runCliSync(args, { CHECKPOINT_KEY_FILE: path.join(tmp, "key.pem"), ...env });
 
 beforeAll(async () => {
   exportToken = (await principal("viewer", ["export"])).token;

@@ -5,7 +5,6 @@
  * its chain, each chain is gapless from its own genesis, a checkpoint signs the Merkle root of
  * the heads, and an edit in any chain is found. A database made with one chain keeps it.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -18,6 +17,7 @@ import { GENESIS_HASH } from "@/lib/domain/hash";
 import { splitRecord } from "@/lib/domain/stages";
 import { divergentRecord, fullRecord, prepareDatabase, startApp, type App, type Tokens } from "@/lib/reliability/harness";
 import { freshDatabase, type FreshDatabase } from "@/lib/testing/own-server";
+import { runCli } from "@/lib/testing/cli";
 
 const N = 4;
 const tmp = mkdtempSync(path.join(os.tmpdir(), "reconcile-chains-"));
@@ -35,19 +35,7 @@ afterAll(async () => {
  * the HTTP client from seeing the server close its idle keep-alive connection (after 5 s), and
  * the next fetch went out on the closed socket ("other side closed").
  */
-function cli(url: string, args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", ...args], {
-      env: { ...process.env, DATABASE_URL: url, CHECKPOINT_KEY_FILE: path.join(tmp, "key.pem") },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (status) => resolve({ status, stdout, stderr }));
-  });
-}
+const cli = (url: string, args: string[]) => runCli(url, args, { CHECKPOINT_KEY_FILE: path.join(tmp, "key.pem") });
 
 const post = async (a: App, p: string, token: string, body: unknown) => {
   const res = await fetch(a.base + p, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });

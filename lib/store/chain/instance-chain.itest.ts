@@ -4,7 +4,6 @@
  * project's chain; it is append-only on both databases; the API and the command line export it
  * whole, and `audit:verify --file` and `audit:verify --instance` check it, naming a broken seq.
  */
-import { spawnSync } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -14,15 +13,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call, db, principal, unique } from "@/lib/testing/integration";
 import { signInHttp } from "@/lib/testing/sessions";
 import { deployMigrations } from "@/lib/cli/schema-engine";
+import { runCliSync } from "@/lib/testing/cli";
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), "reconcile-trail-"));
 
-function cli(args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", ...args], {
-    env: { ...process.env, CHECKPOINT_KEY_FILE: path.join(tmp, "key.pem"), ...env },
-    encoding: "utf8",
-  });
-}
+const cli = (args: string[], env: Record<string, string> = {}) => runCliSync(args, { CHECKPOINT_KEY_FILE: path.join(tmp, "key.pem"), ...env });
 
 const lines = (text: string) =>
   text

@@ -1,7 +1,6 @@
-import { spawnSync } from "node:child_process";
-import path from "node:path";
 import { beforeAll, expect, inject, it } from "vitest";
 import { call, db, ingest, principal, unique } from "@/lib/testing/integration";
+import { runCliSync } from "@/lib/testing/cli";
 
 /**
  * Ingest's hot path hands rows to each database's own connection: SQLite's direct connection
@@ -93,10 +92,7 @@ it("stores every value as sent, in batches larger than one slice of rows, and th
     expect(Number(pool.n)).toBeGreaterThan(0);
   }
 
-  const verify = spawnSync(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", "audit:verify"], {
-    env: { ...process.env },
-    encoding: "utf8",
-  });
+  const verify = runCliSync(["audit:verify"]);
   expect(verify.stderr).toBe("");
   expect(verify.stdout).toMatch(/chain intact/);
 });

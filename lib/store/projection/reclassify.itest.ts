@@ -1,8 +1,7 @@
-import { spawnSync } from "node:child_process";
-import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { REASONS } from "@/lib/domain/outcomes";
 import { call, db, ingest, principal, unique } from "@/lib/testing/integration";
+import { runCliSync } from "@/lib/testing/cli";
 
 /**
  * Issue 54 through the server and the database: a match that shows no fingerprint for an intent
@@ -19,7 +18,7 @@ beforeAll(async () => {
 });
 
 function cli(args: string[]) {
-  return spawnSync(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", ...args], { env: { ...process.env }, encoding: "utf8" });
+  return runCliSync(args);
 }
 
 const FP = "sha256:1111";

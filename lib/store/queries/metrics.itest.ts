@@ -1,10 +1,9 @@
-import { spawnSync } from "node:child_process";
-import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { computeMetrics, isRecovered, METRIC_NAMES, metricFacts, type FactCount, type RecoveryCandidate } from "@/lib/domain/metrics";
 import type { OperationState } from "@/lib/domain/operation";
 import { call, db, ingest, principal, unique } from "@/lib/testing/integration";
 import { oneClockRecount } from "@/lib/testing/migrations";
+import { runCliSync } from "@/lib/testing/cli";
 
 /**
  * /metrics reads metric_rollups and the metric columns writeProjection keeps. Here every figure
@@ -26,10 +25,7 @@ beforeAll(async () => {
 const store = () => import("@/lib/store/queries/metrics");
 
 function cli(args: string[]) {
-  return spawnSync(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", ...args], {
-    env: { ...process.env },
-    encoding: "utf8",
-  });
+  return runCliSync(args);
 }
 
 /** Every operation of the database derived from its records, with its identity. */

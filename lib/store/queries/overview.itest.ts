@@ -1,9 +1,8 @@
-import { spawnSync } from "node:child_process";
-import path from "node:path";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { demoRecords } from "@/lib/domain/demo-data";
 import { call, db, ingest, principal, unique } from "@/lib/testing/integration";
 import { oneClockRecount } from "@/lib/testing/migrations";
+import { runCliSync } from "@/lib/testing/cli";
 
 /**
  * The overview reads rollups that writeProjection keeps beside operation_views, every figure by
@@ -34,10 +33,7 @@ async function countListed(params: Record<string, string>): Promise<number> {
 }
 
 function cli(args: string[]) {
-  return spawnSync(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", ...args], {
-    env: { ...process.env },
-    encoding: "utf8",
-  });
+  return runCliSync(args);
 }
 
 type View = { calledAt: string; tool: string | null; effectiveOutcome: string; needsReview: boolean; overclaimed: boolean; receiptStatus: string | null; actual: string };

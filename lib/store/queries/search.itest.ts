@@ -1,8 +1,7 @@
-import { spawnSync } from "node:child_process";
-import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, db, ingest, principal, unique } from "@/lib/testing/integration";
+import { runCliSync } from "@/lib/testing/cli";
 
 /**
  * Free-text search (issue 19) through GET /api/v1/operations?q= on the real server, on the
@@ -32,7 +31,7 @@ const ids = (items: Item[]) => items.map((i) => i.operation_id);
 const marked = (item: Item) => item.match!.flatMap((l) => l.parts.filter((p) => p.mark).map((p) => p.text.toLowerCase()));
 
 function cli(args: string[]) {
-  return spawnSync(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", ...args], { env: { ...process.env }, encoding: "utf8" });
+  return runCliSync(args);
 }
 
 async function refundOperation(tag: string, order: string) {

@@ -1,7 +1,6 @@
-import { spawnSync } from "node:child_process";
-import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, db, ingest, principal, unique } from "@/lib/testing/integration";
+import { runCliSync } from "@/lib/testing/cli";
 
 /** Notes (issue 19 "Comments"): append-only, chained, in order with the corrections, changing nothing derived. */
 let agent: string;
@@ -75,7 +74,7 @@ describe("notes on an operation", () => {
     const id = unique("op-note-rebuild");
     expect((await ingest(agent, { operation_id: id, receipt: { status: "accepted", observed_at: "2026-08-28T10:00:00Z" } })).status).toBe(201);
     expect((await note(id, "before the rebuild")).status).toBe(201);
-    const cli = (args: string[]) => spawnSync(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "lib/cli/index.ts", ...args], { encoding: "utf8", env: process.env });
+    const cli = (args: string[]) => runCliSync(args);
     const r = cli(["projections:rebuild"]);
     expect(r.status, r.stderr).toBe(0);
     expect((await read(id)).comments.map((c: { text: string }) => c.text)).toEqual(["before the rebuild"]);

@@ -96,7 +96,9 @@ describe("a false success claim", () => {
 });
 
 describe("the false_claims migration's backfill", () => {
-  it("counts what the projection counts, for every operation the migration could have met", async () => {
+  // It runs the migration over every operation of the suite's database: how long depends on how many
+  // the files before it left (18 s in a fresh clone's order; 97 s when run last on a loaded machine).
+  it("counts what the projection counts, for every operation the migration could have met", { timeout: 300_000 }, async () => {
     const { provider } = await import("@/lib/store/db/database");
     const client = await db();
     // A retracted claim and a not_applied claim: both off the count before the migration.
