@@ -94,6 +94,12 @@ export async function driveThroughGateway(o: {
   world: World;
   rule: Record<string, unknown>;
   onCall?: ConstructorParameters<typeof WorldTools>[3];
+  /**
+   * Harness, not agent: told of each call that reached the tool once its answer is back (what the
+   * agent saw and the outcome `_meta` carried filled in), and awaited before the agent's next call
+   * (arm D's reviewer on duty). The agent's policy does not change: it never hears of this.
+   */
+  afterAnswer?: (call: WorldCall) => Promise<void>;
 }): Promise<{ calls: WorldCall[]; heldBack: HeldBack[]; agentCalls: number }> {
   const world = o.world;
   const tools = new WorldTools(o.seed, o.tasks, world, o.onCall);
@@ -127,6 +133,7 @@ export async function driveThroughGateway(o: {
           if (tools.calls.length === before + 1) {
             tools.calls[before].agentSaw = result.isError ? "error" : "result";
             tools.calls[before].told = (result._meta?.[OUTCOME_META] as { outcome?: string } | undefined)?.outcome;
+            await o.afterAnswer?.(tools.calls[before]);
           } else if (tools.calls.length === before) {
             heldBack.push({
               operation: args.request_id,
@@ -183,11 +190,12 @@ const unread = (c: WorldCall): Outcome => (c.answer === "rejected" ? "rejected" 
 
 /**
  * The operations the gateway must have recorded, one per call that reached the tool: the step's
- * request id, then `{id}~2`, `{id}~3` for attempts forwarded after a refusal (each recovers the
- * one before), with the verdict `verdictOf` gives (arm C: accepted → uncertain, refused →
- * rejected, the wrapper's error → no receipt, uncertain; arm D: what its verifier read). Claims
- * are the agent's beliefs (the gateway records none: see withoutClaims); the review is the one
- * reviewAfterwards makes, of every uncertain or divergent operation.
+ * request id, then `{id}~2`, `{id}~3` for attempts forwarded after a refusal or a resolution
+ * not applied (each recovers the one before), with the verdict `verdictOf` gives (arm C: accepted
+ * → uncertain, refused → rejected, the wrapper's error → no receipt, uncertain; arm D: what its
+ * verifier read). Claims are the agent's beliefs (the gateway records none: see withoutClaims);
+ * the review is a reviewer's probe of every uncertain or divergent operation: arm D's reviewer
+ * on duty makes it during the run for those answered divergent, reviewAfterwards for the rest.
  */
 export function opLogOf(calls: WorldCall[], prefix: string, verdictOf: (call: WorldCall, operation: string) => Outcome = unread): OpLog[] {
   const opId = operationOf(prefix);
@@ -215,10 +223,14 @@ export function opLogOf(calls: WorldCall[], prefix: string, verdictOf: (call: Wo
 /** Arm C's log as Reconcile holds it: the gateway records no claim. */
 export const withoutClaims = (log: OpLog[]): OpLog[] => log.map((l) => ({ ...l, claim: "none" }));
 
-/** The reviewer after the run: each uncertain operation probed in the world and resolved, as arm B's reviewer does. */
-export async function reviewAfterwards(http: Http, log: OpLog[]): Promise<void> {
+/**
+ * The reviewer after the run: each uncertain or divergent operation probed in the world and
+ * resolved, as arm B's reviewer does, except those `done` already (arm D's reviewer on duty
+ * resolved them during the run: a second resolution would be refused, it is not the first).
+ */
+export async function reviewAfterwards(http: Http, log: OpLog[], done: ReadonlySet<string> = new Set()): Promise<void> {
   for (const l of log) {
-    if (l.review === "none") continue;
+    if (l.review === "none" || done.has(l.id)) continue;
     const held = l.review === "verified";
     const res = await http("POST", `/api/v1/operations/${encodeURIComponent(l.id)}/corrections`, {
       action: "resolve",
@@ -227,6 +239,6 @@ export async function reviewAfterwards(http: Http, log: OpLog[]): Promise<void> 
       ...(held ? { evidence: { object_id: l.id } } : {}),
       expected_last_correction_id: null,
     });
-    if (res.status !== 201) throw new Mismatch(`arm C: resolve ${l.id}: HTTP ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+    if (res.status !== 201) throw new Mismatch(`after the run: resolve ${l.id}: HTTP ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
   }
 }

@@ -167,7 +167,7 @@ describe("Protocol 2 (npm run eval)", () => {
   // Issue 48 part 5: arm D, the same agent behind the gateway with verifiers and await_verdict. Its
   // Reconcile is a server of its own (its verifiers read the world on 127.0.0.1 over plain HTTP,
   // which the suite's server does not allow), A–C on the suite's. 20 tasks (seed 7), twice.
-  it("arm D: the gateway answers with the verdict its verifiers read, and Reconcile's figures equal the truth", { timeout: 180_000 }, async () => {
+  it("arm D: the gateway answers with the verdict its verifiers read, a reviewer on duty settles the divergent ones, and Reconcile's figures equal the truth", { timeout: 180_000 }, async () => {
     const own = await startVerifierApp("armd", { RECONCILE_VERIFIER_ALLOW_HTTP: "1", RECONCILE_VERIFIER_ALLOW_PRIVATE: "1" });
     try {
       const { token } = await principal("reviewer", ["ingest", "verify", "read", "review"]);
@@ -190,8 +190,23 @@ describe("Protocol 2 (npm run eval)", () => {
       for (const l of d.log.filter((x) => x.accepted)) expect(l.claim).toBe(l.verdict === "divergent" ? "other" : "success");
       // Faithful reads: every verdict is the truth.
       expect(d.log.filter((l) => (l.verdict === "verified" && l.actual !== "held") || (l.verdict === "divergent" && l.actual === "held"))).toEqual([]);
-      const op = await fetch(`${own.app.base}/api/v1/operations/${encodeURIComponent(d.log.find((l) => l.verdict === "verified")!.id)}`, { headers: { authorization: `Bearer ${admin}` } });
-      expect(((await op.json()) as { effective_outcome: string }).effective_outcome).toBe("verified");
+      const read = async (id: string) => (await (await fetch(`${own.app.base}/api/v1/operations/${encodeURIComponent(id)}`, { headers: { authorization: `Bearer ${admin}` } })).json()) as any;
+      expect((await read(d.log.find((l) => l.verdict === "verified")!.id)).effective_outcome).toBe("verified");
+      // The reviewer on duty: every call answered divergent was resolved before the agent's next
+      // call, so the agent's ordinary repeat went through as a new attempt that recovers it and
+      // the gateway refused no repeat of a divergent call (only the uncertain ones, as in arm C).
+      const divergent = d.log.filter((l) => l.verdict === "divergent");
+      expect(d.onDuty.map((o) => o.id)).toEqual(divergent.map((l) => l.id));
+      for (const h of d.heldBack) expect(h.text).toMatch(/^not sent again: the earlier env\.[a-z._]+ call is uncertain/);
+      const recovered = d.log.filter((l) => l.recovers.length && divergent.some((x) => x.id === l.recovers[0]) && l.verdict === "verified");
+      expect(recovered.length).toBeGreaterThan(0);
+      expect(recovered[0].id).toMatch(/~[23]$/);
+      const retried = await read(recovered[0].id);
+      expect(retried).toMatchObject({ effective_outcome: "verified", recovers: [recovered[0].recovers[0]] });
+      const settled = await read(recovered[0].recovers[0]);
+      expect(settled.corrections.map((c: { action: string; outcome?: string; reason: string }) => [c.action, c.reason])).toEqual([["resolve", "on duty: probed the backend, the effect is not there"]]);
+      expect(settled.effective_outcome).toBe("not_applied");
+      expect(d.metrics.recovery_rate.hit).toBeGreaterThanOrEqual(recovered.length);
       expect(armDTargets(d, r.armB, r.armC!.prevented)).toHaveLength(3);
       expect(r.trials!.curves.D!.all).toHaveLength(2);
       expect(r.markdown).toContain("## Arm D: the same agent behind the gateway, with verifiers");

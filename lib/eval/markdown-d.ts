@@ -1,7 +1,8 @@
-import { METRIC_NAMES, METRIC_TITLES, type Metric, type Metrics } from "@/lib/domain/metrics";
+import { METRIC_NAMES, METRIC_TITLES, metricPart, type Metric, type Metrics } from "@/lib/domain/metrics";
 import type { OpLog } from "./arms";
 import { AWAIT_VERDICT } from "./arm-d";
-import { renderMarkdown, shareOfGain, undetectedSilentFailures } from "./report";
+import { MAX_ATTEMPTS } from "./arms";
+import { factsOfLog, renderMarkdown, shareOfGain, undetectedSilentFailures } from "./report";
 import type { ArmDReport } from "./run";
 import { READ_AFTER_TICKS } from "./world-reads";
 
@@ -39,6 +40,10 @@ export function armDMarkdown(d: ArmDReport, m: { A: Metrics; B: Metrics; C: Metr
   const believedUncertain = d.log.filter((l) => l.accepted && l.actual === "not_held" && l.claim === "success" && l.verdict === "uncertain").length;
   const divergentHeld = d.log.filter((l) => l.verdict === "divergent" && l.actual === "held").length;
   const verifiedNotHeld = d.log.filter((l) => l.verdict === "verified" && l.actual === "not_held").length;
+  const onDutyBy = (o: string) => d.onDuty.filter((r) => r.outcome === o).length;
+  const afterwards = d.log.filter((l) => l.review !== "none").length - d.onDuty.length;
+  const recovery = recoveryOf(d.log);
+  const recoveryB = recoveryOf(logs.B);
   return `
 ## Arm D: the same agent behind the gateway, with verifiers
 
@@ -49,15 +54,28 @@ each receipt and the gateway answers with its verdict: verified, the tool's resu
 \`Reconcile: verified (…)\`; divergent, \`isError: true\`; still uncertain when the wait ends, the
 tool's result and \`Reconcile: not verified yet (…)\`. **The agent reads only \`isError\`**, as any
 MCP client does: not the \`Reconcile:\` lines, not \`_meta["reconcile/outcome"]\`. A divergent
-answer is a failure to it, so it sends the call again (same request id), the gateway refuses the
-repeat until a reviewer acts, and after ${3} attempts the agent gives the task up.
+answer is a failure to it, so it sends the call again (same request id); after ${MAX_ATTEMPTS} attempts it
+gives the task up.
+
+**A reviewer is on duty, as in arm B.** When the gateway answers a call divergent, before the
+agent's next call an operator (harness code, with an admin's token that has \`review\`) probes
+the world and resolves the operation through Reconcile's API (\`POST
+/api/v1/operations/{id}/corrections\`): not applied when the effect is not there, verified (with
+evidence) when it is. The gateway's retry gate then does what it does for such an operation: the
+agent's ordinary repeat of a call resolved not applied is forwarded as a new attempt
+\`{id}~2\` that recovers the old one (verified: replayed as "already done"). The agent's code
+is arm C's, unchanged; it never hears of the reviewer. An *uncertain* answer waits for the
+reviewer after the run, as in arm C: the wrapper's error after the write (\`isError\`, its fate
+unknown) has its repeats refused, and a read that could not be made answers \`not verified yet\`,
+which is not \`isError\`. The reviewer on duty resolved ${d.onDuty.length} operations during the run (not applied
+${onDutyBy("not_applied")}, verified ${onDutyBy("verified")}); the reviewer after the run resolved the ${afterwards} uncertain and divergent ones left.
 
 ${renderMarkdown(rows)}
 
 Arms A–C as in the tables above; intervals (arm D) are 95 % Wilson score intervals. **Check:** ${
     d.mismatches.length
       ? `**FAILED**: Reconcile's metrics for arm D differ from the ground truth: ${d.mismatches.map((x) => `${x.metric}.${x.field} ${x.product} ≠ ${x.truth}`).join("; ")}.`
-      : `passed — the metrics Reconcile computed from the gateway's records of arm D, its verifiers' reads and the reviewer's resolutions after the run (\`GET /api/v1/metrics?agent=${d.agent}\`) equal the ground truth in every count, claims aside (the gateway records none).`
+      : `passed — the metrics Reconcile computed from the gateway's records of arm D, its verifiers' reads and the reviewers' resolutions (on duty and after the run) (\`GET /api/v1/metrics?agent=${d.agent}\`) equal the ground truth in every count, claims aside (the gateway records none).`
   }
 
 | Target (issue 48) | Arm D | Met |
@@ -84,13 +102,24 @@ was unavailable (the category-5 draw, 4 % of calls, which may hide any other fau
 operation stayed uncertain, and an uncertain answer is not \`isError\`, so the agent — reading
 \`isError\` only — built on it. Arm B's agent treats *uncertain* as "do not build on it" and
 escalates it; here that would take reading the \`Reconcile:\` line or \`_meta\`, which the issue
-leaves out of the agent. Recovery (Metric 5) is where D is far below B (${pct(d.metrics.recovery_rate.value)} against
-${pct(m.B.recovery_rate.value)}): a divergent call is a failure the agent sees, but its repeat is refused until a
-reviewer acts, and nobody reviews during the run, so after ${3} attempts the task is given up
-where arm B's reviewer settles the call and its agent tries again (pass^k below says the same).
-Duplicates prevented: the repeats that would have applied an effect twice are the false
-failures' (the wrapper's error after the write), refused as in arm C; a divergent call's effect is
-not in place, so its refused repeats prevent no duplicate (they prevent the retry instead).
+leaves out of the agent. Recovery (Metric 5): ${pct(d.metrics.recovery_rate.value)} against B's ${pct(m.B.recovery_rate.value)}
+(${pts(m.B.recovery_rate.value, d.metrics.recovery_rate.value)}). Both work the same way — a detected failure (divergent, or a rejection) is followed by
+a new attempt that names it in \`recovers\`, and it is recovered when that attempt ends verified —
+so they differ in what fails and how often. Of D's ${recovery.n} detected failures, ${recovery.hit} were recovered, ${recovery.nextFailed}
+were followed by an attempt that did not recover them, ${recovery.inPlace} had their effect in place and no attempt
+after them (a false alarm: nothing to recover, yet Metric 5 counts it unrecovered), and ${recovery.noNext} were
+the agent's last attempt at a step. Arm B: ${recoveryB.hit} of ${recoveryB.n} recovered, ${recoveryB.nextFailed} followed by an
+attempt that did not, ${recoveryB.inPlace} false alarms, ${recoveryB.noNext} last attempts. One difference is in
+the records: the gateway records no intent fingerprint, so a recovery of D's must be named in
+\`recovers\`, which names the attempt before (a third attempt that succeeds recovers the second,
+not the first); arm B's records carry the fingerprint, and a later verified attempt at the same
+step, in the same trajectory, recovers every earlier one (DOMAIN.md, Metric 5).
+Duplicates prevented: ${d.prevented} against C's ${preventedC}. The repeats that would have applied an effect twice are
+the false failures' (the wrapper's error after the write), refused as in arm C. A divergent
+call's effect is not in place, so its repeat prevents no duplicate; with the reviewer on duty it
+goes through as \`{id}~2\`, and the agent carries on to later steps where arm C's went on too
+(C believed the divergent call), meeting their false failures as C does, and to the attempts
+after a divergent one, which C never made.
 
 **How the world answers the verifiers, and why the run stays a function of its seed.** A
 verifier is an HTTP read Reconcile's job worker makes on wall-clock time; the world's clock is a
@@ -108,8 +137,9 @@ many reads come, and whenever, they change nothing. The one thing wall time coul
 is what the agent is told: a read later than \`await_verdict\` would turn a verdict into "not
 verified yet". The run checks that every accepted call's answer carried the verdict its read
 decides (\`_meta\`, read by the evaluator, not the agent) and fails otherwise. The read that is
-unavailable leaves the operation uncertain, so the gateway waits the whole ${AWAIT_VERDICT} for it (the
-server's long poll ends only on a decisive outcome): most of arm D's run time.
+unavailable leaves the operation uncertain; the server's long poll ends as soon as the
+verifier's last check is made (its window closed: nothing more will decide it), so the gateway
+answers \`not verified yet\` at once rather than after ${AWAIT_VERDICT}.
 
 \`\`\`json
 { "reconcile": { "url": "<arm D's Reconcile>", "token_env": "RECONCILE_EVAL_GATEWAY_TOKEN" },
@@ -122,8 +152,34 @@ Arm D records to a Reconcile project of its own (\`npm run eval\` makes it on th
 started with \`RECONCILE_VERIFIER_ALLOW_HTTP=1\` and \`RECONCILE_VERIFIER_ALLOW_PRIVATE=1\` so that
 verifiers may read 127.0.0.1): verifiers are per tool, and arms B and C, recording the same tool
 names, must not be read by them. That project draws no audit samples. After the run a reviewer
-resolves each uncertain and divergent operation by probing the world, as for arm C. The CI test
-(lib/eval/eval.itest.ts) runs arm D on 20 tasks (seed 7) twice on a server of its own: the check
-passes, and the second run gives the same figures.
+resolves each uncertain and divergent operation the reviewer on duty left, by probing the world,
+as for arm C. The pass^k trials of arm D go through the gateway and Reconcile with the reviewer
+on duty, as arm B's trials have theirs (the reviewer after the run changes no world: it is left
+out of them, as it is of arm C's). The CI test (lib/eval/eval.itest.ts) runs arm D on 20 tasks
+(seed 7) twice on a server of its own: the check passes, every divergent answer was resolved on
+duty, a divergent step was recovered by its forwarded \`~2\` attempt, no repeat of a divergent
+call was refused, and the second run gives the same figures.
 `;
+}
+
+/**
+ * Metric 5's detected failures (divergent, rejected) of a log, and what became of each: recovered;
+ * followed by an attempt that names it in `recovers` but did not recover it; not followed, its
+ * effect in place all along (a false alarm: the agent went on, nothing to recover); or not
+ * followed, its effect not in place (the agent's last attempt).
+ */
+export function recoveryOf(log: OpLog[]): { n: number; hit: number; nextFailed: number; inPlace: number; noNext: number } {
+  const facts = factsOfLog(log, "B");
+  const named = new Set(log.flatMap((l) => l.recovers));
+  const out = { n: 0, hit: 0, nextFailed: 0, inPlace: 0, noNext: 0 };
+  for (const l of log) {
+    const part = metricPart("recovery_rate", facts.get(l.id)!);
+    if (part === null) continue;
+    out.n++;
+    if (part === "hit") out.hit++;
+    else if (named.has(l.id)) out.nextFailed++;
+    else if (l.actual === "held") out.inPlace++;
+    else out.noNext++;
+  }
+  return out;
 }

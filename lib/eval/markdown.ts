@@ -33,7 +33,7 @@ export function evaluationMarkdown(r: {
     arm_a: r.armA,
     arm_b: r.armB,
     ...(c ? { arm_c: c.metrics, arm_c_duplicates: { held_back: c.heldBack.length, prevented: c.prevented, applied_twice: c.duplicates } } : {}),
-    ...(d ? { arm_d: d.metrics, arm_d_duplicates: { held_back: d.heldBack.length, prevented: d.prevented, applied_twice: d.duplicates }, arm_d_reads: d.reads } : {}),
+    ...(d ? { arm_d: d.metrics, arm_d_duplicates: { held_back: d.heldBack.length, prevented: d.prevented, applied_twice: d.duplicates }, arm_d_reads: d.reads, arm_d_resolved_on_duty: { not_applied: d.onDuty.filter((o) => o.outcome === "not_applied").length, verified: d.onDuty.filter((o) => o.outcome === "verified").length } } : {}),
     check: { passed: r.mismatches.length === 0, mismatches: r.mismatches, ...(c ? { arm_c_passed: c.mismatches.length === 0, arm_c_mismatches: c.mismatches } : {}), ...(d ? { arm_d_passed: d.mismatches.length === 0, arm_d_mismatches: d.mismatches } : {}) },
   };
   return `# Evaluation: Protocol 2, run

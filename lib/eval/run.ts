@@ -9,6 +9,7 @@ import { evaluationMarkdown } from "./markdown";
 import { runArmC, withoutClaims, type ArmCResult } from "./arm-c";
 import { asReconcileKnowsIt, readerFaultReport, type ReaderFaultReport } from "./reader-faults";
 import { runArmD, type ArmDResult } from "./arm-d";
+import { armDTargets } from "./markdown-d";
 
 /**
  * Protocol 2 (000 §VII), end to end: the benchmark, arms A and B (and C, behind the MCP gateway,
@@ -52,8 +53,9 @@ export type EvalOptions = {
    * Issue 48 part 5: arm D, arm C's agent behind the gateway with verifiers and await_verdict
    * (lib/eval/arm-d.ts), run when given a Reconcile of its own (a server that lets verifiers read
    * 127.0.0.1 over HTTP; another project of the same server will do): the gateway's token
-   * (ingest, read) and an admin's (verifiers, and the reviewer after the run: admin, ingest,
-   * read, review). Needs gatewayToken (arm C) too: D is read beside C. Its trials go through it.
+   * (ingest, read) and an admin's (verifiers, the reviewer on duty and the one after the run:
+   * admin, ingest, read, review). Needs gatewayToken (arm C) too: D is read beside C. Its trials
+   * go through it, with the reviewer on duty (as arm B's trials have theirs), without the one after.
    */
   armD?: { base: string; gatewayToken: string; adminToken: string };
 };
@@ -226,7 +228,7 @@ export async function runEval(o: EvalOptions): Promise<EvalResult> {
         : `Check: the metrics Reconcile computed from arm B's records (GET /api/v1/metrics?agent=${agent}) equal the ground truth (hit, n, unknown and audit samples of all five).`,
     ...(lying ? ["", lying.text] : []),
     ...(armC ? ["", armCText(armC)] : []),
-    ...(armD ? ["", armDText(armD)] : []),
+    ...(armD && armC ? ["", armDText(armD, armB, armC.prevented)] : []),
     ...(trials
       ? [
           "",
@@ -287,11 +289,12 @@ export function armCText(c: ArmCReport): string {
   ].join("\n");
 }
 
-/** Arm D's lines in the command's output: the verifiers' reads, duplicates, and the check of Reconcile's figures. */
-export function armDText(d: ArmDReport): string {
+/** Arm D's lines in the command's output: issue 48's targets, the verifiers' reads, duplicates, and the check of Reconcile's figures. */
+export function armDText(d: ArmDReport, b: Metrics, preventedC: number): string {
   const refused = d.heldBack.filter((h) => h.answer === "refused").length;
   return [
-    `Arm D (the gateway with verifiers and await_verdict): verifier reads ${Object.entries(d.reads).filter(([, n]) => n).map(([k, n]) => `${k} ${n}`).join(", ")}; ${d.heldBack.length} repeats held back (${refused} refused, ${d.heldBack.length - refused} replayed); duplicates prevented: ${d.prevented}.`,
+    ...armDTargets(d, b, preventedC).map((t) => `Target: ${t.target}: ${t.measured} — ${t.met ? "met" : "NOT met"}.`),
+    `Arm D (the gateway with verifiers and await_verdict): verifier reads ${Object.entries(d.reads).filter(([, n]) => n).map(([k, n]) => `${k} ${n}`).join(", ")}; the reviewer on duty resolved ${d.onDuty.length} divergent calls (${d.onDuty.filter((r) => r.outcome === "not_applied").length} not applied); ${d.heldBack.length} repeats held back (${refused} refused, ${d.heldBack.length - refused} replayed); duplicates prevented: ${d.prevented}.`,
     d.mismatches.length
       ? `MISMATCH: Reconcile's metrics for arm D differ from the ground truth:\n${d.mismatches.map((m) => `  ${m.metric}.${m.field}: Reconcile ${m.product}, ground truth ${m.truth}`).join("\n")}`
       : `Check: the metrics Reconcile computed from the gateway's records of arm D (GET /api/v1/metrics?agent=${d.agent}) equal the ground truth (claims aside: the gateway records none).`,

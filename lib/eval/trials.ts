@@ -126,7 +126,7 @@ them by a stray write alone. ${server}${
       : ""
   }${
     t.curves.D
-      ? `\nArm D (behind the gateway with verifiers and \`await_verdict\`; every trial through it): pass^1 ${all("D", 1)}, pass^${t.trials} ${all("D", t.trials)}; passing tasks per trial ${t.perTrial.D!.join(", ")}; ${failed("D")} failed trials, ${t.strayOnly.D} of them by a stray write alone. The agent gives a task up where the gateway answered a step divergent (\`isError\`) and then refused its repeats: nobody reviews during the run, where arm B's reviewer does and its agent tries again.\n`
+      ? `\nArm D (behind the gateway with verifiers and \`await_verdict\`; every trial through it): pass^1 ${all("D", 1)}, pass^${t.trials} ${all("D", t.trials)}; passing tasks per trial ${t.perTrial.D!.join(", ")}; ${failed("D")} failed trials, ${t.strayOnly.D} of them by a stray write alone. A reviewer is on duty in every trial, as arm B's is in B's trials: a step the gateway answered divergent (\`isError\`) is resolved before the agent's next call, and its repeat goes through as a new attempt. The agent gives a task up after ${MAX_ATTEMPTS} failed attempts at a step, or where the gateway refused the repeats of a call whose fate is unknown (the wrapper's error after the write), as in arm C.\n`
       : ""
   }
 (The trials took ${o.seconds.toFixed(0)} s on the machine that wrote this. The CI test, lib/eval/eval.itest.ts,
