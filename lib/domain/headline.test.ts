@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { headline, keyArgument, shortId } from "./headline";
+import { headline, keyArgument, resultText, shortId } from "./headline";
 
 describe("the key argument a page leads a call with", () => {
   it("is a naming argument's value, best first, wherever it sits among the arguments", () => {
@@ -64,5 +64,18 @@ describe("an id shown short", () => {
     expect(shortId("op-2026-08-28-x-post-001")).toBe("op-2026-08-28-x-post-001");
     const long = "op-a-very-long-operation-name-that-goes-on-and-on-42";
     expect(shortId(long)).toBe(`${long.slice(0, 20)}…${long.slice(-8)}`);
+  });
+});
+
+describe("what a tool answered, as text", () => {
+  it("reads a string, the gateway's text, an MCP result's text parts, or an output field", () => {
+    expect(resultText("done")).toBe("done");
+    expect(resultText({ text: "charged 480 EUR", structuredContent: { id: "ch_1" } })).toBe("charged 480 EUR");
+    expect(resultText({ content: [{ type: "text", text: "a" }, { type: "image", data: "…" }, { type: "text", text: "b" }] })).toBe("a\nb");
+    expect(resultText({ output: "42 rows" })).toBe("42 rows");
+  });
+
+  it("is null for a result with no text", () => {
+    for (const r of [undefined, null, "  ", 42, [], { id: 7 }, { content: [{ type: "image" }] }]) expect(resultText(r)).toBeNull();
   });
 });

@@ -96,3 +96,21 @@ export function shortId(id: string): string {
   const s = id.replace(OPAQUE, (m) => `${m.slice(0, 8)}…`);
   return s.length > SHORT_MAX ? `${s.slice(0, 20)}…${s.slice(-8)}` : s;
 }
+
+/**
+ * What a tool answered, as text, from a receipt's `raw` (the gateway's `{text}`, an MCP result's
+ * text content, an OpenTelemetry span's result): a string as it is, else the text parts joined;
+ * null when the result holds no text (the page then shows its JSON).
+ */
+export function resultText(raw: unknown): string | null {
+  if (typeof raw === "string") return raw.trim() === "" ? null : raw;
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return null;
+  const o = raw as Record<string, unknown>;
+  if (typeof o.text === "string" && o.text.trim() !== "") return o.text;
+  if (Array.isArray(o.content)) {
+    const parts = o.content.slice(0, 50).flatMap((c) => (c && typeof c === "object" && (c as { type?: unknown }).type === "text" && typeof (c as { text?: unknown }).text === "string" ? [(c as { text: string }).text] : []));
+    if (parts.length) return parts.join("\n");
+  }
+  for (const k of ["output", "result", "message"]) if (typeof o[k] === "string" && (o[k] as string).trim() !== "") return o[k] as string;
+  return null;
+}
