@@ -194,6 +194,11 @@ export function Timeline({ op }: { op: OperationDetail }) {
             <h3 className="mb-1 text-sm font-medium">What the tool answered</h3>
             <pre className="max-h-72 overflow-auto whitespace-pre-wrap break-words rounded-md bg-slate-50 p-2 font-mono text-xs text-slate-900 dark:bg-slate-900 dark:text-slate-100">{cut(resultText(rp?.raw)!)}</pre>
           </div>
+        ) : obj(rp?.raw) ? (
+          <div className="mt-3">
+            <h3 className="mb-1 text-sm font-medium">What the tool answered</h3>
+            <ArgumentList params={obj(rp?.raw)!} />
+          </div>
         ) : null}
         <div className="mt-3">
           <ParamsDiff intended={obj(ip?.params)} passed={obj(rp?.params)} />

@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useSyncExternalStore } from "react";
 import Link from "@/components/shell/link";
 
 const code = "block overflow-x-auto whitespace-pre rounded-md bg-slate-100 p-2 font-mono text-xs text-slate-900 dark:bg-slate-900 dark:text-slate-100";
@@ -11,9 +11,12 @@ const code = "block overflow-x-auto whitespace-pre rounded-md bg-slate-100 p-2 f
  * on this project's Tokens page is what sends here.
  */
 export function WaysIn({ tokensHref }: { tokensHref: string }) {
-  // The address the browser used: filled in after the first render (the server does not know it for sure).
-  const [origin, setOrigin] = useState("http://HOST:3000");
-  useEffect(() => setOrigin(window.location.origin), []);
+  // The address the browser used (the server does not know it for sure): a placeholder until hydrated.
+  const origin = useSyncExternalStore(
+    () => () => undefined,
+    () => window.location.origin,
+    () => "http://HOST:3000",
+  );
   return (
     <section aria-labelledby="ways-in" className="space-y-3 rounded-xl border border-indigo-200 bg-indigo-50/40 p-4 dark:border-indigo-900 dark:bg-indigo-950/30">
       <h2 id="ways-in" className="font-semibold">

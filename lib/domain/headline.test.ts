@@ -14,9 +14,14 @@ describe("the key argument a page leads a call with", () => {
     expect(keyArgument({ idempotency_key: "k-1", id: "inv_7" })?.value).toBe("inv_7");
   });
 
-  it("is otherwise the first short one-line string, then the first number, said with its key", () => {
-    expect(keyArgument({ request_id: "charge-1", amount: 480, currency: "EUR" })).toEqual({ key: "currency", value: "EUR", named: true });
+  it("is next an amount, said with its key and currency", () => {
+    expect(keyArgument({ request_id: "charge-1", currency: "EUR", amount: 480 })).toEqual({ key: "amount", value: "480 EUR", named: true });
     expect(keyArgument({ request_id: "charge-1", amount: 480 })).toEqual({ key: "amount", value: "480", named: true });
+  });
+
+  it("is otherwise the first short one-line string, then the first number, said with its key", () => {
+    expect(keyArgument({ request_id: "charge-1", ms: 480, currency: "EUR" })).toEqual({ key: "currency", value: "EUR", named: true });
+    expect(keyArgument({ request_id: "charge-1", ms: 480 })).toEqual({ key: "ms", value: "480", named: true });
     expect(keyArgument({ text: "x".repeat(61), n: 2 })).toEqual({ key: "n", value: "2", named: true });
   });
 
@@ -42,7 +47,7 @@ describe("the key argument a page leads a call with", () => {
 describe("the headline of an operation", () => {
   it("is tool · target · key argument, each part only when there is one", () => {
     expect(headline({ tool: "write_file", target: "fs", params: { path: "out/report.md", content: "…" } })).toBe("write_file · fs · out/report.md");
-    expect(headline({ tool: "billing.charge", target: "tools", params: { amount: 480, request_id: "r" } })).toBe("billing.charge · tools · amount: 480");
+    expect(headline({ tool: "billing.charge", target: "tools", params: { amount: 480, currency: "EUR", request_id: "r" } })).toBe("billing.charge · tools · amount: 480 EUR");
     expect(headline({ tool: "crm.notify", target: null })).toBe("crm.notify");
     expect(headline({ tool: "x.post", target: "x.com/@acme\nsecond line" })).toBe("x.post · x.com/@acme");
   });
@@ -60,10 +65,12 @@ describe("an id shown short", () => {
     expect(shortId(`gw-id:${"ab".repeat(32)}`)).toBe("gw-id:abababab…");
   });
 
-  it("leaves a short id as it is and cuts a long one in its middle", () => {
+  it("leaves the words of an id someone chose whole, however long", () => {
     expect(shortId("op-2026-08-28-x-post-001")).toBe("op-2026-08-28-x-post-001");
-    const long = "op-a-very-long-operation-name-that-goes-on-and-on-42";
-    expect(shortId(long)).toBe(`${long.slice(0, 20)}…${long.slice(-8)}`);
+    const long = "op-e2e-false-claim-1733520000000-desktop-and-a-few-more-words";
+    expect(shortId(long)).toBe(long);
+    // Hex shorter than a digest (a date, a short hash someone typed) is words too.
+    expect(shortId("deploy-abc123def")).toBe("deploy-abc123def");
   });
 });
 

@@ -12,6 +12,8 @@ const NAMING_KEYS = [
 ];
 /** Ids that are the call's own (the operation id a gateway reads, an idempotency key): the id says them already. */
 const OWN_ID_KEYS = new Set(["request_id", "requestid", "idempotency_key", "idempotencykey", "operation_id", "operationid", "call_id", "callid"]);
+/** Amounts, said with their key (and currency, when the arguments name one): "amount: 480 EUR". */
+const QUANTITY_KEYS = ["amount", "total", "price", "quantity", "count", "limit"];
 /** At most this many keys are looked at, and a value is cut to this many characters. */
 const KEYS_LOOKED_AT = 200;
 const VALUE_CHARS = 60;
@@ -41,8 +43,8 @@ const isIdLike = (k: string) => /^(id|uuid|key|slug)$/i.test(k) || /(_id|Id|_key
 
 /**
  * The argument that says what a call acts on: a naming key (path, file, url, to, title, name…,
- * in that order), else an id-like key (not the call's own request id), else the first short
- * one-line string, else the first number; null when there is none (or no params object).
+ * in that order), else an id-like key (not the call's own request id), else an amount (with its
+ * currency), else the first short one-line string, else the first number; null when there is none (or no params object).
  */
 export function keyArgument(params: unknown): KeyArgument | null {
   if (!params || typeof params !== "object" || Array.isArray(params)) return null;
@@ -62,6 +64,13 @@ export function keyArgument(params: unknown): KeyArgument | null {
     if (!isIdLike(k) || OWN_ID_KEYS.has(k.toLowerCase())) continue;
     const text = scalarText(v);
     if (text) return { key: k, value: cut(text, VALUE_CHARS), named: false };
+  }
+  for (const name of QUANTITY_KEYS) {
+    const hit = lower.get(name);
+    const text = hit ? scalarText(hit[1]) : null;
+    if (!hit || !text) continue;
+    const currency = scalarText(lower.get("currency")?.[1]);
+    return { key: hit[0], value: cut(currency && currency.length <= 8 ? `${text} ${currency}` : text, VALUE_CHARS), named: true };
   }
   for (const [k, v] of entries) {
     if (OWN_ID_KEYS.has(k.toLowerCase()) || typeof v !== "string") continue;
@@ -85,16 +94,15 @@ export function headline(op: { tool: string | null; target?: string | null; para
 
 /** A run of hex (a digest) or a UUID inside an id. */
 const OPAQUE = /[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|[0-9a-f]{24,}/gi;
-const SHORT_MAX = 32;
 
 /**
  * An id as a page shows it beside what happened: a digest or UUID inside it cut to its first 8
- * characters ("gw:9f86d081…:3", "mcp:6f1c2e0a…"), and an id still longer than 32 characters cut in
- * its middle. Ids short enough stay as they are. The whole id goes in a title and a copy button.
+ * characters ("gw:9f86d081…:3", "mcp:6f1c2e0a…"). The words of an id someone chose stay whole,
+ * however long (a page wraps them): only what no person reads is cut. The whole id goes in a
+ * title and a copy button.
  */
 export function shortId(id: string): string {
-  const s = id.replace(OPAQUE, (m) => `${m.slice(0, 8)}…`);
-  return s.length > SHORT_MAX ? `${s.slice(0, 20)}…${s.slice(-8)}` : s;
+  return id.replace(OPAQUE, (m) => `${m.slice(0, 8)}…`);
 }
 
 /**
