@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { EMPTY_PORT } from "../playwright.config";
+import { shot } from "./helpers";
 
 test.use({ baseURL: `http://127.0.0.1:${EMPTY_PORT}` });
 
@@ -29,6 +30,10 @@ test("on an empty database the first visitor creates the admin, then the page is
   await expect(waysIn).toContainText(`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=${origin}/api/v1/otlp/v1/traces`);
   await expect(waysIn).toContainText(`"url": "${origin}"`);
   await expect(waysIn.getByRole("link", { name: "make one on the Tokens page" })).toHaveAttribute("href", /\/settings\/tokens$/);
+  await shot(page, "overview-empty-desktop");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shot(page, "overview-empty-phone");
+  await page.setViewportSize({ width: 1280, height: 720 });
 
   // The one-time page is gone, for a signed-in person and for anyone else.
   await page.goto("/setup");

@@ -107,18 +107,18 @@ export function ReviewQueue({ rows, me, reviewer, admin, now, ageHours, order = 
             <tr className="text-slate-600 max-sm:flex max-sm:items-center max-sm:gap-2 dark:text-slate-400">
               {reviewer ? (
                 <th className="py-2 pr-2 font-medium">
-                  <input
-                    type="checkbox"
-                    aria-label="Select all on this page"
-                    checked={allOnPage}
-                    onChange={(e) => setSelected(e.target.checked ? new Set(rows.map((r) => r.operation_id)) : new Set())}
-                    className={`size-4 ${focusRing}`}
-                  />
-                </th>
-              ) : null}
-              {reviewer ? (
-                <th aria-hidden className="text-xs font-normal sm:hidden">
-                  select all
+                  <label className="inline-flex items-center gap-2">
+                    <input
+                      type="checkbox"
+                      aria-label="Select all on this page"
+                      checked={allOnPage}
+                      onChange={(e) => setSelected(e.target.checked ? new Set(rows.map((r) => r.operation_id)) : new Set())}
+                      className={`size-4 ${focusRing}`}
+                    />
+                    <span aria-hidden className="text-xs font-normal sm:hidden">
+                      select all
+                    </span>
+                  </label>
                 </th>
               ) : null}
               <th className="py-2 pr-3 font-medium max-sm:sr-only">Operation</th>
