@@ -103,6 +103,7 @@ export default async function OperationPage({ params }: Params) {
             {op.needs_review ? " · needs a person to reconcile it" : ""}
             {op.claimed_outcome ? ` · the agent claimed ${op.claimed_outcome}` : ""}
           </p>
+          {op.approval ? <ApprovalPanel op={op} me={me.email} canDecide={reviewer} now={renderedAt()} /> : null}
           {reviewer && !held ? (
             <CorrectionPanel
               operationId={op.operation_id}
@@ -136,7 +137,6 @@ export default async function OperationPage({ params }: Params) {
             something that did not happen (the paper&apos;s Proposition 1).
           </p>
         ) : null}
-        {op.approval ? <ApprovalPanel op={op} me={me.email} canDecide={reviewer} now={renderedAt()} /> : null}
         <Timeline op={op} />
         <Attempts op={op} />
         <VerdictHistory op={op} />
