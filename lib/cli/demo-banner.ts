@@ -7,7 +7,7 @@
  */
 export type DemoBannerFacts = {
   url: string;
-  users: { role: string; email: string; password: string }[];
+  users: readonly { role: string; email: string; password: string }[];
   token: string;
   social: string;
   /** The published post's page; null when the verifier could not be set up (`problem` says why). */
