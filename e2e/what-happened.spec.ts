@@ -45,7 +45,7 @@ test("a gateway operation leads with its tool, target and key argument, its id s
     await expect(row).toHaveCount(1, { timeout: 1000 });
   }).toPass({ timeout: 15_000 });
   await expect(row.getByRole("link")).toHaveText(`${lead}${short}`);
-  await expect(row.getByTitle(id)).toHaveText(short);
+  await expect(row.getByTitle(id, { exact: true })).toHaveText(short);
   await row.getByRole("button", { name: `Copy the id ${id}` }).click();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(id);
   await shot(page, "issue50-operations-desktop");
@@ -53,7 +53,7 @@ test("a gateway operation leads with its tool, target and key argument, its id s
   await row.getByRole("link").click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(lead);
   await expect(page).toHaveTitle(new RegExp(`^social\\.publish · tools · text: ${text} \\(gw:`));
-  await expect(page.getByTitle(id)).toHaveText(short);
+  await expect(page.getByTitle(id, { exact: true })).toHaveText(short);
   // The act first: outcome, reason, retry and the reviewer's buttons, above the five stages.
   const act = page.getByRole("region", { name: "Outcome and review" });
   await expect(act).toContainText("Retry:");
@@ -147,7 +147,7 @@ test("the queue says its order and sorts newest first; old items and claimed suc
   await expect(table.getByRole("columnheader", { name: "Agent claimed" })).toBeVisible();
   await expect(page.getByText("claimed success", { exact: true }).filter({ visible: true })).toHaveCount(0);
   await expect(page.getByText(/^over 24 h old$/)).toHaveCount(1);
-  const called = async () => (await page.locator("tbody tr").evaluateAll((rows) => rows.map((r) => r.querySelector("time")!.getAttribute("datetime")!))).map((t) => Date.parse(t));
+  const called = async () => (await page.getByRole("table", { name: /Operations that need review/ }).locator("tbody tr").evaluateAll((rows) => rows.map((r) => r.querySelector("time")!.getAttribute("datetime")!))).map((t) => Date.parse(t));
   const oldest = await called();
   expect(oldest).toEqual([...oldest].sort((a, b) => a - b));
 

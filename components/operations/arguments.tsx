@@ -30,7 +30,8 @@ function TextValue({ text }: { text: string }) {
   const lines = text.split("\n").length;
   if (text.length <= INLINE_CHARS && lines === 1) return <span className="break-words">{text}</span>;
   const body = (
-    <pre className="mt-1 max-h-96 overflow-auto whitespace-pre-wrap break-words rounded-md bg-slate-50 p-2 font-mono text-xs text-slate-900 dark:bg-slate-900 dark:text-slate-100">
+    // No scroll box of its own: it wraps, and a long text is folded (below) until asked for.
+    <pre className="mt-1 whitespace-pre-wrap break-words rounded-md bg-slate-50 p-2 font-mono text-xs text-slate-900 dark:bg-slate-900 dark:text-slate-100">
       {shown}
       {shown.length < text.length ? `\n… ${plural(text.length - shown.length, "more character")} (the whole call is in the raw JSON)` : ""}
     </pre>
@@ -63,7 +64,8 @@ export function TextDiff({ label, before, after }: { label: string; before: stri
       <figcaption className="text-slate-700 dark:text-slate-300">
         {label}: <span className="text-rose-800 dark:text-rose-300">−{removed}</span> <span className="text-emerald-800 dark:text-emerald-300">+{added}</span> lines
       </figcaption>
-      <pre className="mt-1 max-h-96 overflow-auto rounded-md border border-slate-200 font-mono text-xs dark:border-slate-800">
+      {/* Focusable: a long diff scrolls in its box, and a keyboard reaches it (axe: scrollable-region-focusable). */}
+      <pre tabIndex={0} className="mt-1 max-h-96 overflow-auto rounded-md border border-slate-200 font-mono text-xs focus-visible:outline-2 focus-visible:outline-indigo-600 dark:border-slate-800">
         {diff.slice(0, DIFF_LINES).map((l, i) => (
           <span
             key={i}

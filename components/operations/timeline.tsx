@@ -192,7 +192,7 @@ export function Timeline({ op }: { op: OperationDetail }) {
         {resultText(rp?.raw) !== null ? (
           <div className="mt-3">
             <h3 className="mb-1 text-sm font-medium">What the tool answered</h3>
-            <pre className="max-h-72 overflow-auto whitespace-pre-wrap break-words rounded-md bg-slate-50 p-2 font-mono text-xs text-slate-900 dark:bg-slate-900 dark:text-slate-100">{cut(resultText(rp?.raw)!)}</pre>
+            <pre tabIndex={0} className="max-h-72 overflow-auto whitespace-pre-wrap break-words rounded-md bg-slate-50 p-2 font-mono text-xs text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600 dark:bg-slate-900 dark:text-slate-100">{cut(resultText(rp?.raw)!)}</pre>
           </div>
         ) : obj(rp?.raw) ? (
           <div className="mt-3">
