@@ -42,7 +42,7 @@ function TextValue({ text }: { text: string }) {
     <details>
       <summary className="cursor-pointer break-words text-indigo-700 dark:text-indigo-300">
         <span className="text-slate-900 dark:text-slate-100">{first}</span>
-        {first.length < text.length ? "…" : ""} <span className="text-xs">({plural(lines, "line")}, {plural(text.length, "character")}: show)</span>
+        {first.length < text.length ? "…" : ""} <span className="text-xs">({plural(lines, "line")}, {plural(text.length, "character")})</span>
       </summary>
       {body}
     </details>
@@ -95,6 +95,10 @@ export function ArgumentList({ params, marked = new Set<string>() }: { params: R
     total++;
   }
   const changes = textChanges(params);
+  // Diffs of a list argument (edits[0], …) show in its place; a top-level old/new pair's after the list.
+  const inPlace = (k: string) => changes.filter((c) => c.label.startsWith(`${k}[`));
+  const shown = new Set(entries.map(([k]) => k));
+  const after = changes.filter((c) => !c.label.includes("[") || !shown.has(c.label.split("[")[0]));
   return (
     <div className="space-y-2">
       <dl className="grid grid-cols-[minmax(5rem,auto)_minmax(0,1fr)] gap-x-3 gap-y-1 text-sm">
@@ -104,12 +108,26 @@ export function ArgumentList({ params, marked = new Set<string>() }: { params: R
               {k}
               {marked.has(k) ? <span className="sr-only"> (the rule looks at this)</span> : null}
             </dt>
-            <dd className={`min-w-0 ${marked.has(k) ? "rounded bg-amber-50 px-1 dark:bg-amber-950" : ""}`}>{typeof v === "string" ? <TextValue text={v} /> : <JsonValue value={v} />}</dd>
+            <dd className={`min-w-0 ${marked.has(k) ? "rounded bg-amber-50 px-1 dark:bg-amber-950" : ""}`}>
+              {inPlace(k).length ? (
+                // A list of edits reads as its diffs, where it stands.
+                <div className="space-y-2">
+                  {inPlace(k).map((c) => (
+                    <TextDiff key={c.label} {...c} />
+                  ))}
+                  {Array.isArray(v) && v.length > inPlace(k).length ? <JsonValue value={v} /> : null}
+                </div>
+              ) : typeof v === "string" ? (
+                <TextValue text={v} />
+              ) : (
+                <JsonValue value={v} />
+              )}
+            </dd>
           </div>
         ))}
       </dl>
       {total > SHOWN_KEYS ? <p className="text-xs text-slate-600 dark:text-slate-400">… {plural(total - SHOWN_KEYS, "more argument")} in the raw JSON.</p> : null}
-      {changes.map((c) => (
+      {after.map((c) => (
         <TextDiff key={c.label} {...c} />
       ))}
     </div>

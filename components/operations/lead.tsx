@@ -13,20 +13,22 @@ const focusRing = "focus-visible:outline-2 focus-visible:outline-offset-2 focus-
 export function OperationLead({ id, headline, render = (t) => t, onFocus }: { id: string; headline: string | null; render?: (text: string) => ReactNode; onFocus?: () => void }) {
   const href = `/operations/${encodeURIComponent(id)}`;
   const short = shortId(id);
+  // Inline, so that the copy button follows the id on its line, wherever the headline wraps.
   return (
-    <div className="flex min-w-0 items-end gap-1">
-      <Link href={href} onFocus={onFocus} className={`min-w-0 rounded-sm text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300 ${focusRing}`}>
+    <div className="min-w-0">
+      <Link href={href} onFocus={onFocus} className={`rounded-sm text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300 ${focusRing}`}>
         {headline ? (
           <>
-            <span className="block break-words font-medium">{render(headline)}</span>
-            <span className="block break-all font-mono text-xs text-slate-600 dark:text-slate-400" title={id}>
+            <span className="break-words font-medium">{render(headline)}</span>
+            <br />
+            <span className="break-all font-mono text-xs text-slate-600 dark:text-slate-400" title={id}>
               {short === id ? render(id) : short}
             </span>
           </>
         ) : (
-          <span className="block break-all font-mono">{render(id)}</span>
+          <span className="break-all font-mono">{render(id)}</span>
         )}
-      </Link>
+      </Link>{" "}
       <CopyButton value={id} />
     </div>
   );

@@ -148,12 +148,11 @@ export function ReviewQueue({ rows, me, reviewer, admin, now, ageHours, order = 
                     <span className="flex flex-wrap items-center gap-x-2 gap-y-1">
                       <OutcomeBadge outcome={op.effective_outcome} />
                       {op.audit_sample ? <span className="text-xs font-medium text-indigo-800 dark:text-indigo-300">audit sample</span> : null}
-                      {op.overclaimed ? <span className="text-xs font-medium text-rose-800 sm:hidden dark:text-rose-300">claimed success</span> : null}
                     </span>
                   </td>
                   {/* A floor for the reason beside the other columns; on a phone, the card's width. */}
                   <td className={`py-2 pr-3 sm:min-w-48 ${c.cell}`}>{op.reason}</td>
-                  <td className={`py-2 pr-3 max-sm:hidden ${op.overclaimed ? "font-medium text-rose-800 dark:text-rose-300" : "text-slate-600 dark:text-slate-400"}`}>{op.overclaimed ? "success" : "—"}</td>
+                  <td className={`py-2 pr-3 max-sm:hidden ${op.overclaimed ? "" : "text-slate-600 dark:text-slate-400"}`}>{op.overclaimed ? "success" : "—"}</td>
                   <td className={`py-2 pr-3 text-xs tabular-nums sm:whitespace-nowrap ${c.cell}`}>
                     <span className={`block max-sm:inline ${old ? "text-amber-800 dark:text-amber-300" : ""}`}>
                       called <When at={op.called_at} now={now} className="font-medium" />

@@ -74,7 +74,9 @@ export default async function ReviewPage({ searchParams }: { searchParams: Promi
                 {o === "oldest" ? "oldest call first" : "newest call first"}
               </Link>
             ))}
-            <span className="text-xs text-slate-600 dark:text-slate-400">· calls over {ageHours} h old have their age in amber</span>
+            <span className="text-xs text-slate-600 dark:text-slate-400">
+              <span aria-hidden className="max-sm:hidden">· </span>calls over {ageHours} h old have their age in amber
+            </span>
           </nav>
         ) : null}
         {badTab ? (
