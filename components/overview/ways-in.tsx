@@ -3,7 +3,8 @@
 import { useSyncExternalStore } from "react";
 import Link from "@/components/shell/link";
 
-const code = "block overflow-x-auto whitespace-pre rounded-md bg-slate-100 p-2 font-mono text-xs text-slate-900 dark:bg-slate-900 dark:text-slate-100";
+/** Wrapped, not scrolled: every character is on screen to copy, on a phone too. */
+const code = "block whitespace-pre-wrap break-all rounded-md bg-slate-100 p-2 font-mono text-xs text-slate-900 dark:bg-slate-900 dark:text-slate-100";
 
 /**
  * An empty project's overview: the three ways in (docs/INTEGRATIONS.md), each with this
@@ -29,7 +30,7 @@ export function WaysIn({ tokensHref }: { tokensHref: string }) {
         </Link>
         . Whatever a token sends lands in its project.
       </p>
-      <ol className="grid gap-4 text-sm lg:grid-cols-3">
+      <ol className="space-y-4 text-sm">
         <li className="min-w-0 space-y-1">
           <h3 className="font-medium">1. The API, from your code</h3>
           <code className={code}>{`curl -X POST ${origin}/api/v1/receipts \\

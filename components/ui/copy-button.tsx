@@ -22,7 +22,7 @@ export function CopyButton({ value, what = "id" }: { value: string; what?: strin
           // No clipboard (an insecure origin): the id is in the title, to select by hand.
         }
       }}
-      className="inline-flex shrink-0 items-center rounded px-1 py-0.5 text-xs text-slate-600 hover:bg-slate-100 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 dark:text-slate-400 dark:hover:bg-slate-800 dark:hover:text-white"
+      className="inline-flex shrink-0 items-center rounded align-middle px-1 py-0.5 text-xs text-slate-600 hover:bg-slate-100 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 dark:text-slate-400 dark:hover:bg-slate-800 dark:hover:text-white"
     >
       <svg aria-hidden viewBox="0 0 16 16" className="size-3.5" fill="none" stroke="currentColor" strokeWidth="1.5">
         <rect x="5.5" y="5.5" width="8" height="8" rx="1.5" />
