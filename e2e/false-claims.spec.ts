@@ -41,7 +41,9 @@ for (const size of ["desktop", "phone"] as const) {
     await noSeriousA11yViolations(page);
     await page.getByRole("button", { name: "Confirm resolve" }).click();
 
-    const header = page.locator("header").filter({ has: page.getByRole("heading", { name: id }) });
+    // The page leads with what happened, and says what a reviewer did in the block at its top.
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("payments.refund · order 5531");
+    const header = page.getByRole("region", { name: "Outcome and review" });
     await expect(header).toContainText(/resolved as not applied by .+ UTC, the agent's success claim withdrawn \(was: rejected — /);
     await expect(page.getByRole("main")).toContainText("a reviewer recorded that claim as false: an overclaimed success");
     await shot(page, `false-claim-resolved-${size}`);

@@ -57,6 +57,12 @@ test("at 1440 px an admin's whole header (every link, the account and Sign out) 
   const first = await links.first().boundingBox();
   expect(Math.abs(signOut!.y + signOut!.height / 2 - (first!.y + first!.height / 2))).toBeLessThan(8);
   expect((await page.locator("header").boundingBox())!.height).toBeLessThan(70);
+  // The role is never cut; the address, cut short if long, shows whole on hover.
+  const account = page.getByRole("link", { name: new RegExp(demo.admin.email.replace(/\./g, "\\.")) });
+  const cut = (el: Element) => el.scrollWidth > el.clientWidth;
+  expect(await account.locator("span").last().evaluate(cut)).toBe(false);
+  await account.hover();
+  expect(await account.locator("span").first().evaluate(cut)).toBe(false);
   await shot(page, "header-1440");
   await page.close();
 });

@@ -11,8 +11,11 @@ test.beforeEach(async ({ page }) => {
 
 test("the essay's X post reads as divergent, says why, and blocks the retry", async ({ page }) => {
   await page.goto("/operations?q=op-2026-08-28-x-post-001");
-  await page.getByRole("link", { name: "op-2026-08-28-x-post-001", exact: true }).click();
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText("op-2026-08-28-x-post-001");
+  // The row and the page lead with what happened: the tool and its target; the id beneath, whole (it is short).
+  await page.getByRole("link", { name: /^social\.publish · social account \(X\)\s*op-2026-08-28-x-post-001$/ }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("social.publish · social account (X)");
+  await expect(page).toHaveTitle(/^social\.publish · social account \(X\) \(op-2026-08-28-x-post-001\)/);
+  await expect(page.getByRole("button", { name: "Copy the id op-2026-08-28-x-post-001" })).toBeVisible();
   const outcome = page.getByRole("region", { name: "5. Outcome" });
   await expect(outcome).toContainText("divergent");
   await expect(outcome).toContainText("the write was accepted but the canonical effect is absent");
@@ -185,8 +188,15 @@ test("an operation that arrived as an OpenTelemetry span shows its trace, span a
   await expect(intent).toContainText("execute_tool refund_order (gen_ai)");
   await expect(intent).toContainText(traceId);
   await expect(intent).toContainText("eee19b7ec3c1b176");
+  // The arguments and the tool's answer read as text, without a click.
+  await expect(intent.getByRole("definition").filter({ hasText: "5531" }).first()).toBeVisible();
+  const receipt = page.getByRole("region", { name: "2. Receipt" });
+  await expect(receipt.getByRole("heading", { name: "What the tool answered" })).toBeVisible();
+  await expect(receipt.getByRole("definition").filter({ hasText: "rf_881" }).first()).toBeVisible();
+  // The span's start is the intent's observed time, as the API says.
+  await expect(intent).not.toContainText("the intent names no time");
   await intent.getByText("span attributes (raw)").click();
-  await expect(intent.locator("pre").first()).toContainText('"gen_ai.tool.call.id": "call_refund_1"');
+  await expect(intent.locator("details", { hasText: "span attributes (raw)" }).locator("pre")).toContainText('"gen_ai.tool.call.id": "call_refund_1"');
   await shot(page, "operation-otel");
   await noSeriousA11yViolations(page);
   await page.setViewportSize({ width: 390, height: 844 });

@@ -62,7 +62,9 @@ test("an instance admin creates a project and adds a member, who switches to it 
   await viewer.goto(`/p/${slug}/operations/op-crm-42-generate-contract`);
   await expect(viewer.getByRole("heading", { name: /No operation/ })).toBeVisible();
   await viewer.goto("/p/default/operations/op-crm-42-generate-contract");
-  await expect(viewer.getByRole("heading", { name: /op-crm-42-generate-contract|Generate/ }).first()).toBeVisible();
+  // Found there: titled by what happened, its id beneath.
+  await expect(viewer.getByRole("heading", { level: 1, name: "files.generate · contract PDF" })).toBeVisible();
+  await expect(viewer.getByTitle("op-crm-42-generate-contract", { exact: true })).toBeVisible();
 
   await viewer.setViewportSize(phone);
   await viewer.goto(`/p/${slug}/operations`);

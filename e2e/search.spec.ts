@@ -10,7 +10,9 @@ for (const size of ["desktop", "phone"] as const) {
     const form = page.getByRole("form", { name: "Filter operations" });
 
     // A word of the tool and the effect (other specs add refunds to the same demo: find its row).
-    const rowOf = (id: string) => page.locator("tbody tr").filter({ has: page.getByRole("link", { name: id, exact: true }) });
+    // A row leads with what happened and ends with its id (issue 50); its copy button names the id whole.
+    const rowOf = (id: string) => page.locator("tbody tr").filter({ has: page.getByRole("button", { name: `Copy the id ${id}`, exact: true }) });
+    const listedIds = async () => (await page.locator("tbody tr").getByRole("button", { name: /^Copy the id / }).evaluateAll((bs) => bs.map((b) => b.getAttribute("aria-label")!))).map((l) => l.replace(/^Copy the id /, ""));
     await form.getByLabel("Search").fill("refund");
     await form.getByRole("button", { name: "Apply filters" }).click();
     await expect(page).toHaveURL(/\/operations\?q=refund$/);
@@ -21,7 +23,7 @@ for (const size of ["desktop", "phone"] as const) {
     await expect(where).toContainText("tool: payments.refund");
     await expect(where.locator("mark").first()).toHaveText("refund");
     // A match in the tool and effect ranks above one in the effect alone.
-    const ids = await page.locator("tbody tr td:first-child a").allTextContents();
+    const ids = await listedIds();
     expect(ids.indexOf("op-billing-7-refund")).toBeLessThan(ids.indexOf("op-billing-7-ledger-post"));
     expect(ids.length).toBeGreaterThan(3);
     await shot(page, `search-refund-${size}`);
@@ -33,7 +35,9 @@ for (const size of ["desktop", "phone"] as const) {
     await expect(page).toHaveURL(/\/operations\?q=5531$/);
     const row = rowOf("op-billing-7-refund");
     await expect(row.getByRole("list", { name: "Where it matched" }).getByRole("listitem").first()).toHaveText("target: order 5531");
-    await expect(row.locator("mark")).toHaveText(["5531", "5531"]);
+    // Marked where it matched, and in the row's headline (payments.refund · order 5531 · amount: 20.00).
+    await expect(row.getByRole("link")).toContainText("payments.refund · order 5531 · amount: 20.00");
+    await expect(row.locator("mark")).toHaveText(["5531", "5531", "5531"]);
     await shot(page, `search-5531-${size}`);
     await noSeriousA11yViolations(page);
 
@@ -50,7 +54,7 @@ test("a search's new-operations notice counts only matches that arrived after th
   await ingestAsSignedIn(page, { operation_id: `op-e2e-search-old-${Date.now()}`, tool: { name: "payments.refund" }, intent: { target: `order ${word}` } });
   // Ranked, the best match is not the newest: nothing is new yet, whatever the order.
   await page.goto(`/operations?q=refund`);
-  await expect(page.getByRole("link", { name: "op-billing-7-refund", exact: true })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Copy the id op-billing-7-refund", exact: true })).toBeVisible();
   await page.waitForTimeout(6_000); // one poll
   await expect(page.getByRole("status").filter({ hasText: "since this page loaded" })).toHaveCount(0);
   await ingestAsSignedIn(page, { operation_id: `op-e2e-search-new-${Date.now()}`, tool: { name: "payments.refund" }, intent: { target: "order 1" } });

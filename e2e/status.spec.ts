@@ -17,7 +17,8 @@ for (const size of ["desktop", "phone"] as const) {
     });
 
     // Resolve one as not applied and retract the other's success claim, from the operation page.
-    const headerOf = (id: string) => page.locator("header").filter({ has: page.getByRole("heading", { name: id }) });
+    // The status sits in the block at the top of the operation's page (the page of this id: its id under the title).
+    const headerOf = (id: string) => page.getByRole("main").filter({ has: page.getByTitle(id, { exact: true }) }).getByRole("region", { name: "Outcome and review" });
     await page.goto(`/operations/${absent}`);
     await expect(headerOf(absent)).toContainText("the write was accepted but the canonical effect is absent");
     await page.getByRole("button", { name: "Resolve" }).click();

@@ -4,7 +4,8 @@ import { SilentFailureChart } from "@/components/overview/silent-failure-chart";
 import { inProject } from "@/lib/store/db/project-context";
 import { requirePage } from "@/lib/auth/session";
 import { EFFECTIVE_OUTCOMES } from "@/lib/domain/outcomes";
-import { outcomeCounts, periodStart, reviewCounts, silentFailureRate, topDivergentTools } from "@/lib/store/queries/overview";
+import { hasOperations, outcomeCounts, periodStart, reviewCounts, silentFailureRate, topDivergentTools } from "@/lib/store/queries/overview";
+import { WaysIn } from "@/components/overview/ways-in";
 
 export const metadata: Metadata = { title: "Overview" };
 
@@ -32,7 +33,7 @@ export default async function Overview({ searchParams }: { searchParams: Promise
     const requested = (await searchParams).period;
     const period: Period = requested && requested in PERIODS ? (requested as Period) : "30d";
     const since = periodStart(PERIODS[period]);
-    const [counts, review, silent, tools] = await Promise.all([outcomeCounts(since), reviewCounts(), silentFailureRate(since), topDivergentTools(since)]);
+    const [counts, review, silent, tools, any] = await Promise.all([outcomeCounts(since), reviewCounts(), silentFailureRate(since), topDivergentTools(since), hasOperations()]);
     // One clock: every figure here counts an operation on the day of its call (the receipt's time,
     // else when it was recorded), as /metrics does, and links to the list on that clock.
     const calledQ = `called_since=${encodeURIComponent(since.slice(0, 10) + "T00:00:00Z")}`;
@@ -47,7 +48,9 @@ export default async function Overview({ searchParams }: { searchParams: Promise
             <h1 className="text-2xl font-semibold">Overview</h1>
             <p className="mt-1 text-slate-700 dark:text-slate-300">
               {counts.total === 0
-                ? "No operations in this period. Agents send receipts to POST /api/v1/receipts with a token that has the ingest scope (API tokens, above)."
+                ? any
+                  ? `No operations called in the last ${PERIODS[period]} days.`
+                  : "No operations yet: send this project its first one (below)."
                 : `${counts.total.toLocaleString()} operations called in the last ${PERIODS[period]} days. Every figure on this page, as on Metrics, counts an operation on the day of its call (the receipt's time, or when it was recorded if no receipt came), in UTC.`}
             </p>
           </div>
@@ -60,10 +63,13 @@ export default async function Overview({ searchParams }: { searchParams: Promise
           </nav>
         </div>
 
-        <ul className="grid gap-3 sm:grid-cols-3 lg:grid-cols-6" aria-label="Operations by effective outcome">
+        {any ? null : <WaysIn tokensHref="/settings/tokens" />}
+
+        {/* Two columns on a phone (a 2×3 grid), three on a tablet, six on a wide screen. */}
+        <ul className="grid grid-cols-2 gap-2 sm:grid-cols-3 sm:gap-3 lg:grid-cols-6" aria-label="Operations by effective outcome">
           {EFFECTIVE_OUTCOMES.map((outcome) => (
             <li key={outcome}>
-              <Link href={`/operations?outcome=${outcome}&${calledQ}`} className={`block rounded-lg border border-l-4 border-slate-200 bg-white p-4 hover:bg-slate-50 dark:border-slate-800 dark:bg-slate-900 dark:hover:bg-slate-800 ${STYLE[outcome]}`}>
+              <Link href={`/operations?outcome=${outcome}&${calledQ}`} className={`block rounded-lg border border-l-4 border-slate-200 bg-white px-3 py-2 sm:p-4 hover:bg-slate-50 dark:border-slate-800 dark:bg-slate-900 dark:hover:bg-slate-800 ${STYLE[outcome]}`}>
                 <span className="block text-sm text-slate-700 dark:text-slate-300">{outcome.replace("_", " ")}</span>
                 <span className="block text-2xl font-semibold tabular-nums">{counts.byOutcome[outcome].toLocaleString()}</span>
               </Link>

@@ -1,4 +1,5 @@
 import type { Readiness } from "@/lib/observability/health";
+import { FACTS_GRID } from "@/components/audit/facts";
 import type { Vitals } from "@/lib/store/queries/vitals";
 
 /** "42 s", "5 min", "3 h 10 min", "2 d 4 h": a wait, for a person. */
@@ -39,7 +40,7 @@ export function ServerHealth({ ready, vitals, now }: { ready: Readiness; vitals:
   return (
     <section aria-labelledby="server-health" className="space-y-3 rounded-xl border border-slate-200 p-4 dark:border-slate-800" data-testid="server-health">
       <h2 id="server-health" className="font-semibold">Server health</h2>
-      <dl className="grid grid-cols-[minmax(8rem,auto)_1fr] gap-x-4 gap-y-1 text-sm">
+      <dl className={FACTS_GRID}>
         <dt className={dt}>readiness</dt>
         <dd data-testid="readiness">
           {ready.ready ? "ready" : `not ready: ${problems.join("; ")}`}

@@ -10,6 +10,8 @@ import { ParamsDiff } from "./params-diff";
 import { SenderName } from "./verdict-history";
 import { RawPayload } from "./raw-payload";
 import { VerifierReadFacts } from "./verifier-read";
+import { ArgumentList } from "./arguments";
+import { resultText } from "@/lib/domain/headline";
 
 /** At most this many reads, and side effects per observation, are listed (the rest: "… N more"). */
 const LISTED = 100;
@@ -20,6 +22,9 @@ type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj | null => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : null);
 const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : typeof v === "number" || typeof v === "boolean" ? String(v) : null);
 const time = (t: string | null) => (t ? displayUtc(t) : "—");
+/** A tool's answer is shown up to this many characters (the rest is in the raw JSON). */
+const ANSWER_MAX = 20_000;
+const cut = (t: string) => (t.length > ANSWER_MAX ? `${t.slice(0, ANSWER_MAX)}\n… ${(t.length - ANSWER_MAX).toLocaleString("en")} more characters in the raw JSON` : t);
 
 function gap(from: string | null, to: string | null): string | null {
   if (!from || !to) return null;
@@ -62,11 +67,15 @@ function Step({ n, title, status, missing, children, times }: { n: number; title
   );
 }
 
+/** When a stage happened: its own time, or the one its payload names (an OpenTelemetry intent's `observed_at`, the span's start). */
+export const observedOf = (stage: Stage): string | null => stage.observed_at ?? str(obj(stage.payload)?.observed_at);
+
 function Times({ stage, previous }: { stage: Stage; previous: string | null }) {
-  const g = gap(previous, stage.observed_at);
+  const observed = observedOf(stage);
+  const g = gap(previous, observed);
   return (
     <p className="text-xs text-slate-600 dark:text-slate-400">
-      observed {time(stage.observed_at)} · recorded {time(stage.recorded_at)}
+      observed {observed ? time(observed) : stage.stage === "intent" ? "— (the intent names no time)" : "—"} · recorded {time(stage.recorded_at)}
       {g ? ` · ${g}` : ""} · sent by <SenderName sentBy={stage.sent_by} />
     </p>
   );
@@ -125,7 +134,7 @@ export function Timeline({ op }: { op: OperationDetail }) {
   // Each stage's gap is measured from the stage shown before it.
   const shown = [intent, receipt, ...reads, ...effects].filter((s): s is Stage => Boolean(s));
   // Only observed times are comparable: a recorded time says when we heard, not when it happened.
-  const previousTime = new Map(shown.map((s, i) => [s.seq, i ? shown[i - 1].observed_at : null]));
+  const previousTime = new Map(shown.map((s, i) => [s.seq, i ? observedOf(shown[i - 1]) : null]));
   const stamp = (s: Stage | undefined) => (s ? (previousTime.get(s.seq) ?? null) : null);
   const intentPrev = stamp(intent);
   const receiptPrev = stamp(receipt);
@@ -141,8 +150,15 @@ export function Timeline({ op }: { op: OperationDetail }) {
             ["fingerprint", <span key="f" className="font-mono text-xs break-all">{str(ip?.fingerprint) ?? "—"}</span>],
           ]}
         />
+        {obj(ip?.params) ? (
+          <div className="mt-3">
+            <h3 className="mb-1 text-sm font-medium">Arguments</h3>
+            <ArgumentList params={obj(ip?.params)!} />
+          </div>
+        ) : ip?.params !== undefined ? (
+          <RawPayload value={ip.params} label="parameters the agent built" />
+        ) : null}
         <OtelSource otel={obj(op.otel)} />
-        {ip?.params !== undefined ? <RawPayload value={ip.params} label="parameters the agent built" /> : null}
         {intent ? <RawPayload value={intent.payload} download={{ operationId: op.operation_id, seq: intent.seq }} /> : null}
       </Step>
 
@@ -173,6 +189,17 @@ export function Timeline({ op }: { op: OperationDetail }) {
             ["environment", obj(rp?.environment) ? <span key="e" className="font-mono text-xs">{cellText(obj(rp?.environment), 400)}</span> : "—"],
           ]}
         />
+        {resultText(rp?.raw) !== null ? (
+          <div className="mt-3">
+            <h3 className="mb-1 text-sm font-medium">What the tool answered</h3>
+            <pre tabIndex={0} className="max-h-72 overflow-auto whitespace-pre-wrap break-words rounded-md bg-slate-50 p-2 font-mono text-xs text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600 dark:bg-slate-900 dark:text-slate-100">{cut(resultText(rp?.raw)!)}</pre>
+          </div>
+        ) : obj(rp?.raw) ? (
+          <div className="mt-3">
+            <h3 className="mb-1 text-sm font-medium">What the tool answered</h3>
+            <ArgumentList params={obj(rp?.raw)!} />
+          </div>
+        ) : null}
         <div className="mt-3">
           <ParamsDiff intended={obj(ip?.params)} passed={obj(rp?.params)} />
         </div>

@@ -7,6 +7,8 @@ import { useEffect, useRef, useState, useTransition } from "react";
 import { Button, Notice } from "@/components/ui/form";
 import { MAX_APPROVAL_REASON } from "@/lib/domain/approval";
 import { Shortcuts } from "./shortcuts";
+import { ArgumentList, SHOWN_KEYS, valueCut } from "@/components/operations/arguments";
+import { headline } from "@/lib/domain/headline";
 
 export type HeldRow = {
   operation_id: string;
@@ -36,34 +38,15 @@ function ruleKeys(rule: string): Set<string> {
   return new Set([...rule.matchAll(/(?:^|\s)\/([^\s/~]+)/g)].map((m) => m[1]));
 }
 
-const SHOWN_KEYS = 30;
-const SHOWN_CHARS = 400;
-
-/** The arguments, the ones the rule looks at marked; anything cut short says so, and the whole call is one click away. */
+/** The arguments, the ones the rule looks at marked, texts as text and edits as a diff; anything cut short says so, and the whole call is one click away. */
 function Arguments({ params, rule }: { params: Record<string, unknown>; rule: string }) {
-  const keys = ruleKeys(rule);
-  const entries = Object.entries(params);
+  const entries = Object.keys(params);
   if (!entries.length) return <p className="text-sm text-slate-600 dark:text-slate-400">No arguments.</p>;
   const whole = JSON.stringify(params, null, 2);
-  const cut = entries.length > SHOWN_KEYS || entries.some(([, v]) => JSON.stringify(v).length > SHOWN_CHARS);
+  const cut = entries.length > SHOWN_KEYS || entries.slice(0, SHOWN_KEYS).some((k) => valueCut(params[k]));
   return (
     <div className="space-y-2">
-      <dl className="grid grid-cols-[minmax(6rem,auto)_1fr] gap-x-3 gap-y-1 text-sm">
-        {entries.slice(0, SHOWN_KEYS).map(([k, v]) => {
-          const text = JSON.stringify(v);
-          return (
-            <div key={k} className={`contents ${keys.has(k) ? "font-semibold" : ""}`}>
-              <dt className={`truncate ${keys.has(k) ? "text-amber-800 dark:text-amber-300" : "text-slate-600 dark:text-slate-400"}`}>
-                {k}
-                {keys.has(k) ? <span className="sr-only"> (the rule looks at this)</span> : null}
-              </dt>
-              <dd className={`min-w-0 break-words font-mono ${keys.has(k) ? "rounded bg-amber-50 px-1 dark:bg-amber-950" : ""}`}>
-                {text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}… (${text.length.toLocaleString()} characters)` : text}
-              </dd>
-            </div>
-          );
-        })}
-      </dl>
+      <ArgumentList params={params} marked={ruleKeys(rule)} />
       {cut ? (
         <p role="note" className="text-sm font-medium text-amber-800 dark:text-amber-300">
           {entries.length > SHOWN_KEYS ? `${entries.length - SHOWN_KEYS} more arguments are not shown above. ` : "Some values are cut short above. "}
@@ -130,7 +113,7 @@ export function ApprovalCard({ row, me, canDecide, now, onDone }: { row: HeldRow
       <header className="flex flex-wrap items-baseline justify-between gap-2">
         <h2 id={`held-${row.operation_id}`} className="font-semibold">
           <Link className="underline decoration-slate-300 underline-offset-2" href={`/operations/${encodeURIComponent(row.operation_id)}`}>
-            {row.tool ?? "a tool"}
+            {headline({ tool: row.tool, params: row.params }) ?? "a tool"}
           </Link>
           {row.agent ? <span className="font-normal text-slate-600 dark:text-slate-400"> by {row.agent}</span> : null}
         </h2>

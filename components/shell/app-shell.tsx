@@ -83,9 +83,11 @@ export function AppShell(props: {
               ))}
             </nav>
             <div className="flex flex-wrap items-center gap-3 text-sm">
-              {/* A long address is cut short on a wide screen, so the header stays one line; the title has it whole. */}
-              <Link href="/settings/account" className="min-w-0 text-slate-700 underline-offset-4 hover:underline dark:text-slate-300" title={`${props.email} (${props.standing}): your account, change your password`}>
-                <span className="inline-block max-w-[9rem] truncate align-bottom">{props.email}</span> · <span className="font-medium">{props.standing}</span>
+              {/* A long address is cut short so the header stays one line; hovering or focusing the link shows it whole (and the title has it), and the role is never cut. */}
+              <Link href="/settings/account" className="group inline-flex min-w-0 items-baseline gap-1 text-slate-700 underline-offset-4 hover:underline dark:text-slate-300" title={`${props.email} (${props.standing}): your account, change your password`}>
+                <span className="inline-block max-w-[9rem] truncate align-bottom group-hover:max-w-none group-focus-visible:max-w-none">{props.email}</span>
+                {" · "}
+                <span className="shrink-0 whitespace-nowrap font-medium">{props.standing}</span>
               </Link>
               <form action={logoutAction}>
                 <button type="submit" className="rounded-md px-2 py-1 text-slate-700 underline-offset-4 hover:underline dark:text-slate-300">

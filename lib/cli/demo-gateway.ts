@@ -11,8 +11,8 @@ import path from "node:path";
 import { loadConfig } from "../gateway/src/config";
 import { startGateway } from "../gateway/src/server";
 
-export async function startDemoGateway(opts: { appUrl: string; port: number; token: string; socialBase: string }) {
-  const file = path.resolve("data/reconcile-gateway.json");
+export async function startDemoGateway(opts: { appUrl: string; port: number; token: string; socialBase: string; file?: string }) {
+  const file = path.resolve(opts.file ?? "data/reconcile-gateway.json");
   mkdirSync(path.dirname(file), { recursive: true });
   const config = {
     reconcile: { url: opts.appUrl, token_env: "RECONCILE_TOKEN" },
@@ -40,4 +40,23 @@ export async function holdOneCall(gatewayUrl: string): Promise<void> {
   void client
     .callTool({ name: "billing.charge", arguments: { amount: 480, currency: "EUR", request_id: `demo-charge-${Date.now()}` } }, undefined, { timeout: 11 * 60_000 })
     .catch(() => undefined);
+}
+
+/**
+ * Run on its own (`node --import tsx lib/cli/demo-gateway.ts`), the demo's gateway and example
+ * agent against a running app: APP_URL, RECONCILE_TOKEN (the gateway's user), DEMO_GATEWAY_FILE
+ * (where its configuration goes) and DEMO_GATEWAY_PORT (0: any free port). It prints
+ * "held call sent through URL" once its agent's charge waits for approval (e2e/demo-held-call.spec.ts).
+ */
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
+  const env = process.env;
+  startDemoGateway({ appUrl: env.APP_URL!, port: Number(env.DEMO_GATEWAY_PORT ?? 0), token: env.RECONCILE_TOKEN!, socialBase: env.SOCIAL_URL ?? "http://127.0.0.1:9", file: env.DEMO_GATEWAY_FILE })
+    .then(async ({ running }) => {
+      await holdOneCall(running.url!);
+      console.log(`held call sent through ${running.url}`);
+    })
+    .catch((e) => {
+      console.error(e instanceof Error ? e.message : e);
+      process.exit(1);
+    });
 }

@@ -1,6 +1,7 @@
 /**
  * `npm run demo`: build, migrate the embedded database, load the demo data, create the demo
- * users and an API token, print where to sign in, and start the server.
+ * users and an API token, start the server, its verifier and MCP gateway, then print where to
+ * sign in and what to try (./demo-banner.ts), in one block after the server's own lines.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import path from "node:path";
@@ -8,6 +9,7 @@ import { DEMO_USERS } from "../domain/demo-data";
 import { holdOneCall, startDemoGateway } from "./demo-gateway";
 import { demoVerifierEnv, seedDemoVerifier, startDemoSocial } from "./demo-verifier";
 import { prepare, startServer } from "./start";
+import { demoBanner, demoGatewayPort, type DemoBannerFacts } from "./demo-banner";
 
 
 function cli(args: string[], env: NodeJS.ProcessEnv, allowFail = false): string {
@@ -47,36 +49,27 @@ async function main() {
     .pop()!;
   const social = await startDemoSocial(Number(port));
   const url = `http://localhost:${port}`;
-  console.log(`
-Reconcile demo is starting at ${url}
-
-  Sign in at ${url}/login
-${DEMO_USERS.map((u) => `    ${u.role.padEnd(9)} ${u.email} / ${u.password}`).join("\n")}
-
-  An API token for the admin (ingest, verify, read, export, review), shown once:
-    ${token}
-  Try:  curl -H "Authorization: Bearer ${token}" "${url}/api/v1/operations?outcome=divergent"
-  A local "social" service runs at ${social.base}, with a verifier for its tool social.post
-  (Settings → Verifiers). One post was just published through it: Reconcile reads it back itself,
-  404 for a few seconds (uncertain, "observation window open"), then 200 (verified). Watch:
-`);
+  // The address first; the server's own start-up lines follow; the whole block below once all is set up.
+  console.log(`\nReconcile demo: starting at ${url} (sign-in, token and gateway below once it is up)…\n`);
   startServer(env, port);
-  seedDemoVerifier(`http://127.0.0.1:${port}`, setupToken, social)
-    .then(async (id) => {
-      console.log(`    ${url}/p/default/operations/${id}\n`);
-      const gatewayPort = Number(process.env.RECONCILE_GATEWAY_PORT || Number(port) + 200);
-      const { file, running } = await startDemoGateway({ appUrl: `http://127.0.0.1:${port}`, port: gatewayPort, token: gatewayToken, socialBase: social.base });
-      await holdOneCall(running.url!).catch((e) => console.error(`the demo's held call could not be made: ${e instanceof Error ? e.message : e}`));
-      console.log(`  The MCP gateway records every tool call it passes on (config: ${path.relative(process.cwd(), file)}).
-  Add it to an MCP client's configuration (e.g. .cursor/mcp.json or claude_desktop_config.json):
-    { "mcpServers": {
-        "reconcile": { "url": "${running.url}" } } }
-  Its port is the app's + 200 (RECONCILE_GATEWAY_PORT sets it). social.publish is answered with
-  Reconcile's verdict (await_verdict), not the tool's receipt. A billing.charge over 100 waits in
-  Review → Approvals until a reviewer approves it: the demo's example agent sent one just now.
-`);
-    })
-    .catch((e) => console.error(`the demo verifier or gateway could not be set up: ${e instanceof Error ? e.message : e}`));
+  const facts: DemoBannerFacts = { url, users: DEMO_USERS, token: token ?? "", social: social.base, watch: null, gateway: null };
+  try {
+    const id = await seedDemoVerifier(`http://127.0.0.1:${port}`, setupToken, social);
+    facts.watch = `${url}/p/default/operations/${encodeURIComponent(id)}`;
+    const { port: gatewayPort, fromEnv } = demoGatewayPort(Number(port), process.env.RECONCILE_GATEWAY_PORT);
+    const { file, running } = await startDemoGateway({ appUrl: `http://127.0.0.1:${port}`, port: gatewayPort, token: gatewayToken, socialBase: social.base });
+    const held = await holdOneCall(running.url!).then(
+      () => true,
+      (e) => {
+        facts.problem = `the demo's held call could not be made: ${e instanceof Error ? e.message : e}`;
+        return false;
+      },
+    );
+    facts.gateway = { url: running.url!, port: gatewayPort, portFromEnv: fromEnv, configFile: path.relative(process.cwd(), file), held };
+  } catch (e) {
+    facts.problem = `the demo verifier or gateway could not be set up: ${e instanceof Error ? e.message : e}`;
+  }
+  console.log(demoBanner(facts));
 }
 
 main().catch((e) => {

@@ -2,6 +2,7 @@
  * The command line (`npm run cli -- <command>`): the same use cases as the HTTP API.
  * Runs under tsx with the react-server condition, so lib/store's `server-only` guard lets it in.
  */
+import { cliActor } from "./cli-actor";
 import { parseArgs } from "node:util";
 import { createReadStream, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
@@ -62,7 +63,8 @@ function need(values: Record<string, unknown>, name: string): string {
   return v;
 }
 
-const CLI_ACTOR = `cli:${process.env.USER || "unknown"}`;
+/** Set by main to the command being run (./cli-actor.ts): what the Security log names. */
+let CLI_ACTOR = cliActor("(no command)");
 
 /** The command-line form of a usage error of another module's (`--out is required`): printed with the help. */
 const usageErrors = async () => {
@@ -328,6 +330,7 @@ async function main(): Promise<number> {
     console.log(HELP);
     return command ? 0 : 2;
   }
+  CLI_ACTOR = cliActor(command);
   // The projects' commands are ./projects.ts's own (projectCommands), loaded only when asked for.
   const run = commands[command] ?? (command.startsWith("projects:") || command.startsWith("members:") ? (await store.projects()).projectCommands(CLI_ACTOR)[command] : undefined);
   if (!run) {

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { FACTS_GRID } from "@/components/audit/facts";
 import { AuditExportForm } from "@/components/audit/export-form";
 import { VerifyButton } from "@/components/audit/verify-button";
 import { ServerHealth } from "@/components/audit/server-health";
@@ -43,7 +44,7 @@ export default async function AuditPage() {
         </div>
         <section aria-labelledby="status" className="space-y-3 rounded-xl border border-slate-200 p-4 dark:border-slate-800">
           <h2 id="status" className="font-semibold">Chain status</h2>
-          <dl className="grid grid-cols-[minmax(8rem,auto)_1fr] gap-x-4 gap-y-1 text-sm">
+          <dl className={FACTS_GRID}>
             <dt className="text-slate-600 dark:text-slate-400">records</dt>
             <dd className="tabular-nums">
               {head

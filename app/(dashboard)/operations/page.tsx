@@ -16,6 +16,9 @@ import { highlightParts, parseSearch } from "@/lib/domain/search";
 import { dayOrInstant } from "@/lib/domain/time";
 import { knownTools } from "@/lib/store/queries/overview";
 import { TableScroll } from "@/components/ui/table-scroll";
+import { OperationLead } from "@/components/operations/lead";
+import { headlinesOf } from "@/lib/store/queries/headlines";
+import { shortId } from "@/lib/domain/headline";
 
 export const metadata: Metadata = { title: "Operations" };
 
@@ -69,6 +72,7 @@ async function Results({ query, filters, filtered, firstPage }: { query: Paramet
   const now = renderedAt();
   const { items, next_cursor, search_capped } = await listOperations(query);
   const acts = await correctionActsOf(items);
+  const headlines = await headlinesOf(items);
   if (!items.length) {
     return (
       <div className="rounded-xl border border-dashed border-slate-300 p-8 text-center dark:border-slate-700">
@@ -103,38 +107,44 @@ async function Results({ query, filters, filtered, firstPage }: { query: Paramet
       ) : null}
       {firstPage ? <NewOperationsNotice filters={filters} newest={newest} /> : null}
       <TableScroll>
-        <table className="w-full min-w-[48rem] text-left text-sm">
+        {/* On a phone (below sm) each row is a card: what happened and its outcome, why, the claim and the age; no sideways scroll. */}
+        <table className="w-full text-left text-sm max-sm:block sm:min-w-[44rem]">
           <caption className="sr-only">{ranked ? `Operations matching “${query.q}”, best match first` : "Operations, newest first"}</caption>
-          <thead>
+          <thead className="max-sm:sr-only">
             <tr className="text-slate-600 dark:text-slate-400">
               <th className="py-2 pr-3 font-medium">Operation</th>
               <th className="py-2 pr-3 font-medium">Outcome</th>
               <th className="py-2 pr-3 font-medium">Why</th>
-              <th className="py-2 pr-3 font-medium">Tool</th>
-              <th className="py-2 pr-3 font-medium">Claimed</th>
+              <th className="py-2 pr-3 font-medium" title="What the agent told its user">
+                Claimed
+              </th>
               <th className="py-2 font-medium">Recorded</th>
             </tr>
           </thead>
-          <tbody>
+          <tbody className="max-sm:block">
             {items.map((op) => (
-              <tr key={op.operation_id} className="border-t border-slate-200 align-top dark:border-slate-800">
-                <td className="py-2 pr-3">
-                  <Link href={`/operations/${encodeURIComponent(op.operation_id)}`} className="font-mono text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
-                    {hl(op.operation_id)}
-                  </Link>
-                  {op.trajectory_id ? <div className="text-xs text-slate-600 dark:text-slate-400">{hl(op.trajectory_id)}</div> : null}
+              <tr key={op.operation_id} className="border-t border-slate-200 align-top max-sm:grid max-sm:grid-cols-[minmax(0,1fr)_auto] max-sm:gap-x-3 max-sm:gap-y-1 max-sm:py-3 dark:border-slate-800">
+                <td className="py-2 pr-3 max-sm:p-0 sm:max-w-80">
+                  <OperationLead id={op.operation_id} headline={headlines.get(op.operation_id) ?? null} render={hl} />
+                  {op.trajectory_id ? (
+                    <div className="break-all text-xs text-slate-600 dark:text-slate-400" title={op.trajectory_id}>
+                      in {words ? hl(op.trajectory_id) : shortId(op.trajectory_id)}
+                    </div>
+                  ) : null}
                   {op.match ? <MatchLines lines={op.match} /> : null}
                 </td>
-                <td className="py-2 pr-3">
+                <td className="py-2 pr-3 max-sm:p-0 max-sm:text-right">
                   <OutcomeBadge outcome={op.effective_outcome} />
                   {op.needs_review ? <div className="mt-1 text-xs font-medium text-rose-800 dark:text-rose-300">needs review</div> : null}
                 </td>
-                <td className="py-2 pr-3 text-slate-800 dark:text-slate-200">
+                <td className="py-2 pr-3 text-slate-800 max-sm:col-span-2 max-sm:p-0 dark:text-slate-200">
                   <StatusText op={op} act={acts.get(op.operation_id)} />
                 </td>
-                <td className="py-2 pr-3 font-mono text-xs">{op.tool ? hl(op.tool) : "—"}</td>
-                <td className="py-2 pr-3">{op.claimed_outcome ?? "—"}</td>
-                <td className="py-2 whitespace-nowrap tabular-nums text-slate-700 dark:text-slate-300">
+                <td className="py-2 pr-3 max-sm:p-0 max-sm:text-xs">
+                  <span className="text-slate-600 sm:hidden dark:text-slate-400">claimed </span>
+                  {op.claimed_outcome ?? "—"}
+                </td>
+                <td className="py-2 whitespace-nowrap tabular-nums text-slate-700 max-sm:p-0 max-sm:text-right max-sm:text-xs dark:text-slate-300">
                   <When at={op.created_at} now={now} />
                 </td>
               </tr>

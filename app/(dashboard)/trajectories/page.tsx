@@ -4,6 +4,8 @@ import { inProject } from "@/lib/store/db/project-context";
 import { requirePage } from "@/lib/auth/session";
 import { listTrajectories } from "@/lib/store/queries/get-trajectory";
 import { TableScroll } from "@/components/ui/table-scroll";
+import { CopyButton } from "@/components/ui/copy-button";
+import { shortId } from "@/lib/domain/headline";
 
 export const metadata: Metadata = { title: "Trajectories" };
 
@@ -40,9 +42,12 @@ export default async function TrajectoriesPage() {
                 {rows.map((t) => (
                   <tr key={t.trajectory_id} className="border-t border-slate-200 dark:border-slate-800">
                     <td className="py-2 pr-3">
-                      <Link href={`/trajectories/${encodeURIComponent(t.trajectory_id)}`} className="font-mono text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
-                        {t.trajectory_id}
-                      </Link>
+                      <span className="inline-flex items-center gap-1">
+                        <Link href={`/trajectories/${encodeURIComponent(t.trajectory_id)}`} title={t.trajectory_id} className="break-all font-mono text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+                          {shortId(t.trajectory_id)}
+                        </Link>
+                        {shortId(t.trajectory_id) === t.trajectory_id ? null : <CopyButton value={t.trajectory_id} what="trajectory id" />}
+                      </span>
                     </td>
                     <td className="py-2 pr-3 tabular-nums">{t.steps}</td>
                     <td className={`py-2 pr-3 tabular-nums ${t.needs_review ? "font-semibold text-rose-800 dark:text-rose-300" : ""}`}>{t.needs_review}</td>

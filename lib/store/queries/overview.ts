@@ -156,3 +156,8 @@ export async function topDivergentTools(since: string | undefined, take = 5): Pr
 export function periodStart(days: number, now = Date.now()): string {
   return `${new Date(now - (days - 1) * DAY_MS).toISOString().slice(0, 10)}T00:00:00.000Z`;
 }
+
+/** Whether the project holds any operation at all (an empty one's overview says how to send to it). */
+export async function hasOperations(): Promise<boolean> {
+  return (await (await reader()).operationView.findFirst({ select: { createdSeq: true } })) !== null;
+}

@@ -22,11 +22,19 @@ import { requirePage } from "@/lib/auth/session";
 import { claimHolder } from "@/lib/store/review/assignments";
 import { getOperation } from "@/lib/store/queries/get-operation";
 import { queueNeighbours } from "@/lib/store/queries/list-operations";
+import { headline, shortId } from "@/lib/domain/headline";
+import { headlineOf } from "@/lib/store/queries/headlines";
+import { currentPrincipal } from "@/lib/auth/session";
+import { CopyButton } from "@/components/ui/copy-button";
 
 type Params = { params: Promise<{ operationId: string }> };
 
+/** The tab's title leads with what happened too (the id short after it); without a tool, the id. */
 export async function generateMetadata({ params }: Params): Promise<Metadata> {
-  return { title: decodeURIComponent((await params).operationId) };
+  const id = decodeURIComponent((await params).operationId);
+  const me = await currentPrincipal();
+  const lead = me ? await inProject(me.project, () => headlineOf(id)) : null;
+  return { title: lead ? `${lead} (${shortId(id)})` : id };
 }
 
 export default async function OperationPage({ params }: Params) {
@@ -42,6 +50,11 @@ export default async function OperationPage({ params }: Params) {
     const sample = await auditSampleOf(id);
     const review = reviewOf({ outcome: op.effective_outcome, claim_withdrawn: op.claim_withdrawn, resolved_from: op.resolved_from });
     const act = actInEffect(review, op.corrections);
+    const intent = op.stages.find((st) => st.stage === "intent")?.payload as { target?: unknown; params?: unknown } | undefined;
+    const toolName = typeof op.tool === "string" ? op.tool : ((op.tool as { name?: string } | null)?.name ?? null);
+    const lead = headline({ tool: toolName, target: typeof intent?.target === "string" ? intent.target : null, params: intent?.params });
+    const agent = typeof op.agent === "string" ? op.agent : ((op.agent as { name?: string } | null)?.name ?? null);
+    const held = isHeld(op.approval, op.stages.some((st) => st.stage === "receipt"));
     return (
       <div className="space-y-6">
         <div className="flex flex-wrap items-start justify-between gap-2">
@@ -52,16 +65,30 @@ export default async function OperationPage({ params }: Params) {
             {op.trajectory_id ? (
               <>
                 {" / "}
-                <Link href={`/trajectories/${encodeURIComponent(op.trajectory_id)}`} className="text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
-                  {op.trajectory_id}
+                <Link href={`/trajectories/${encodeURIComponent(op.trajectory_id)}`} title={op.trajectory_id} className="break-all text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+                  {shortId(op.trajectory_id)}
                 </Link>
               </>
             ) : null}
           </nav>
           <OperationKeys previous={queue.previous} next={queue.next} reviewer={reviewer} />
         </div>
-        <header className="space-y-2">
-          <h1 className="break-all font-mono text-xl font-semibold sm:text-2xl">{op.operation_id}</h1>
+        <header className="space-y-1">
+          <h1 className={lead ? "break-words text-xl font-semibold sm:text-2xl" : "break-all font-mono text-xl font-semibold sm:text-2xl"}>{lead ?? op.operation_id}</h1>
+          <p className="flex flex-wrap items-center gap-x-2 text-sm text-slate-700 dark:text-slate-300">
+            {lead ? (
+              <>
+                <span className="break-all font-mono text-xs" title={op.operation_id}>
+                  {shortId(op.operation_id)}
+                </span>
+                <CopyButton value={op.operation_id} />
+              </>
+            ) : null}
+            {agent ? <span>by {agent}</span> : null}
+          </p>
+        </header>
+        {/* The act first: what Reconcile concluded, why, whether to retry, and what a reviewer can do about it. */}
+        <section aria-label="Outcome and review" className="space-y-3 rounded-xl border border-slate-200 p-4 dark:border-slate-800">
           <p className="flex flex-wrap items-center gap-2 text-slate-800 dark:text-slate-200">
             <OutcomeBadge outcome={op.effective_outcome} />
             <StatusText op={{ ...op, review }} act={act ? { reviewer: act.reviewer ?? "a reviewer", recorded_at: act.recorded_at, withdraw_claim: act.withdraw_claim } : null} />
@@ -74,8 +101,30 @@ export default async function OperationPage({ params }: Params) {
           <p className="text-sm text-slate-700 dark:text-slate-300">
             Retry: {op.retry.decision}
             {op.needs_review ? " · needs a person to reconcile it" : ""}
+            {op.claimed_outcome ? ` · the agent claimed ${op.claimed_outcome}` : ""}
           </p>
-        </header>
+          {op.approval ? <ApprovalPanel op={op} me={me.email} canDecide={reviewer} now={renderedAt()} /> : null}
+          {reviewer && !held ? (
+            <CorrectionPanel
+              operationId={op.operation_id}
+              state={{
+                outcome: op.effective_outcome,
+                claim_withdrawn: op.claim_withdrawn,
+                resolved_from: op.resolved_from,
+                // The resolve in effect is the last correction; one that withdrew the claim found it standing.
+                withdrawn_by_resolve: op.resolved_from !== null && op.corrections.at(-1)?.withdraw_claim === true,
+              }}
+              claimed={op.claimed_outcome}
+              idempotency={op.idempotency as Idempotency}
+              lastCorrectionId={op.corrections.at(-1)?.id ?? null}
+              holder={holder}
+              me={me.email}
+              admin={roleAtLeast(me.role, "admin")}
+              nextInQueue={queue.next}
+              auditSample={sample !== null}
+            />
+          ) : null}
+        </section>
         {sample ? (
           <p role="note" className="rounded-md border border-indigo-300 bg-indigo-50 px-3 py-2 text-sm text-indigo-950 dark:border-indigo-800 dark:bg-indigo-950 dark:text-indigo-100">
             Audit sample: drawn for review at {(sample.rate * 100).toLocaleString()} % of this tool&apos;s verified operations. A reviewer&apos;s
@@ -88,31 +137,10 @@ export default async function OperationPage({ params }: Params) {
             something that did not happen (the paper&apos;s Proposition 1).
           </p>
         ) : null}
-        {op.approval ? <ApprovalPanel op={op} me={me.email} canDecide={reviewer} now={renderedAt()} /> : null}
         <Timeline op={op} />
         <Attempts op={op} />
         <VerdictHistory op={op} />
         <CorrectionsHistory op={op} canNote={reviewer} />
-        {reviewer && !isHeld(op.approval, op.stages.some((s) => s.stage === "receipt")) ? (
-          <CorrectionPanel
-            operationId={op.operation_id}
-            state={{
-              outcome: op.effective_outcome,
-              claim_withdrawn: op.claim_withdrawn,
-              resolved_from: op.resolved_from,
-              // The resolve in effect is the last correction; one that withdrew the claim found it standing.
-              withdrawn_by_resolve: op.resolved_from !== null && op.corrections.at(-1)?.withdraw_claim === true,
-            }}
-            claimed={op.claimed_outcome}
-            idempotency={op.idempotency as Idempotency}
-            lastCorrectionId={op.corrections.at(-1)?.id ?? null}
-            holder={holder}
-            me={me.email}
-            admin={roleAtLeast(me.role, "admin")}
-            nextInQueue={queue.next}
-            auditSample={sample !== null}
-          />
-        ) : null}
         <Links op={op} />
       </div>
     );

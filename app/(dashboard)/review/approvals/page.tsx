@@ -6,6 +6,7 @@ import { can } from "@/lib/domain/permissions";
 import { inProject } from "@/lib/store/db/project-context";
 import { requirePage } from "@/lib/auth/session";
 import { approvalQueue } from "@/lib/store/review/approvals";
+import { reviewCounts } from "@/lib/store/queries/overview";
 
 export const metadata: Metadata = { title: "Approvals" };
 
@@ -14,7 +15,7 @@ export default async function ApprovalsPage() {
   const me = await requirePage("operations:read", "/review/approvals");
   // Everything this page reads is its project's (lib/store/db/project-context.ts).
   return inProject(me.project, async () => {
-    const { calls, total } = await approvalQueue(50);
+    const [{ calls, total }, counts] = await Promise.all([approvalQueue(50), reviewCounts()]);
     const canDecide = can(me, "operations:correct");
     return (
       <div className="space-y-6">
@@ -26,7 +27,7 @@ export default async function ApprovalsPage() {
               : `${total} held call${total === 1 ? " waits" : "s wait"} for a reviewer, oldest first. An approval lets exactly this call, with these arguments, go out once; a denial tells the caller your reason. Unanswered calls expire and are not sent.`}
           </p>
         </div>
-        <QueueTabs current="approvals" approvals={total} />
+        <QueueTabs current="approvals" approvals={total} queue={counts.total} />
         {calls.length === 0 ? (
           <p className="rounded-xl border border-dashed border-slate-300 p-8 text-center dark:border-slate-700">Nothing is held. The README&apos;s &ldquo;Put Reconcile in front of your MCP servers&rdquo; says how to mark tools that need approval.</p>
         ) : (

@@ -9,11 +9,14 @@ import { requirePage } from "@/lib/auth/session";
 import { getTrajectory } from "@/lib/store/queries/get-trajectory";
 import { correctionActsOf } from "@/lib/store/queries/list-operations";
 import { StatusText } from "@/components/operations/status";
+import { OperationLead } from "@/components/operations/lead";
+import { CopyButton } from "@/components/ui/copy-button";
+import { headline, shortId } from "@/lib/domain/headline";
 
 type Params = { params: Promise<{ trajectoryId: string }> };
 
 export async function generateMetadata({ params }: Params): Promise<Metadata> {
-  return { title: `Trajectory ${decodeURIComponent((await params).trajectoryId)}` };
+  return { title: `Trajectory ${shortId(decodeURIComponent((await params).trajectoryId))}` };
 }
 
 export default async function TrajectoryPage({ params }: Params) {
@@ -35,7 +38,12 @@ export default async function TrajectoryPage({ params }: Params) {
           </Link>
         </nav>
         <header>
-          <h1 className="break-all font-mono text-xl font-semibold sm:text-2xl">{t.trajectory_id}</h1>
+          <div className="flex flex-wrap items-center gap-2">
+            <h1 className="break-all font-mono text-xl font-semibold sm:text-2xl" title={t.trajectory_id}>
+              {shortId(t.trajectory_id)}
+            </h1>
+            <CopyButton value={t.trajectory_id} what="trajectory id" />
+          </div>
           <p className="mt-1 text-slate-700 dark:text-slate-300">
             {t.steps.length} step{t.steps.length === 1 ? "" : "s"} in the order they were recorded.
             {t.first_unverified_premise
@@ -67,10 +75,7 @@ export default async function TrajectoryPage({ params }: Params) {
                 <div className="flex flex-wrap items-center gap-3">
                   <span className="text-sm tabular-nums text-slate-600 dark:text-slate-400">{i + 1}</span>
                   <OutcomeBadge outcome={s.effective_outcome} />
-                  <Link href={`/operations/${encodeURIComponent(s.operation_id)}`} className="font-mono text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
-                    {s.operation_id}
-                  </Link>
-                  <span className="font-mono text-xs text-slate-700 dark:text-slate-300">{s.tool}</span>
+                  <OperationLead id={s.operation_id} headline={headline({ tool: s.tool, target: s.target })} />
                 </div>
                 {s.target || s.effect ? (
                   <dl className="mt-2 grid grid-cols-[auto_1fr] gap-x-3 gap-y-0.5 text-sm">
