@@ -156,6 +156,9 @@ describe("what became of arm D's detected failures (docs/EVALUATION.md)", () => 
       op("d", 6, "verified", "held"),
     ];
     // a recovered; b and b~2 followed by attempts that did not end verified; b~3 the last; c in place.
-    expect(recoveryOf(log)).toEqual({ n: 5, hit: 1, nextFailed: 2, inPlace: 1, noNext: 1 });
+    expect(recoveryOf(log)).toEqual({ n: 5, hit: 1, nextFailed: 2, stepVerifiedLater: 0, inPlace: 1, noNext: 1 });
+    // e's second attempt was rejected, its third verified: it recovers e~2, not e; the step was done all the same.
+    const later = [...log, op("e", 7, "divergent", "not_held"), op("e~2", 8, "rejected", "not_held", ["e"]), op("e~3", 9, "verified", "held", ["e~2"])];
+    expect(recoveryOf(later)).toEqual({ n: 7, hit: 2, nextFailed: 3, stepVerifiedLater: 1, inPlace: 1, noNext: 1 });
   });
 });

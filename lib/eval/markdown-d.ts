@@ -103,17 +103,18 @@ operation stayed uncertain, and an uncertain answer is not \`isError\`, so the a
 \`isError\` only — built on it. Arm B's agent treats *uncertain* as "do not build on it" and
 escalates it; here that would take reading the \`Reconcile:\` line or \`_meta\`, which the issue
 leaves out of the agent. Recovery (Metric 5): ${pct(d.metrics.recovery_rate.value)} against B's ${pct(m.B.recovery_rate.value)}
-(${pts(m.B.recovery_rate.value, d.metrics.recovery_rate.value)}). Both work the same way — a detected failure (divergent, or a rejection) is followed by
-a new attempt that names it in \`recovers\`, and it is recovered when that attempt ends verified —
-so they differ in what fails and how often. Of D's ${recovery.n} detected failures, ${recovery.hit} were recovered, ${recovery.nextFailed}
-were followed by an attempt that did not recover them, ${recovery.inPlace} had their effect in place and no attempt
+(${pts(m.B.recovery_rate.value, d.metrics.recovery_rate.value)}). In both, a detected failure (divergent, or a rejection) is followed by a new attempt that
+names it in \`recovers\`, and it is recovered when that attempt ends verified. Of D's ${recovery.n} detected failures, ${recovery.hit} were recovered, ${recovery.nextFailed}
+were followed by an attempt that did not recover them (at ${recovery.stepVerifiedLater} of them a later attempt at the step did end
+verified), ${recovery.inPlace} had their effect in place and no attempt
 after them (a false alarm: nothing to recover, yet Metric 5 counts it unrecovered), and ${recovery.noNext} were
 the agent's last attempt at a step. Arm B: ${recoveryB.hit} of ${recoveryB.n} recovered, ${recoveryB.nextFailed} followed by an
 attempt that did not, ${recoveryB.inPlace} false alarms, ${recoveryB.noNext} last attempts. One difference is in
 the records: the gateway records no intent fingerprint, so a recovery of D's must be named in
 \`recovers\`, which names the attempt before (a third attempt that succeeds recovers the second,
 not the first); arm B's records carry the fingerprint, and a later verified attempt at the same
-step, in the same trajectory, recovers every earlier one (DOMAIN.md, Metric 5).
+step, in the same trajectory, recovers every earlier one (DOMAIN.md, Metric 5). Counted that way,
+D's ${recovery.stepVerifiedLater} would be recovered too: ${pct(recovery.n ? (recovery.hit + recovery.stepVerifiedLater) / recovery.n : null)} (${recovery.hit + recovery.stepVerifiedLater} of ${recovery.n}).
 Duplicates prevented: ${d.prevented} against C's ${preventedC}. The repeats that would have applied an effect twice are
 the false failures' (the wrapper's error after the write), refused as in arm C. A divergent
 call's effect is not in place, so its repeat prevents no duplicate; with the reviewer on duty it
@@ -164,20 +165,31 @@ call was refused, and the second run gives the same figures.
 
 /**
  * Metric 5's detected failures (divergent, rejected) of a log, and what became of each: recovered;
- * followed by an attempt that names it in `recovers` but did not recover it; not followed, its
+ * followed by an attempt that names it in `recovers` but did not recover it (stepVerifiedLater:
+ * of those, the ones a later attempt down the chain did end verified); not followed, its
  * effect in place all along (a false alarm: the agent went on, nothing to recover); or not
  * followed, its effect not in place (the agent's last attempt).
  */
-export function recoveryOf(log: OpLog[]): { n: number; hit: number; nextFailed: number; inPlace: number; noNext: number } {
+export function recoveryOf(log: OpLog[]): { n: number; hit: number; nextFailed: number; stepVerifiedLater: number; inPlace: number; noNext: number } {
   const facts = factsOfLog(log, "B");
-  const named = new Set(log.flatMap((l) => l.recovers));
-  const out = { n: 0, hit: 0, nextFailed: 0, inPlace: 0, noNext: 0 };
+  const next = new Map(log.flatMap((l) => l.recovers.map((r) => [r, l] as const)));
+  const verified = (l: OpLog) => l.review === "verified" || (l.review === "none" && l.verdict === "verified");
+  const out = { n: 0, hit: 0, nextFailed: 0, stepVerifiedLater: 0, inPlace: 0, noNext: 0 };
   for (const l of log) {
     const part = metricPart("recovery_rate", facts.get(l.id)!);
     if (part === null) continue;
     out.n++;
     if (part === "hit") out.hit++;
-    else if (named.has(l.id)) out.nextFailed++;
+    else if (next.has(l.id)) {
+      out.nextFailed++;
+      // A later attempt down the chain ended verified: the step was done, but not by the attempt that names this one.
+      for (let later = next.get(l.id); later; later = next.get(later.id)) {
+        if (verified(later)) {
+          out.stepVerifiedLater++;
+          break;
+        }
+      }
+    }
     else if (l.actual === "held") out.inPlace++;
     else out.noNext++;
   }
