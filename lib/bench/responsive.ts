@@ -36,6 +36,8 @@ for (const [name, n] of [["--preload", PRELOAD], ["--samples", SAMPLES], ["--loo
 }
 
 let nextId = 0;
+/** Ingest requests not acknowledged (429, 503, no answer), in the current phase. */
+let refused = 0;
 const batch = () => ({ records: Array.from({ length: BATCH }, () => verifiedRecord(`resp-${process.pid}-${++nextId}`, `resp-run-${Math.floor(nextId / 50)}`)) });
 
 /** Auth.js's credentials sign-in, as a browser does it: the CSRF token, then the callback; the session cookie. */
@@ -61,9 +63,12 @@ async function main() {
     try {
       const res = await fetch(`${base}/api/v1/receipts`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(batch()) });
       await res.arrayBuffer();
-      return res.status === 200 || res.status === 201 ? BATCH : 0; // a 429 or 503 is not acknowledged
+      if (res.status === 200 || res.status === 201) return BATCH;
+      refused++; // a 429 or 503: not acknowledged
+      return 0;
     } catch {
-      return 0; // not answered: not acknowledged
+      refused++; // not answered: not acknowledged
+      return 0;
     }
   };
   try {
@@ -91,6 +96,7 @@ async function main() {
     const phase = async (load: { rate: number } | { loops: number } | null) => {
       let stop = false;
       let acked = 0;
+      refused = 0;
       const t0 = performance.now();
       const loaders: Promise<void>[] = [];
       if (load && "rate" in load) {
@@ -123,19 +129,19 @@ async function main() {
       await Promise.all(loaders);
       const seconds = (performance.now() - t0) / 1000;
       const sorted = [...ms].sort((a, b) => a - b);
-      return { rate: acked / seconds, p50: percentile(sorted, 50), p95: percentile(sorted, 95) };
+      return { rate: acked / seconds, refused, p50: percentile(sorted, 50), p95: percentile(sorted, 95) };
     };
     // Warm: each page rendered and each query planned once before anything is timed.
     for (let i = 0; i < 2; i++) for (const t of targets) await (await fetch(base + t.path, { headers: t.headers, redirect: "manual" })).arrayBuffer();
-    const rows: { load: string; rate: number; p50: number; p95: number }[] = [];
+    const rows: { load: string; rate: number; refused: number; p50: number; p95: number }[] = [];
     const idle = await phase(null);
     rows.push({ load: "none", ...idle });
     for (const rate of PACED) rows.push({ load: `paced, ${rate.toLocaleString("en")}/s`, ...(await phase({ rate })) });
     if (LOOPS) rows.push({ load: `${LOOPS} loop${LOOPS === 1 ? "" : "s"} of ${BATCH}-record batches, unpaced`, ...(await phase({ loops: LOOPS })) });
     console.log(`\nbench:responsive — ${url.startsWith("file:") ? "SQLite" : "PostgreSQL"}, ${PRELOAD.toLocaleString("en")} operations preloaded, ${SAMPLES} page requests a phase (operations page, review queue, list API in turn)\n`);
-    console.log("| ingest load | receipts/s acknowledged | page p50 | page p95 | p95 ÷ idle p95 |");
-    console.log("|---|---:|---:|---:|---:|");
-    for (const r of rows) console.log(`| ${r.load} | ${r.load === "none" ? "—" : Math.round(r.rate).toLocaleString("en")} | ${Math.round(r.p50)} ms | ${Math.round(r.p95)} ms | ${(r.p95 / idle.p95).toFixed(1)}× |`);
+    console.log("| ingest load | receipts/s acknowledged | ingest requests refused | page p50 | page p95 | p95 ÷ idle p95 |");
+    console.log("|---|---:|---:|---:|---:|---:|");
+    for (const r of rows) console.log(`| ${r.load} | ${r.load === "none" ? "—" : Math.round(r.rate).toLocaleString("en")} | ${r.load === "none" ? "—" : r.refused} | ${Math.round(r.p50)} ms | ${Math.round(r.p95)} ms | ${(r.p95 / idle.p95).toFixed(1)}× |`);
   } finally {
     await stopBenchServer(server);
   }
