@@ -15,6 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { percentile, verifiedRecord } from "@/lib/reliability/harness";
+import { signIn } from "@/lib/reliability/load";
 import { startBenchServer, stopBenchServer } from "./bench-server";
 
 const { values } = parseArgs({
@@ -39,22 +40,6 @@ let nextId = 0;
 /** Ingest requests not acknowledged (429, 503, no answer), in the current phase. */
 let refused = 0;
 const batch = () => ({ records: Array.from({ length: BATCH }, () => verifiedRecord(`resp-${process.pid}-${++nextId}`, `resp-run-${Math.floor(nextId / 50)}`)) });
-
-/** Auth.js's credentials sign-in, as a browser does it: the CSRF token, then the callback; the session cookie. */
-async function signIn(base: string, email: string, password: string): Promise<string> {
-  const csrf = await fetch(`${base}/api/auth/csrf`);
-  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const cookies = (res: Response) => res.headers.getSetCookie().map((c) => c.split(";")[0]);
-  const res = await fetch(`${base}/api/auth/callback/credentials`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: cookies(csrf).join("; ") },
-    body: new URLSearchParams({ csrfToken, email, password, callbackUrl: `${base}/` }),
-  });
-  const session = cookies(res).find((c) => c.includes("authjs.session-token="));
-  if (!session) throw new Error(`sign-in failed: HTTP ${res.status} → ${res.headers.get("location")}`);
-  return session;
-}
 
 async function main() {
   const url = values["database-url"] ?? `file:${path.join(mkdtempSync(path.join(os.tmpdir(), "bench-responsive-")), "bench.db")}`;
