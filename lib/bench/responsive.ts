@@ -105,7 +105,12 @@ async function main() {
         for (let l = 0; l < load.loops; l++)
           loaders.push(
             (async () => {
-              while (!stop) acked += await send();
+              // Not `acked += await send()`: that reads `acked` before the await, and four loops
+              // overwrote each other's counts (the first baseline counted a quarter of what was acknowledged).
+              while (!stop) {
+                const n = await send();
+                acked += n;
+              }
             })(),
           );
       }
