@@ -6,7 +6,8 @@ import { operationRecordSchema } from "@/lib/domain/wire";
 import type { IngestResult, ValidRecord } from "@/lib/store/ingest/records";
 import { prepareRecord } from "@/lib/domain/stages";
 import { submitIngest } from "@/lib/store/ingest/queue";
-import { pacer } from "@/lib/store/db/pace";
+import { ingestPacer } from "@/lib/store/db/pace";
+import { ingestTurn } from "@/lib/store/db/priority";
 import { MiB } from "./body";
 import { ApiError, invalid, refusalError, storeErrorAnswer } from "./errors";
 import { countIngest, type IngestOutcome } from "@/lib/observability/metrics";
@@ -84,8 +85,10 @@ const asItem = (a: Answer) =>
 export async function ingestList(records: unknown[], sender: Sender, mayBeLarge: boolean): Promise<Answer[]> {
   const failed: Answer[] = [];
   const valid: ValidRecord[] = [];
-  // Validating and canonicalising 4 MiB takes seconds on a slow core: in slices, outside the lock.
-  const pace = pacer();
+  // Validating and canonicalising 4 MiB takes seconds on a slow core: in slices, outside the
+  // lock, and not begun while a person waits for a page (lib/store/db/priority.ts).
+  await ingestTurn();
+  const pace = ingestPacer();
   for (const [index, raw] of records.entries()) {
     await pace();
     const error = validate(raw, mayBeLarge, sender);

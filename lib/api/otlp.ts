@@ -9,7 +9,8 @@ import { eachRecord, type SpanRecord } from "@/lib/otlp/tool-spans";
 import { MAX_VALUES, precheck } from "@/lib/otlp/precheck";
 import { MAX_LINKED_TRACES, TraceLinks } from "@/lib/otlp/trace-links";
 import { recordTraceLinks } from "@/lib/store/ingest/trace-links";
-import { pacer } from "@/lib/store/db/pace";
+import { ingestPacer } from "@/lib/store/db/pace";
+import { ingestTurn } from "@/lib/store/db/priority";
 import { MiB, readBodyBytes, tooLarge } from "./body";
 import { ApiError } from "./errors";
 import { ingestList, MAX_BATCH, senderOf } from "./ingest";
@@ -61,7 +62,9 @@ export async function ingestOtlp(req: Request, principal: Principal): Promise<Re
 
   // Decoding is one step (protobufjs decodes the message whole: ~0.6 s for 16 MiB here); reading
   // the spans and making records goes in slices, letting other requests in between.
-  const pace = pacer();
+  // Not begun while a person waits for a page (lib/store/db/priority.ts).
+  await ingestTurn();
+  const pace = ingestPacer();
   const spans: Span[] = [];
   const mapped: SpanRecord[] = [];
   const links = new TraceLinks();

@@ -39,6 +39,8 @@ import { CLIENT_ADDRESS_HEADER, clientAddress, isLoopbackHost, parseTrustedProxi
 import { trustClientAddressHeader } from "@/lib/auth/request";
 import { requestIdFrom, withRequest, type RequestContext } from "@/lib/observability/context";
 import { requestRequiresProject } from "@/lib/store/db/project-context";
+import { interactiveBegin } from "@/lib/store/db/priority";
+import { INGEST_PATHS, isInteractive } from "@/lib/api/interactive";
 import { log, logLevel } from "@/lib/observability/log";
 import { metrics } from "@/lib/observability/metrics";
 import { routeMatcher, templatesOf, type RouteMatcher } from "@/lib/observability/routes";
@@ -66,8 +68,6 @@ function setClientAddress(req: IncomingMessage, proxies: TrustedProxies): void {
   }
 }
 
-/** The routes whose answers are ingest (reconcile_ingest_request_seconds). */
-const INGEST_ROUTES = new Set(["/api/v1/receipts", "/api/v1/otlp/v1/traces"]);
 
 /**
  * Each request's id (`x-request-id`, kept when a proxy in front sent a sane one), its time in
@@ -93,7 +93,7 @@ function observe(req: IncomingMessage, res: ServerResponse, routeOf: RouteMatche
     const status = res.statusCode;
     const m = metrics();
     m.httpSeconds.observe({ route, method: /^[A-Z]{1,10}$/.test(method) ? method : "other", status: String(status) }, seconds);
-    if (INGEST_ROUTES.has(route) && method === "POST") m.ingestSeconds.observe({ route }, seconds);
+    if (INGEST_PATHS.has(route) && method === "POST") m.ingestSeconds.observe({ route }, seconds);
     const line = {
       request_id: ctx.id,
       method,
@@ -177,6 +177,12 @@ async function main() {
     setClientAddress(req, proxies);
     const scrape = isPrometheusScrape(req);
     // A store call that did not choose a project fails instead of reading the default project's (project-context.ts).
+    // Ingest yields to the requests a person waits on (lib/store/db/priority.ts).
+    if (isInteractive(req.method, req.url)) {
+      const ended = interactiveBegin();
+      res.once("close", ended);
+      res.once("finish", ended);
+    }
     withRequest(observe(req, res, routeOf, scrape), () => requestRequiresProject(() => {
       if (answeredUndecodablePath(req, res)) return;
       if (isFastIngest(req)) void handleIngestNode(req, res);

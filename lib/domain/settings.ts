@@ -29,6 +29,8 @@ export const NUMERIC_SETTINGS = {
   RECONCILE_CHAINS: { default: 1, integer: true, min: 1, max: 64 },
   /** Records waiting for the ingest transaction past which a request is refused with 429 (lib/store/ingest/queue.ts). */
   RECONCILE_INGEST_QUEUE_MAX: { default: 20_000, integer: true, min: 1 },
+  /** While a request a person waits on is in flight, the slice long work (ingest above all) runs in before the next turn; 0: off (lib/store/db/priority.ts). */
+  RECONCILE_INTERACTIVE_SLICE_MS: { default: 4, min: 0, max: 1000, unit: "milliseconds" },
   /** How far an observed_at may be ahead of the server's clock (TRUST.md). */
   RECONCILE_MAX_CLOCK_SKEW: { default: 300, min: 0, unit: "seconds" },
   /** The first wait before a failed verifier check is tried again; it doubles, up to a minute. */

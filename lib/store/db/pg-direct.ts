@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import { wellFormed } from "@/lib/domain/json";
 import { envSetting } from "@/lib/domain/settings";
-import { pacer } from "./pace";
+import { ingestPacer } from "./pace";
 import { combineWrites, INLINE_MAX_CHARS, inlineValues, MAX_STATEMENT_VALUES, namesTable, valueChars, type Write } from "./pg-statements";
 import { deadlineOptions, type DeadlineClient } from "./pg-deadline";
 import { pgConnection } from "./pg-failover";
@@ -246,7 +246,7 @@ class PgSql implements Sql {
     // The rows travel as one JSON array of arrays, which the server unpacks: JSON.stringify is
     // native, where the driver's parameters (or array literals) were each prepared and escaped
     // in JavaScript. Built in slices, so that a 4 MiB batch leaves turns for other requests.
-    const pace = pacer();
+    const pace = ingestPacer({ holdsLock: true });
     const out: unknown[][] = new Array(rows.length);
     for (let r = 0; r < rows.length; r++) {
       if ((r & 1023) === 0) await pace();

@@ -1,6 +1,6 @@
 import "server-only";
 import Database from "better-sqlite3";
-import { pacer } from "./pace";
+import { ingestPacer } from "./pace";
 import { WRITER_CHECKPOINT_PAGES } from "./sqlite-checkpointer";
 import { checkWrite, type Sql } from "./sql";
 
@@ -61,7 +61,7 @@ export class DirectSqlite implements Sql {
     const stmt = this.statement(`INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`);
     // Tens of thousands of rows (a 4 MiB batch) in slices: other requests are served between
     // them. Safe inside the transaction: db.ts's lock keeps every other writer out meanwhile.
-    const pace = pacer();
+    const pace = ingestPacer({ holdsLock: true });
     for (const row of rows) {
       await pace();
       stmt.run(...row.map(bindable));

@@ -4,6 +4,7 @@ import { GuessPolicy } from "@/lib/domain/speculation";
 import { knownChainCount } from "../chain/chain";
 import { maybeCheckpoint } from "../chain/checkpoints";
 import { provider } from "../db/database";
+import { ingestTurn } from "../db/priority";
 import { isDatabaseUnavailable, isStorageFull, UNAVAILABLE_RETRY_AFTER_SECONDS } from "../db/unavailable";
 import { StoreError } from "../errors";
 import { ingestRecords, type IngestResult, type ValidRecord } from "./records";
@@ -163,6 +164,8 @@ async function drain(key: string, lane: Lane) {
   try {
     let next: { group: Group; spec: Promise<Speculation | null> } | null = null;
     while (next || lane.jobs.length) {
+      // No new transaction while a person waits for a page (../db/priority.ts): those waiting here meanwhile join it.
+      if (!next) await ingestTurn();
       const current: { group: Group; spec: Promise<Speculation | null> } = next ?? { group: takeGroup(lane), spec: Promise.resolve(null) };
       next = null;
       if (!current.group.jobs.length) continue; // every waiting request was past the deadline

@@ -4,7 +4,7 @@ import { HeldStages, reconcileRecord, stageChainPayloadCanonical, type PreparedR
 import { canonicalJson, type ChainRecord } from "@/lib/domain/hash";
 import { ownershipRefusal, readCapRefusal, type Sender } from "@/lib/domain/trust";
 import type { EffectiveOutcome } from "@/lib/domain/outcomes";
-import { pacer } from "../db/pace";
+import { ingestPacer } from "../db/pace";
 import { appendToChain, lockChain, type ChainEntry } from "../chain/chain";
 import { sqlWriteTransaction } from "../db/db";
 import { refused, StoreError } from "../errors";
@@ -76,7 +76,7 @@ export async function ingestRecords(records: ValidRecord[], opts: { tx?: Sql } =
   return transaction(async (tx) => {
     const ids = operationIdsOf(records);
     await lockChain(tx, ids);
-    const pace = pacer();
+    const pace = ingestPacer({ holdsLock: true });
     const decided = await decideBatch(records, await readBasis(tx, ids), pace);
     const appended = await appendToChain(tx, decided.entries, undefined, { locked: true, pace });
     return writeDecided(tx, decided, appended);

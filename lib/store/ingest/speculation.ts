@@ -6,7 +6,7 @@ import { provider } from "../db/database";
 import { sqlReadSnapshot, sqlWriteTransaction } from "../db/db";
 import { decideBatch, ingestRecords, operationIdsOf, planWrite, readBasis, writeDecided, type Decided, type IngestResult, type ValidRecord, type WritePlan } from "./records";
 import { readAuditRates } from "../projection/metrics-projection";
-import { pacer } from "../db/pace";
+import { ingestPacer } from "../db/pace";
 import { verifierToolsOf } from "./verifier-schedule";
 import { activeVerifiersFor } from "../settings/verifiers";
 
@@ -69,7 +69,7 @@ export async function speculate(records: ValidRecord[], before: Written | null):
     const predicted = predictHead(seen, ids, before);
     if (!predicted) return null;
     const rates = await readAuditRates(sql);
-    const pace = pacer();
+    const pace = ingestPacer();
     const decided = await decideBatch(records, basis, pace);
     const linked = await linkOne(decided, predicted, pace);
     await pace();
@@ -109,9 +109,16 @@ export async function ingestGroup(
       speculationCounts.held++;
     } else {
       if (spec) speculationCounts.missed++;
-      const pace = pacer();
+      const pace = ingestPacer({ holdsLock: true });
       decided = await decideBatch(records, await readBasis(tx, ids), pace);
       linked = await linkOne(decided, start, pace);
+      // The settings the writes read, read now, before any of the group's rows is sent: a read
+      // after them waits for the database to have written them all (SQLite's writer thread,
+      // PostgreSQL's held writes), and the request thread with it. As a speculation reads them.
+      const plan = planWrite(decided, linked.records);
+      const rates = await readAuditRates(tx);
+      const verifiers = await activeVerifiersFor(tx, verifierToolsOf(linked.records, plan.projection.states));
+      planned = { ...plan, settings: { rates, verifiers } };
     }
     await storeLinked(tx, linked, 1);
     // The heads are known once the records are linked: told now, the lane decides its next group
