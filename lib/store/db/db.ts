@@ -11,6 +11,7 @@ import { pgConnection } from "./pg-failover";
 import { withoutSchema } from "./pg-hosts";
 import { SqliteCheckpointer, WRITER_CHECKPOINT_PAGES } from "./sqlite-checkpointer";
 import { DirectSqlite } from "./sqlite-direct";
+import { SqliteWriterThread } from "./sqlite-writer";
 import { ensureWal } from "./sqlite-wal";
 import { envSetting } from "@/lib/domain/settings";
 import { projectDatabaseUrl } from "@/lib/domain/projects";
@@ -26,8 +27,8 @@ type Clients = {
   writer: Db;
   reader: Db;
   ready: Promise<void>;
-  /** SQLite only: the direct ingest connection (sqlite-direct.ts), opened at first use. */
-  direct: (() => DirectSqlite) | null;
+  /** SQLite only: the direct ingest connection (sqlite-writer.ts's thread, or sqlite-direct.ts inline), opened at first use. */
+  direct: (() => DirectSqlite | SqliteWriterThread) | null;
   /** PostgreSQL only: the ingest pool of the pg driver (pg-direct.ts), opened at first use. */
   directPg: (() => DirectPg) | null;
   /** SQLite only: one write transaction at a time across the writer and the direct connection. */
@@ -107,23 +108,40 @@ function connect(url: string): Clients {
       }
     }
   })();
-  let direct: DirectSqlite | null = null;
+  let direct: DirectSqlite | SqliteWriterThread | null = null;
   return {
     provider,
     writer,
     reader,
     ready,
-    direct: () => (direct ??= new DirectSqlite(file)),
+    // A thread that ended (it should not) is replaced, not left failing every transaction after it.
+    direct: () => (direct && !(direct instanceof SqliteWriterThread && !direct.alive) ? direct : (direct = directSqlite(file))),
     directPg: null,
     lock: new WriteLock(),
     close: async () => {
       await ready.catch(() => undefined);
       await checkpointer?.stop();
-      direct?.close();
+      await direct?.close();
       await writer.$disconnect();
       await reader.$disconnect();
     },
   };
+}
+
+/**
+ * The ingest connection: in a thread of its own (sqlite-writer.ts), unless
+ * `RECONCILE_SQLITE_WRITER=inline` or the thread cannot be made (better-sqlite3 not found from
+ * this directory, say): then on this thread (sqlite-direct.ts), as before.
+ */
+function directSqlite(file: string): DirectSqlite | SqliteWriterThread {
+  if (process.env.RECONCILE_SQLITE_WRITER !== "inline") {
+    try {
+      return new SqliteWriterThread(file, WRITER_CHECKPOINT_PAGES);
+    } catch (e) {
+      console.warn(`[reconcile] SQLite ingest stays on the request thread: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  return new DirectSqlite(file);
 }
 
 const globalForDb = globalThis as unknown as { __reconcileDb?: Map<string, Clients> };
