@@ -12,7 +12,7 @@ let started = 0;
  * this server only; a benchmark may start servers one after another on one database (each with
  * its own admin), stopping the last first (stopBenchServer).
  */
-export async function startBenchServer(url: string, scopes: string, extraEnv: Record<string, string> = {}): Promise<{ base: string; token: string; server: ChildProcess; env: NodeJS.ProcessEnv }> {
+export async function startBenchServer(url: string, scopes: string, extraEnv: Record<string, string> = {}): Promise<{ base: string; token: string; server: ChildProcess; env: NodeJS.ProcessEnv; email: string }> {
   const env = { ...process.env, DATABASE_URL: url, AUTH_SECRET: "bench-secret-0123456789abcdef0123456789", ...extraEnv };
   const email = ++started === 1 ? "bench@bench.test" : `bench-${started}@bench.test`;
   execFileSync(process.execPath, [...tsx, "db:deploy"], { env, stdio: "pipe" });
@@ -35,7 +35,7 @@ export async function startBenchServer(url: string, scopes: string, extraEnv: Re
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  return { base, token, server, env };
+  return { base, token, server, env, email };
 }
 
 /** Another user of the benchmark's database with a token of these scopes (e.g. a service account of its own). */
