@@ -1,7 +1,7 @@
 import next from "eslint-config-next";
 
 const config = [
-  { ignores: ["lib/store/generated/**", "lib/client/dist/**", "lib/gateway/dist/**", "dist/**", ".next/**", "node_modules/**", "data/**", "test-results/**", "playwright-report/**", "next-env.d.ts"] },
+  { ignores: ["lib/store/generated/**", "lib/client/dist/**", "lib/gateway/dist/**", "dist/**", ".next/**", "node_modules/**", "data/**", "test-results/**", "playwright-report/**", "next-env.d.ts", ".test-cli/**"] },
   ...next,
   {
     // Dead code hides intent: an unused helper (hash.ts's hashMatches) once left a verifier path unguarded.

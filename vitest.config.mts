@@ -23,7 +23,7 @@ export default defineConfig({
           name: "integration",
           include: ["lib/**/*.itest.ts"],
           environment: "node",
-          globalSetup: ["lib/testing/integration-setup.ts"],
+          globalSetup: ["lib/testing/cli-bundle-setup.ts", "lib/testing/integration-setup.ts"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
           fileParallelism: false,
@@ -32,12 +32,12 @@ export default defineConfig({
       {
         // Harnesses that start (and kill) their own servers: crash safety, load.
         extends: true,
-        test: { name: "reliability", include: ["lib/**/*.rtest.ts"], environment: "node", testTimeout: 900_000, fileParallelism: false },
+        test: { name: "reliability", include: ["lib/**/*.rtest.ts"], environment: "node", globalSetup: ["lib/testing/cli-bundle-setup.ts"], testTimeout: 900_000, fileParallelism: false },
       },
       {
         // The same, on the PostgreSQL named by RELIABILITY_DATABASE_URL: several app instances on one database.
         extends: true,
-        test: { name: "reliability-pg", include: ["lib/**/*.pgtest.ts"], environment: "node", testTimeout: 300_000, fileParallelism: false },
+        test: { name: "reliability-pg", include: ["lib/**/*.pgtest.ts"], environment: "node", globalSetup: ["lib/testing/cli-bundle-setup.ts"], testTimeout: 300_000, fileParallelism: false },
       },
     ],
   },

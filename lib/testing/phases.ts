@@ -1,13 +1,13 @@
 /**
  * Where a test run's time goes besides the tests' own checks: each setup phase a harness runs
  * (a server's start until /api/health answers, a database migrated or cloned from the run's
- * template, a database created, a command-line run) appends one line to the file
+ * template, a database created, a command-line run, the command line bundled for the run) appends one line to the file
  * RECONCILE_TEST_PHASES names, when it names one (`npm test` does, per step); `npm test`'s
  * summary adds them up per step. Without it nothing is written.
  */
 import { appendFileSync } from "node:fs";
 
-export type Phase = "server start" | "migrations deployed" | "database cloned from the template" | "database created" | "command-line run";
+export type Phase = "server start" | "migrations deployed" | "database cloned from the template" | "database created" | "command-line run" | "command line bundled";
 
 export function recordPhase(phase: Phase, ms: number): void {
   const file = process.env.RECONCILE_TEST_PHASES;
