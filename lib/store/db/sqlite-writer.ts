@@ -13,7 +13,7 @@ import { checkWrite, type Sql } from "./sql";
  *
  * The request thread still decides, validates and hashes; it sends statements in order over one
  * message port and waits for an answer only where it needs one: a read's rows, and COMMIT.
- * Writes and inserts are sent without waiting (the Sql contract allows a write to be sent later,
+ * Other statements (writes, inserts, the chain lock's) are sent without waiting (the Sql contract allows a write to be sent later,
  * as PostgreSQL's connection does); the thread runs everything in the order sent, and once a
  * statement of a transaction fails it runs nothing more of it and that first failure is what the
  * next read or COMMIT answers — so a write's failure still fails its whole transaction, and it
@@ -162,8 +162,9 @@ export class SqliteWriterThread implements Sql {
     return this.ask<T[]>({ op: "all", sql, params: params.map(bindable) });
   }
 
+  /** Sent without waiting, as a write: nothing is read from it, and a failure is the next answer's. */
   async run(sql: string, params: unknown[] = []): Promise<void> {
-    await this.ask({ op: "run", sql, params: params.map(bindable) });
+    this.send({ op: "run", sql, params: params.map(bindable) });
   }
 
   async write(table: string, sql: string, params: unknown[] = []): Promise<void> {
