@@ -73,9 +73,9 @@ function setClientAddress(req: IncomingMessage, proxies: TrustedProxies): void {
  * Each request's id (`x-request-id`, kept when a proxy in front sent a sane one), its time in
  * reconcile_http_request_seconds by route template, and one JSON log line when it ends: API
  * requests and scrapes at info, pages and assets at debug. Never a header's value: no token or
- * cookie reaches the log.
+ * cookie reaches the log. `onEnd`: called once when it ends (the interactive-first count).
  */
-function observe(req: IncomingMessage, res: ServerResponse, routeOf: RouteMatcher, scrape: boolean): RequestContext {
+function observe(req: IncomingMessage, res: ServerResponse, routeOf: RouteMatcher, scrape: boolean, onEnd?: () => void): RequestContext {
   const started = process.hrtime.bigint();
   const ctx: RequestContext = { id: requestIdFrom(req.headers["x-request-id"]) };
   res.setHeader("x-request-id", ctx.id);
@@ -84,6 +84,7 @@ function observe(req: IncomingMessage, res: ServerResponse, routeOf: RouteMatche
   const end = () => {
     if (done) return;
     done = true;
+    onEnd?.();
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const url = req.url ?? "/";
     const q = url.indexOf("?");
@@ -177,13 +178,9 @@ async function main() {
     setClientAddress(req, proxies);
     const scrape = isPrometheusScrape(req);
     // A store call that did not choose a project fails instead of reading the default project's (project-context.ts).
-    // Ingest yields to the requests a person waits on (lib/store/db/priority.ts).
-    if (isInteractive(req.method, req.url)) {
-      const ended = interactiveBegin();
-      res.once("close", ended);
-      res.once("finish", ended);
-    }
-    withRequest(observe(req, res, routeOf, scrape), () => requestRequiresProject(() => {
+    // Ingest yields to the requests a person waits on (lib/store/db/priority.ts) until they end.
+    const ended = isInteractive(req.method, req.url) ? interactiveBegin() : undefined;
+    withRequest(observe(req, res, routeOf, scrape, ended), () => requestRequiresProject(() => {
       if (answeredUndecodablePath(req, res)) return;
       if (isFastIngest(req)) void handleIngestNode(req, res);
       else if (scrape) void handleMetricsNode(req, res);
