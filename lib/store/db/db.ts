@@ -115,7 +115,7 @@ function connect(url: string): Clients {
     reader,
     ready,
     // A thread that ended (it should not) is replaced, not left failing every transaction after it.
-    direct: () => (direct && !(direct instanceof SqliteWriterThread && !direct.alive) ? direct : (direct = directSqlite(file))),
+    direct: () => (direct?.alive ? direct : (direct = directSqlite(file))),
     directPg: null,
     lock: new WriteLock(),
     close: async () => {

@@ -7,11 +7,14 @@ import { ingestTurn, interactiveSliceMs, interactiveWaiting, oweToPages } from "
  * seconds of canonicalising and hashing on a slow core; done in one block it froze the server
  * (TRUST.md "What no request may do").
  */
+/** The next turn of the event loop: what is waiting (other requests, `/api/health`) runs first. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export function pacer(sliceMs = 25): () => Promise<void> {
   let since = performance.now();
   return async () => {
     if (performance.now() - since < sliceMs) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await nextTurn();
     since = performance.now();
   };
 }
@@ -30,12 +33,12 @@ export function ingestPacer({ holdsLock = false } = {}): () => Promise<void> {
     const ran = performance.now() - since;
     if (!interactiveWaiting()) {
       if (ran < 25) return;
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await nextTurn();
     } else {
       if (ran < interactiveSliceMs()) return;
       if (holdsLock) {
         oweToPages(ran);
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        await nextTurn();
       } else await ingestTurn(ran);
     }
     since = performance.now();

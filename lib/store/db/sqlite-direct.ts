@@ -19,6 +19,8 @@ import { checkWrite, type Sql } from "./sql";
 export class DirectSqlite implements Sql {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
+  /** On the request thread it cannot end by itself (sqlite-writer.ts's thread can). */
+  readonly alive = true;
 
   constructor(file: string) {
     this.db = new Database(file, { timeout: 10_000 });

@@ -96,11 +96,10 @@ parentPort.on("message", (m) => {
     if (m.id) parentPort.postMessage({ id: m.id, error: errorOf(failed ?? e) });
   }
 });
-parentPort.postMessage({ ready: true });
 `;
 
 type Pending = { resolve: (rows: unknown) => void; reject: (e: unknown) => void };
-type Reply = { id: number; rows?: unknown; error?: { message: string; code?: string; name?: string } } | { ready: true };
+type Reply = { id: number; rows?: unknown; error?: { message: string; code?: string; name?: string } };
 
 /** Rows per message of an insert: a batch of tens of thousands is sent in slices, the pacer between them. */
 const ROWS_PER_MESSAGE = 500;
@@ -115,7 +114,6 @@ export class SqliteWriterThread implements Sql {
     const driver = createRequire(`${process.cwd()}/`).resolve("better-sqlite3");
     this.worker = new Worker(WORKER, { eval: true, execArgv: [], workerData: { file, driver, checkpointPages } });
     this.worker.on("message", (m: Reply) => {
-      if ("ready" in m) return;
       const p = this.pending.get(m.id);
       if (!p) return;
       this.pending.delete(m.id);
